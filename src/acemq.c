@@ -1,0 +1,240 @@
+/*
+ * acemq: reading and writing the x-acemq-* envelope headers.
+ */
+#include "acemq.h"
+
+#include <string.h>
+#include <uuid/uuid.h>
+
+#include "util.h"
+
+static const char *const known_reserved[] = {
+    ACEMQ_ID,     ACEMQ_TYPE,       ACEMQ_VERSION, ACEMQ_CORRELATION, ACEMQ_CAUSATION,
+    ACEMQ_ATTEMPT, ACEMQ_FIRST_SEEN, ACEMQ_ORIGIN, ACEMQ_ERROR,       ACEMQ_CLAIM,
+    ACEMQ_ROUTE,  ACEMQ_ROUTE_POSITION, ACEMQ_ROUTE_ID, NULL,
+};
+
+static bool is_route(const struct bytes *k)
+{
+    return bytes_eq_cstr(k, ACEMQ_ROUTE) || bytes_eq_cstr(k, ACEMQ_ROUTE_POSITION) ||
+           bytes_eq_cstr(k, ACEMQ_ROUTE_ID);
+}
+
+static bool is_known(const struct bytes *k)
+{
+    for (size_t i = 0; known_reserved[i]; i++)
+        if (bytes_eq_cstr(k, known_reserved[i]))
+            return true;
+    return false;
+}
+
+bool acemq_detect(const struct htable *headers)
+{
+    for (size_t i = 0; headers && i < headers->n; i++)
+        if (acemq_reserved_name(headers->e[i].key.data, headers->e[i].key.len))
+            return true;
+    return false;
+}
+
+/* text(value): "" when absent or not text-like (AceMQ reads such a value as empty). */
+static struct bytes text(const struct htable *h, const char *name)
+{
+    struct bytes b = {0, NULL};
+    if (!hval_as_text(htable_get(h, name), &b))
+        b = bytes_dup("", 0);
+    return b;
+}
+
+static int64_t number(const struct htable *h, const char *name, int64_t fallback, bool *defaulted)
+{
+    int64_t v;
+    if (hval_as_int64_lenient(htable_get(h, name), &v)) {
+        *defaulted = false;
+        return v;
+    }
+    *defaulted = true;
+    return fallback;
+}
+
+static struct bytes derived_id(const struct bytes *digest)
+{
+    /* A name-based (SHA-1, version 5) UUID in a namespace of dlqx's own, so that a message
+     * without any id reads the same every time it is read. */
+    static const uuid_t ns = {0x6b, 0x1d, 0x0e, 0x39, 0x5c, 0x0a, 0x4f, 0x5e,
+                              0x9a, 0x43, 0x64, 0x6c, 0x71, 0x78, 0x00, 0x01};
+    uuid_t u;
+    char out[37];
+    uuid_generate_sha1(u, ns, digest && digest->len ? (const char *)digest->data : "",
+                       digest ? digest->len : 0);
+    uuid_unparse_lower(u, out);
+    return bytes_from_cstr(out);
+}
+
+enum status acemq_from_headers(const struct htable *h, const struct bytes *routing_key,
+                               const struct bytes *message_id, const struct bytes *digest,
+                               int64_t now_ms, const struct envelope **out, struct error *err)
+{
+    struct envelope_init in;
+    memset(&in, 0, sizeof in);
+    in.dialect = DIALECT_ACEMQ;
+    in.refuse_reserved = false; /* the split below already keeps them apart */
+
+    struct htable *app = htable_new(), *route = htable_new(), *unknown = htable_new();
+    for (size_t i = 0; h && i < h->n; i++) {
+        const struct hentry *e = &h->e[i];
+        if (!acemq_reserved_name(e->key.data, e->key.len))
+            htable_addn(app, e->key.data, e->key.len, hval_copy(&e->val));
+        else if (is_route(&e->key))
+            htable_addn(route, e->key.data, e->key.len, hval_copy(&e->val));
+        else if (!is_known(&e->key))
+            htable_addn(unknown, e->key.data, e->key.len, hval_copy(&e->val));
+    }
+
+    struct bytes id = text(h, ACEMQ_ID);
+    if (!id.len) {
+        bytes_free(&id);
+        if (message_id && message_id->len) {
+            id = bytes_copy(message_id);
+        } else {
+            id = derived_id(digest);
+            in.defaulted |= ED_ID;
+        }
+    }
+    struct bytes type = text(h, ACEMQ_TYPE);
+    if (!type.len) {
+        bytes_free(&type);
+        in.defaulted |= ED_TYPE;
+        if (routing_key && routing_key->len)
+            type = bytes_copy(routing_key);
+        else
+            type = bytes_from_cstr("message");
+    }
+    struct bytes corr = text(h, ACEMQ_CORRELATION);
+    if (!corr.len)
+        in.defaulted |= ED_CORRELATION;
+    bool dv, da, df;
+    in.version = number(h, ACEMQ_VERSION, 1, &dv);
+    in.attempt = number(h, ACEMQ_ATTEMPT, 1, &da);
+    in.first_seen_ms = number(h, ACEMQ_FIRST_SEEN, now_ms, &df);
+    in.defaulted |= (dv ? ED_VERSION : 0) | (da ? ED_ATTEMPT : 0) | (df ? ED_FIRST_SEEN : 0);
+
+    struct bytes caus = text(h, ACEMQ_CAUSATION), origin = text(h, ACEMQ_ORIGIN),
+                 error = text(h, ACEMQ_ERROR), claim = text(h, ACEMQ_CLAIM);
+    in.id = id;
+    in.type = type;
+    in.correlation_id = corr;
+    in.causation_id = caus;
+    in.origin = origin;
+    in.error = error;
+    in.claim = claim;
+    in.headers = app;
+    in.route = route;
+    in.reserved_unknown = unknown;
+    enum status st = envelope_new(&in, out, err);
+
+    bytes_free(&id);
+    bytes_free(&type);
+    bytes_free(&corr);
+    bytes_free(&caus);
+    bytes_free(&origin);
+    bytes_free(&error);
+    bytes_free(&claim);
+    htable_free(app);
+    htable_free(route);
+    htable_free(unknown);
+    return st;
+}
+
+static struct hval int_header(int64_t v)
+{
+    /* Java writes version and attempt as int; a value beyond int keeps its width as long. */
+    if (v >= INT32_MIN && v <= INT32_MAX)
+        return hval_int(HV_I32, v);
+    return hval_int(HV_I64, v);
+}
+
+static void put_text(struct htable *t, const char *name, const struct bytes *b)
+{
+    htable_addn(t, name, strlen(name), hval_string(b->data ? (const void *)b->data : "", b->len));
+}
+
+struct htable *acemq_to_headers(const struct envelope *e, const struct bytes *routing_key)
+{
+    struct htable *t = htable_new();
+    put_text(t, ACEMQ_ID, &e->id);
+    if (e->type.len)
+        put_text(t, ACEMQ_TYPE, &e->type);
+    else if (routing_key && routing_key->len)
+        put_text(t, ACEMQ_TYPE, routing_key);
+    else
+        htable_add(t, ACEMQ_TYPE, hval_cstring("message"));
+    htable_add(t, ACEMQ_VERSION, int_header(e->version));
+    put_text(t, ACEMQ_CORRELATION, e->correlation_id.len ? &e->correlation_id : &e->id);
+    htable_add(t, ACEMQ_ATTEMPT, int_header(e->attempt));
+    htable_add(t, ACEMQ_FIRST_SEEN, hval_int(HV_I64, e->first_seen_ms));
+    /* Absent rather than empty. */
+    if (e->causation_id.len)
+        put_text(t, ACEMQ_CAUSATION, &e->causation_id);
+    if (e->origin.len)
+        put_text(t, ACEMQ_ORIGIN, &e->origin);
+    if (e->error.len)
+        put_text(t, ACEMQ_ERROR, &e->error);
+    if (e->claim.len)
+        put_text(t, ACEMQ_CLAIM, &e->claim);
+    for (size_t i = 0; i < e->route->n; i++)
+        htable_addn(t, e->route->e[i].key.data, e->route->e[i].key.len,
+                    hval_copy(&e->route->e[i].val));
+    for (size_t i = 0; i < e->reserved_unknown->n; i++)
+        htable_addn(t, e->reserved_unknown->e[i].key.data, e->reserved_unknown->e[i].key.len,
+                    hval_copy(&e->reserved_unknown->e[i].val));
+    for (size_t i = 0; i < e->headers->n; i++)
+        htable_addn(t, e->headers->e[i].key.data, e->headers->e[i].key.len,
+                    hval_copy(&e->headers->e[i].val));
+    return t;
+}
+
+void acemq_replay_read(const struct htable *h, struct acemq_replay *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct hval *from = htable_get(h, ACEMQ_REPLAYED_FROM);
+    const struct hval *at = htable_get(h, ACEMQ_REPLAYED_AT);
+    const struct hval *count = htable_get(h, ACEMQ_REPLAY_COUNT);
+    out->present = from || at || count;
+    if (from && !hval_as_text(from, &out->from))
+        out->from = bytes_dup("", 0);
+    if (at) {
+        const struct bytes *s = hval_str(at);
+        int64_t ms;
+        if (s && time_parse_rfc3339((const char *)s->data, s->len, &ms)) {
+            out->has_at = true;
+            out->at_ms = ms;
+        } else if (hval_as_int64_lenient(at, &ms)) {
+            out->has_at = true;
+            out->at_ms = ms;
+        } else if (at->kind == HV_TIMESTAMP) {
+            out->has_at = true;
+            out->at_ms = (int64_t)(at->v.u * 1000);
+        } else {
+            out->at_unreadable = true;
+        }
+    }
+    int64_t c;
+    if (count && hval_as_int64_lenient(count, &c) && c > 0)
+        out->count = c;
+}
+
+void acemq_replay_free(struct acemq_replay *r)
+{
+    bytes_free(&r->from);
+}
+
+size_t acemq_source_queue(const struct bytes *dlq)
+{
+    static const char *const suffixes[] = {".dlq", ".parked", ".dead", NULL};
+    for (size_t i = 0; suffixes[i]; i++) {
+        size_t n = strlen(suffixes[i]);
+        if (dlq->len > n && memcmp(dlq->data + dlq->len - n, suffixes[i], n) == 0)
+            return dlq->len - n;
+    }
+    return 0;
+}

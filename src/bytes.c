@@ -1,0 +1,184 @@
+/*
+ * bytes: owned byte strings, UTF-8 validation and base64.
+ */
+#include "bytes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+struct bytes bytes_dup(const void *data, size_t len)
+{
+    struct bytes b = {0, NULL};
+    b.data = xmalloc(len + 1);
+    if (len)
+        memcpy(b.data, data, len);
+    b.data[len] = '\0';
+    b.len = len;
+    return b;
+}
+
+struct bytes bytes_from_cstr(const char *s)
+{
+    return bytes_dup(s, strlen(s));
+}
+
+struct bytes bytes_copy(const struct bytes *b)
+{
+    if (!b->data)
+        return (struct bytes){0, NULL};
+    return bytes_dup(b->data, b->len);
+}
+
+void bytes_free(struct bytes *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = 0;
+}
+
+bool bytes_eq(const struct bytes *a, const struct bytes *b)
+{
+    return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}
+
+bool bytes_eq_cstr(const struct bytes *a, const char *s)
+{
+    size_t n = strlen(s);
+    return a->len == n && (n == 0 || memcmp(a->data, s, n) == 0);
+}
+
+bool bytes_has_prefix(const struct bytes *a, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return a->len >= n && memcmp(a->data, prefix, n) == 0;
+}
+
+const char *bytes_cstr(const struct bytes *b)
+{
+    if (!b->data)
+        return "";
+    if (memchr(b->data, '\0', b->len))
+        return NULL;
+    return (const char *)b->data;
+}
+
+bool utf8_valid(const void *data, size_t len)
+{
+    const unsigned char *s = data;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t need;
+        unsigned min, cp;
+        if (c >= 0xC2 && c <= 0xDF) {
+            need = 1;
+            min = 0x80;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            min = 0x800;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            min = 0x10000;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        for (size_t k = 1; k <= need; k++) {
+            if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += need + 1;
+    }
+    return true;
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *base64_encode(const void *data, size_t len)
+{
+    const unsigned char *s = data;
+    size_t olen = (len + 2) / 3 * 4;
+    char *out = xmalloc(olen + 1), *o = out;
+    size_t i = 0;
+    for (; i + 2 < len; i += 3) {
+        unsigned v = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8 | s[i + 2];
+        *o++ = b64[v >> 18 & 63];
+        *o++ = b64[v >> 12 & 63];
+        *o++ = b64[v >> 6 & 63];
+        *o++ = b64[v & 63];
+    }
+    if (i < len) {
+        unsigned v = (unsigned)s[i] << 16 | (i + 1 < len ? (unsigned)s[i + 1] << 8 : 0);
+        *o++ = b64[v >> 18 & 63];
+        *o++ = b64[v >> 12 & 63];
+        *o++ = i + 1 < len ? b64[v >> 6 & 63] : '=';
+        *o++ = '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+static int b64val(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+bool base64_decode(const char *s, size_t n, struct bytes *out)
+{
+    if (n % 4 != 0)
+        return false;
+    size_t pad = 0;
+    if (n >= 1 && s[n - 1] == '=')
+        pad++;
+    if (n >= 2 && s[n - 2] == '=')
+        pad++;
+    size_t olen = n / 4 * 3 - pad;
+    unsigned char *o = xmalloc(olen + 1);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int v[4];
+        for (int k = 0; k < 4; k++) {
+            unsigned char c = (unsigned char)s[i + k];
+            if (c == '=' && i + 4 == n && k >= 4 - (int)pad) {
+                v[k] = 0;
+                continue;
+            }
+            v[k] = b64val(c);
+            if (v[k] < 0) {
+                free(o);
+                return false;
+            }
+        }
+        unsigned t = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 |
+                     (unsigned)v[3];
+        unsigned char tri[3] = {(unsigned char)(t >> 16), (unsigned char)(t >> 8),
+                                (unsigned char)t};
+        for (int k = 0; k < 3 && w < olen; k++)
+            o[w++] = tri[k];
+    }
+    o[olen] = '\0';
+    out->data = o;
+    out->len = olen;
+    return true;
+}

@@ -1,0 +1,46 @@
+/*
+ * cli: what the subcommands share — exit codes, reading every record of every input file,
+ * and reporting malformed records without stopping.
+ */
+#ifndef DLQX_CLI_H
+#define DLQX_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "message.h"
+
+/* Exit codes (documented in the man page and README). */
+enum exit_code {
+    EXIT_OK = 0,
+    EXIT_USAGE = 2,
+    EXIT_DATAERR = 65, /* one or more records were malformed and skipped */
+    EXIT_NOINPUT = 66, /* an input file could not be opened */
+    EXIT_IOERR = 74,   /* a read or write failed */
+};
+
+/* Called for each record; the message is borrowed for the call unless the callback sets
+ * *keep (then it owns it). Returns false to stop. */
+typedef bool (*cli_record_fn)(struct message *m, bool *keep, void *ctx);
+
+struct cli_inputs {
+    long records;
+    long bad_records;
+    bool open_failed;
+    bool io_failed;
+};
+
+/* Reads every file in files (or stdin for none or "-"), calling fn per record; malformed
+ * records are reported on stderr as "dlqx: FILE:LINE: why" and skipped. */
+void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
+                     struct cli_inputs *stats);
+int cli_exit_code(const struct cli_inputs *stats);
+
+int cmd_decode(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+
+/* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
+bool cli_flush_stdout(void);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * inputs: reading the records of every input file for the subcommands.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "snapshot.h"
+
+static void sanitize_name(const char *in, char *out, size_t cap)
+{
+    /* File names reach the terminal in messages: keep them printable. */
+    size_t w = 0;
+    for (; *in && w + 5 < cap; in++) {
+        unsigned char c = (unsigned char)*in;
+        if (c < 0x20 || c == 0x7f)
+            w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
+        else
+            out[w++] = (char)c;
+    }
+    out[w] = '\0';
+}
+
+static bool read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx,
+                     struct cli_inputs *stats)
+{
+    struct snapshot_reader r;
+    snapshot_reader_open(&r, f, name);
+    bool go_on = true;
+    for (;;) {
+        struct message m;
+        struct error err;
+        error_clear(&err);
+        enum snapshot_rc rc = snapshot_read(&r, &m, &err);
+        if (rc == SNAP_EOF)
+            break;
+        if (rc == SNAP_IO_ERROR) {
+            fprintf(stderr, "dlqx: %s\n", err.msg);
+            stats->io_failed = true;
+            break;
+        }
+        if (rc == SNAP_BAD_RECORD) {
+            fprintf(stderr, "dlqx: %s (record skipped)\n", err.msg);
+            stats->bad_records++;
+            message_free(&m);
+            continue;
+        }
+        stats->records++;
+        bool keep = false;
+        go_on = fn(&m, &keep, ctx);
+        if (!keep)
+            message_free(&m);
+        if (!go_on)
+            break;
+    }
+    snapshot_reader_close(&r);
+    return go_on;
+}
+
+void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
+                     struct cli_inputs *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    if (nfiles == 0) {
+        read_one(stdin, "(stdin)", fn, ctx, stats);
+        return;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        char shown[512];
+        sanitize_name(files[i], shown, sizeof shown);
+        if (strcmp(files[i], "-") == 0) {
+            if (!read_one(stdin, "(stdin)", fn, ctx, stats))
+                return;
+            continue;
+        }
+        FILE *f = fopen(files[i], "rb");
+        if (!f) {
+            fprintf(stderr, "dlqx: cannot open %s: %s\n", shown, strerror(errno));
+            stats->open_failed = true;
+            continue;
+        }
+        bool go_on = read_one(f, shown, fn, ctx, stats);
+        fclose(f);
+        if (!go_on)
+            return;
+    }
+}
+
+int cli_exit_code(const struct cli_inputs *stats)
+{
+    if (stats->io_failed)
+        return EXIT_IOERR;
+    if (stats->open_failed)
+        return EXIT_NOINPUT;
+    if (stats->bad_records)
+        return EXIT_DATAERR;
+    return EXIT_OK;
+}
+
+bool cli_flush_stdout(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE)
+            fprintf(stderr, "dlqx: write error: %s\n", strerror(errno));
+        return false;
+    }
+    return true;
+}

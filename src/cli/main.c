@@ -1,0 +1,56 @@
+/*
+ * main: dlqx's command line — dispatch to the subcommands, usage, version.
+ */
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: dlqx COMMAND [OPTIONS] [ARGS]\n"
+    "\n"
+    "Read dead letters from snapshot files (JSON Lines; see dlqx(1) and docs/snapshot-format.md).\n"
+    "\n"
+    "commands:\n"
+    "  decode [--format json|table] [FILE...|-]   decode every message: one JSON object per line\n"
+    "  tree [--json] [--ascii] [--of ID] [FILE...|-]  the causal forest by correlation and causation\n"
+    "  cat [FILE...|-]                            rewrite records in the canonical snapshot form\n"
+    "  help                                       this text\n"
+    "  version                                    the version\n"
+    "\n"
+    "environment:\n"
+    "  DLQX_NOW   fix the clock (epoch milliseconds) for ages, as tests do\n"
+    "\n"
+    "exit codes: 0 ok, 2 usage, 65 some records malformed (skipped), 66 input missing,\n"
+    "            74 I/O error\n";
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    /* A closed pipe (dlqx decode | head) is a write error, not a signal death. */
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "decode") == 0)
+        return cmd_decode(argc - 1, argv + 1);
+    if (strcmp(cmd, "tree") == 0)
+        return cmd_tree(argc - 1, argv + 1);
+    if (strcmp(cmd, "cat") == 0)
+        return cmd_cat(argc - 1, argv + 1);
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage, stdout);
+        return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;
+    }
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("dlqx %s\n", DLQX_VERSION);
+        return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;
+    }
+    fprintf(stderr, "dlqx: unknown command \"%s\" (see dlqx help)\n", cmd);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,305 @@
+/*
+ * envelope: construction (defaults and clamps applied once), `with`, equality.
+ */
+#include "envelope.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define ACEMQ_PREFIX "x-acemq-"
+
+const char *dialect_name(enum dialect d)
+{
+    switch (d) {
+    case DIALECT_ACEMQ:
+        return "acemq";
+    case DIALECT_BABELQUEUE:
+        return "babelqueue";
+    case DIALECT_AMQP:
+    default:
+        return "amqp";
+    }
+}
+
+bool acemq_reserved_name(const void *name, size_t len)
+{
+    size_t n = sizeof ACEMQ_PREFIX - 1;
+    return len >= n && memcmp(name, ACEMQ_PREFIX, n) == 0;
+}
+
+static enum status refuse_reserved(const struct htable *t, struct error *err)
+{
+    struct strbuf names;
+    sb_init(&names);
+    for (size_t i = 0; t && i < t->n; i++) {
+        const struct bytes *k = &t->e[i].key;
+        if (acemq_reserved_name(k->data, k->len)) {
+            if (names.len)
+                sb_adds(&names, ", ");
+            sb_add(&names, k->data, k->len > 64 ? 64 : k->len);
+        }
+    }
+    if (!names.len)
+        return ST_OK;
+    error_set(err, ST_ERESERVED,
+              "these header names belong to AceMQ and cannot be set by hand: %s", names.buf);
+    sb_free(&names);
+    return ST_ERESERVED;
+}
+
+enum status envelope_new(const struct envelope_init *in, const struct envelope **out,
+                         struct error *err)
+{
+    if (in->refuse_reserved) {
+        enum status st = refuse_reserved(in->headers, err);
+        if (st != ST_OK)
+            return st;
+    }
+    struct envelope *e = xcalloc(1, sizeof *e);
+    e->dialect = in->dialect;
+    e->id = bytes_copy(&in->id);
+    if (!e->id.data)
+        e->id = bytes_dup("", 0);
+    e->type = bytes_copy(&in->type);
+    e->version = in->version < 1 ? 1 : in->version;
+    if (in->correlation_id.len)
+        e->correlation_id = bytes_copy(&in->correlation_id);
+    else
+        e->correlation_id = bytes_copy(&e->id);
+    e->causation_id = bytes_copy(&in->causation_id);
+    /* AceMQ clamps attempts to >= 1; BabelQueue's transport counter starts at 0. */
+    e->attempt = in->attempt;
+    if (in->dialect != DIALECT_BABELQUEUE && e->attempt < 1)
+        e->attempt = 1;
+    if (e->attempt < 0)
+        e->attempt = 0;
+    e->first_seen_ms = in->first_seen_ms;
+    e->origin = bytes_copy(&in->origin);
+    e->error = bytes_copy(&in->error);
+    e->claim = bytes_copy(&in->claim);
+    e->defaulted = in->defaulted;
+    e->headers = htable_copy(in->headers);
+    e->route = htable_copy(in->route);
+    e->reserved_unknown = htable_copy(in->reserved_unknown);
+    *out = e;
+    return ST_OK;
+}
+
+void envelope_free(const struct envelope *ce)
+{
+    if (!ce)
+        return;
+    struct envelope *e = (struct envelope *)(uintptr_t)ce;
+    bytes_free(&e->id);
+    bytes_free(&e->type);
+    bytes_free(&e->correlation_id);
+    bytes_free(&e->causation_id);
+    bytes_free(&e->origin);
+    bytes_free(&e->error);
+    bytes_free(&e->claim);
+    htable_free(e->headers);
+    htable_free(e->route);
+    htable_free(e->reserved_unknown);
+    free(e);
+}
+
+bool envelope_equal(const struct envelope *a, const struct envelope *b)
+{
+    return a->dialect == b->dialect && bytes_eq(&a->id, &b->id) && bytes_eq(&a->type, &b->type) &&
+           a->version == b->version && bytes_eq(&a->correlation_id, &b->correlation_id) &&
+           bytes_eq(&a->causation_id, &b->causation_id) && a->attempt == b->attempt &&
+           a->first_seen_ms == b->first_seen_ms && bytes_eq(&a->origin, &b->origin) &&
+           bytes_eq(&a->error, &b->error) && bytes_eq(&a->claim, &b->claim) &&
+           htable_equal(a->headers, b->headers) && htable_equal(a->route, b->route) &&
+           htable_equal(a->reserved_unknown, b->reserved_unknown);
+}
+
+static void init_from(const struct envelope *e, struct envelope_init *in)
+{
+    memset(in, 0, sizeof *in);
+    in->dialect = e->dialect;
+    in->id = e->id;
+    in->type = e->type;
+    in->correlation_id = e->correlation_id;
+    in->causation_id = e->causation_id;
+    in->origin = e->origin;
+    in->error = e->error;
+    in->claim = e->claim;
+    in->version = e->version;
+    in->attempt = e->attempt;
+    in->first_seen_ms = e->first_seen_ms;
+    in->defaulted = e->defaulted;
+    in->route = e->route;
+    in->reserved_unknown = e->reserved_unknown;
+}
+
+enum status envelope_with(const struct envelope *e, const struct env_change *changes, size_t n,
+                          const struct envelope **out, struct error *err)
+{
+    struct envelope_init in;
+    init_from(e, &in);
+    struct htable *headers = htable_copy(e->headers);
+    in.headers = headers;
+    in.refuse_reserved = true;
+    /* A field changed by hand is no longer a default. */
+    for (size_t i = 0; i < n; i++) {
+        const struct env_change *c = &changes[i];
+        switch (c->field) {
+        case EF_ID:
+            if (!c->text.len) {
+                htable_free(headers);
+                return error_set(err, ST_EINVAL, "the id cannot be empty");
+            }
+            /* As AceMQ's with(): the correlation stays what it was (it does not follow). */
+            in.id = c->text;
+            in.defaulted &= ~ED_ID;
+            break;
+        case EF_TYPE:
+            in.type = c->text;
+            in.defaulted &= ~ED_TYPE;
+            break;
+        case EF_VERSION:
+            in.version = c->number;
+            in.defaulted &= ~ED_VERSION;
+            break;
+        case EF_CORRELATION:
+            in.correlation_id = c->text;
+            in.defaulted &= ~ED_CORRELATION;
+            break;
+        case EF_CAUSATION:
+            in.causation_id = c->text;
+            break;
+        case EF_ATTEMPT:
+            in.attempt = c->number;
+            in.defaulted &= ~ED_ATTEMPT;
+            break;
+        case EF_FIRST_SEEN:
+            in.first_seen_ms = c->number;
+            in.defaulted &= ~ED_FIRST_SEEN;
+            break;
+        case EF_ORIGIN:
+            in.origin = c->text;
+            break;
+        case EF_ERROR:
+            in.error = c->text;
+            break;
+        case EF_CLAIM:
+            in.claim = c->text;
+            break;
+        case EF_HEADER_SET:
+            if (!c->header || !c->value) {
+                htable_free(headers);
+                return error_set(err, ST_EINVAL, "a header change needs a name and a value");
+            }
+            if (acemq_reserved_name(c->header, strlen(c->header))) {
+                htable_free(headers);
+                return error_set(err, ST_ERESERVED,
+                                 "%s belongs to AceMQ and cannot be set as a header; change the "
+                                 "envelope field instead",
+                                 c->header);
+            }
+            htable_set(headers, c->header, hval_copy(c->value));
+            break;
+        case EF_HEADER_REMOVE:
+            if (!c->header || !htable_remove(headers, c->header)) {
+                htable_free(headers);
+                return error_set(err, ST_ENOTFOUND, "there is no header %s to remove",
+                                 c->header ? c->header : "(null)");
+            }
+            break;
+        default:
+            htable_free(headers);
+            return error_set(err, ST_EINVAL, "unknown change");
+        }
+    }
+    enum status st = envelope_new(&in, out, err);
+    htable_free(headers);
+    return st;
+}
+
+static const struct {
+    const char *name;
+    enum env_field field;
+    bool numeric;
+} field_names[] = {
+    {"id", EF_ID, false},
+    {"type", EF_TYPE, false},
+    {"version", EF_VERSION, true},
+    {"correlation_id", EF_CORRELATION, false},
+    {"correlation", EF_CORRELATION, false},
+    {"causation_id", EF_CAUSATION, false},
+    {"causation", EF_CAUSATION, false},
+    {"attempt", EF_ATTEMPT, true},
+    {"first_seen_ms", EF_FIRST_SEEN, true},
+    {"origin", EF_ORIGIN, false},
+    {"error", EF_ERROR, false},
+    {"claim", EF_CLAIM, false},
+};
+
+enum status env_change_parse(const char *s, struct env_change *out, struct hval *hv,
+                             struct error *err)
+{
+    memset(out, 0, sizeof *out);
+    *hv = hval_void();
+    if (strncmp(s, "-header.", 8) == 0 && s[8]) {
+        out->field = EF_HEADER_REMOVE;
+        out->header = s + 8;
+        return ST_OK;
+    }
+    const char *eq = strchr(s, '=');
+    if (!eq)
+        return error_set(err, ST_EINVAL, "\"%s\": a change is FIELD=VALUE (or -header.NAME)", s);
+    size_t klen = (size_t)(eq - s);
+    const char *val = eq + 1;
+    if (klen > 7 && strncmp(s, "header.", 7) == 0) {
+        char name[256];
+        size_t nlen = klen - 7;
+        if (nlen >= sizeof name)
+            return error_set(err, ST_ERANGE, "header names are at most 255 bytes");
+        memcpy(name, s + 7, nlen);
+        name[nlen] = '\0';
+        out->field = EF_HEADER_SET;
+        out->header = xstrdup(name);
+        *hv = hval_cstring(val);
+        out->value = hv;
+        return ST_OK;
+    }
+    for (size_t i = 0; i < sizeof field_names / sizeof *field_names; i++) {
+        if (strlen(field_names[i].name) != klen || strncmp(field_names[i].name, s, klen) != 0)
+            continue;
+        out->field = field_names[i].field;
+        if (field_names[i].numeric) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(val, &end, 10);
+            if (errno || end == val || *end)
+                return error_set(err, ST_EINVAL, "%.*s takes an integer, not \"%s\"", (int)klen,
+                                 s, val);
+            out->number = v;
+        } else {
+            out->text = bytes_from_cstr(val);
+        }
+        return ST_OK;
+    }
+    return error_set(err, ST_EINVAL,
+                     "unknown field \"%.*s\" (id, type, version, correlation_id, causation_id, "
+                     "attempt, first_seen_ms, origin, error, claim, header.NAME)",
+                     (int)klen, s);
+}
+
+void env_change_release(struct env_change *c, struct hval *hv)
+{
+    bytes_free(&c->text);
+    if (c->field == EF_HEADER_SET)
+        free((char *)(uintptr_t)c->header);
+    c->header = NULL;
+    hval_free(hv);
+}
+
+double envelope_age_s(const struct envelope *e, int64_t now_ms)
+{
+    return (double)(now_ms - e->first_seen_ms) / 1000.0;
+}

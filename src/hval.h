@@ -1,0 +1,133 @@
+/*
+ * hval: AMQP field-table values that keep their wire kind.
+ *
+ * A header read from the broker or a snapshot keeps its exact AMQP kind (signed or unsigned
+ * width, float or double, decimal, timestamp, string or bytes, array, table), so that a
+ * message decoded and written back is identical on the wire. Nothing is stringified on the
+ * way through. Tables keep their entry order and may hold duplicate keys, as the wire can.
+ *
+ * Ownership: an hval owns everything it points at; hval_free releases it. htable_add and
+ * harray_add take ownership of the value they are given.
+ */
+#ifndef DLQX_HVAL_H
+#define DLQX_HVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bytes.h"
+
+/* The kinds, in the order of their AMQP type letters as RabbitMQ uses them. */
+#define HKIND_LIST(X)                                                                           \
+    X(HV_VOID, 'V', "void")                                                                    \
+    X(HV_BOOL, 't', "bool")                                                                    \
+    X(HV_I8, 'b', "int8")                                                                      \
+    X(HV_U8, 'B', "uint8")                                                                     \
+    X(HV_I16, 's', "int16")                                                                    \
+    X(HV_U16, 'u', "uint16")                                                                   \
+    X(HV_I32, 'I', "int32")                                                                    \
+    X(HV_U32, 'i', "uint32")                                                                   \
+    X(HV_I64, 'l', "int64")                                                                    \
+    X(HV_U64, 'L', "uint64")                                                                   \
+    X(HV_F32, 'f', "float")                                                                    \
+    X(HV_F64, 'd', "double")                                                                   \
+    X(HV_DECIMAL, 'D', "decimal")                                                              \
+    X(HV_TIMESTAMP, 'T', "timestamp")                                                          \
+    X(HV_STRING, 'S', "string")                                                                \
+    X(HV_BYTES, 'x', "bytes")                                                                  \
+    X(HV_ARRAY, 'A', "array")                                                                  \
+    X(HV_TABLE, 'F', "table")
+
+enum hkind {
+#define X(e, letter, name) e,
+    HKIND_LIST(X)
+#undef X
+        HV_KIND_COUNT
+};
+
+struct htable;
+
+struct harray {
+    size_t n, cap;
+    struct hval *items;
+};
+
+struct hval {
+    enum hkind kind;
+    union {
+        bool b;
+        int64_t i;  /* HV_I8 .. HV_I64 */
+        uint64_t u; /* HV_U8 .. HV_U64, HV_TIMESTAMP (seconds) */
+        float f32;
+        double f64;
+        struct {
+            uint8_t scale;
+            uint32_t value;
+        } dec;
+        struct bytes s; /* HV_STRING, HV_BYTES */
+        struct harray arr;
+        struct htable *tab;
+    } v;
+};
+
+struct hentry {
+    struct bytes key;
+    struct hval val;
+};
+
+struct htable {
+    size_t n, cap;
+    struct hentry *e;
+};
+
+const char *hkind_name(enum hkind k);
+char hkind_letter(enum hkind k);
+bool hkind_from_name(const char *name, enum hkind *out);
+bool hkind_is_signed(enum hkind k);
+bool hkind_is_unsigned(enum hkind k);
+
+/* Constructors: each returns a value the caller owns. */
+struct hval hval_void(void);
+struct hval hval_bool(bool b);
+struct hval hval_int(enum hkind kind, int64_t v);  /* HV_I8..HV_I64; the value must fit */
+struct hval hval_uint(enum hkind kind, uint64_t v); /* HV_U8..HV_U64, HV_TIMESTAMP */
+struct hval hval_f32(float f);
+struct hval hval_f64(double d);
+struct hval hval_decimal(uint8_t scale, uint32_t value);
+struct hval hval_string(const void *data, size_t len);
+struct hval hval_cstring(const char *s);
+struct hval hval_bytes(const void *data, size_t len);
+struct hval hval_array(void);
+struct hval hval_table(void); /* an empty table */
+
+struct hval hval_copy(const struct hval *v);
+void hval_free(struct hval *v);
+/* Exact equality: same kind, same value, same order (floats compared by bit pattern). */
+bool hval_equal(const struct hval *a, const struct hval *b);
+
+void harray_add(struct harray *a, struct hval v);
+
+struct htable *htable_new(void);
+struct htable *htable_copy(const struct htable *t);
+void htable_free(struct htable *t);
+bool htable_equal(const struct htable *a, const struct htable *b);
+/* Appends (key, v); takes ownership of v. Duplicates are kept, as on the wire. */
+void htable_add(struct htable *t, const char *key, struct hval v);
+void htable_addn(struct htable *t, const void *key, size_t keylen, struct hval v);
+/* Replaces the first entry named key (or appends); takes ownership of v. */
+void htable_set(struct htable *t, const char *key, struct hval v);
+/* Removes every entry named key; returns how many. */
+size_t htable_remove(struct htable *t, const char *key);
+/* The first entry named key (borrowed), or NULL. */
+const struct hval *htable_get(const struct htable *t, const char *key);
+
+/* Lenient readers, the way AceMQ's readers read a header (see acemq.c). */
+/* An integer of any width, a decimal string ("3", " -3 "), or a finite float (truncated). */
+bool hval_as_int64_lenient(const struct hval *v, int64_t *out);
+/* A string or bytes value, or an integer written as decimal; false for anything else. */
+bool hval_as_text(const struct hval *v, struct bytes *out);
+/* Borrowed string/bytes contents, or NULL when v is not a string or bytes. */
+const struct bytes *hval_str(const struct hval *v);
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * hval_amqp: typed values <-> librabbitmq field values, and the wire form of a table.
+ */
+#include "hval_amqp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static struct bytes bytes_from_amqp(amqp_bytes_t b)
+{
+    return bytes_dup(b.len ? b.bytes : "", b.len);
+}
+
+struct hval hval_from_amqp(const amqp_field_value_t *v)
+{
+    switch (v->kind) {
+    case AMQP_FIELD_KIND_BOOLEAN:
+        return hval_bool(v->value.boolean != 0);
+    case AMQP_FIELD_KIND_I8:
+        return hval_int(HV_I8, v->value.i8);
+    case AMQP_FIELD_KIND_U8:
+        return hval_uint(HV_U8, v->value.u8);
+    case AMQP_FIELD_KIND_I16:
+        return hval_int(HV_I16, v->value.i16);
+    case AMQP_FIELD_KIND_U16:
+        return hval_uint(HV_U16, v->value.u16);
+    case AMQP_FIELD_KIND_I32:
+        return hval_int(HV_I32, v->value.i32);
+    case AMQP_FIELD_KIND_U32:
+        return hval_uint(HV_U32, v->value.u32);
+    case AMQP_FIELD_KIND_I64:
+        return hval_int(HV_I64, v->value.i64);
+    case AMQP_FIELD_KIND_U64:
+        return hval_uint(HV_U64, v->value.u64);
+    case AMQP_FIELD_KIND_TIMESTAMP:
+        return hval_uint(HV_TIMESTAMP, v->value.u64);
+    case AMQP_FIELD_KIND_F32:
+        return hval_f32(v->value.f32);
+    case AMQP_FIELD_KIND_F64:
+        return hval_f64(v->value.f64);
+    case AMQP_FIELD_KIND_DECIMAL:
+        return hval_decimal(v->value.decimal.decimals, v->value.decimal.value);
+    case AMQP_FIELD_KIND_UTF8:
+    case AMQP_FIELD_KIND_BYTES: {
+        struct hval h = hval_void();
+        h.kind = v->kind == AMQP_FIELD_KIND_UTF8 ? HV_STRING : HV_BYTES;
+        h.v.s = bytes_from_amqp(v->value.bytes);
+        return h;
+    }
+    case AMQP_FIELD_KIND_ARRAY: {
+        struct hval a = hval_array();
+        for (int i = 0; i < v->value.array.num_entries; i++)
+            harray_add(&a.v.arr, hval_from_amqp(&v->value.array.entries[i]));
+        return a;
+    }
+    case AMQP_FIELD_KIND_TABLE: {
+        struct hval t = hval_void();
+        t.kind = HV_TABLE;
+        t.v.tab = htable_from_amqp(&v->value.table);
+        return t;
+    }
+    case AMQP_FIELD_KIND_VOID:
+    default:
+        return hval_void();
+    }
+}
+
+struct htable *htable_from_amqp(const amqp_table_t *t)
+{
+    struct htable *out = htable_new();
+    for (int i = 0; t && i < t->num_entries; i++) {
+        const amqp_table_entry_t *e = &t->entries[i];
+        htable_addn(out, e->key.len ? e->key.bytes : "", e->key.len, hval_from_amqp(&e->value));
+    }
+    return out;
+}
+
+static amqp_bytes_t pool_bytes(amqp_pool_t *pool, const struct bytes *b)
+{
+    amqp_bytes_t out;
+    out.len = b->len;
+    out.bytes = amqp_pool_alloc(pool, b->len ? b->len : 1);
+    if (b->len)
+        memcpy(out.bytes, b->data, b->len);
+    return out;
+}
+
+void hval_to_amqp(const struct hval *v, amqp_pool_t *pool, amqp_field_value_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = (uint8_t)hkind_letter(v->kind);
+    switch (v->kind) {
+    case HV_BOOL:
+        out->value.boolean = v->v.b;
+        break;
+    case HV_I8:
+        out->value.i8 = (int8_t)v->v.i;
+        break;
+    case HV_U8:
+        out->value.u8 = (uint8_t)v->v.u;
+        break;
+    case HV_I16:
+        out->value.i16 = (int16_t)v->v.i;
+        break;
+    case HV_U16:
+        out->value.u16 = (uint16_t)v->v.u;
+        break;
+    case HV_I32:
+        out->value.i32 = (int32_t)v->v.i;
+        break;
+    case HV_U32:
+        out->value.u32 = (uint32_t)v->v.u;
+        break;
+    case HV_I64:
+        out->value.i64 = v->v.i;
+        break;
+    case HV_U64:
+    case HV_TIMESTAMP:
+        out->value.u64 = v->v.u;
+        break;
+    case HV_F32:
+        out->value.f32 = v->v.f32;
+        break;
+    case HV_F64:
+        out->value.f64 = v->v.f64;
+        break;
+    case HV_DECIMAL:
+        out->value.decimal.decimals = v->v.dec.scale;
+        out->value.decimal.value = v->v.dec.value;
+        break;
+    case HV_STRING:
+    case HV_BYTES:
+        out->value.bytes = pool_bytes(pool, &v->v.s);
+        break;
+    case HV_ARRAY: {
+        size_t n = v->v.arr.n;
+        out->value.array.num_entries = (int)n;
+        out->value.array.entries = amqp_pool_alloc(pool, (n ? n : 1) * sizeof(amqp_field_value_t));
+        for (size_t i = 0; i < n; i++)
+            hval_to_amqp(&v->v.arr.items[i], pool, &out->value.array.entries[i]);
+        break;
+    }
+    case HV_TABLE:
+        htable_to_amqp(v->v.tab, pool, &out->value.table);
+        break;
+    case HV_VOID:
+    default:
+        out->kind = AMQP_FIELD_KIND_VOID;
+        break;
+    }
+}
+
+void htable_to_amqp(const struct htable *t, amqp_pool_t *pool, amqp_table_t *out)
+{
+    size_t n = t ? t->n : 0;
+    out->num_entries = (int)n;
+    out->entries = amqp_pool_alloc(pool, (n ? n : 1) * sizeof(amqp_table_entry_t));
+    for (size_t i = 0; i < n; i++) {
+        out->entries[i].key = pool_bytes(pool, &t->e[i].key);
+        hval_to_amqp(&t->e[i].val, pool, &out->entries[i].value);
+    }
+}
+
+enum status htable_decode_wire(const void *data, size_t len, struct htable **out,
+                               struct error *err)
+{
+    amqp_pool_t pool;
+    init_amqp_pool(&pool, 4096);
+    amqp_bytes_t enc = {len, (void *)(uintptr_t)data};
+    amqp_table_t t;
+    size_t offset = 0;
+    int rc = amqp_decode_table(enc, &pool, &t, &offset);
+    if (rc != AMQP_STATUS_OK) {
+        empty_amqp_pool(&pool);
+        return error_set(err, ST_EPARSE, "malformed AMQP field table: %s", amqp_error_string2(rc));
+    }
+    *out = htable_from_amqp(&t);
+    empty_amqp_pool(&pool);
+    return ST_OK;
+}
+
+enum status htable_encode_wire(const struct htable *t, struct bytes *out, struct error *err)
+{
+    amqp_pool_t pool;
+    init_amqp_pool(&pool, 4096);
+    amqp_table_t at;
+    htable_to_amqp(t, &pool, &at);
+    size_t cap = 4096;
+    for (;;) {
+        unsigned char *buf = xmalloc(cap);
+        amqp_bytes_t enc = {cap, buf};
+        size_t offset = 0;
+        int rc = amqp_encode_table(enc, &at, &offset);
+        if (rc == AMQP_STATUS_OK) {
+            *out = bytes_dup(buf, offset);
+            free(buf);
+            empty_amqp_pool(&pool);
+            return ST_OK;
+        }
+        free(buf);
+        if (rc != AMQP_STATUS_TABLE_TOO_BIG || cap > (1u << 28)) {
+            empty_amqp_pool(&pool);
+            return error_set(err, ST_EINVAL, "cannot encode AMQP field table: %s",
+                             amqp_error_string2(rc));
+        }
+        cap *= 4;
+    }
+}
+
+#define COPY_PROP_STRINGS(X)                                                                    \
+    X(content_type, AMQP_BASIC_CONTENT_TYPE_FLAG)                                              \
+    X(content_encoding, AMQP_BASIC_CONTENT_ENCODING_FLAG)                                      \
+    X(correlation_id, AMQP_BASIC_CORRELATION_ID_FLAG)                                          \
+    X(reply_to, AMQP_BASIC_REPLY_TO_FLAG)                                                      \
+    X(expiration, AMQP_BASIC_EXPIRATION_FLAG)                                                  \
+    X(message_id, AMQP_BASIC_MESSAGE_ID_FLAG)                                                  \
+    X(type, AMQP_BASIC_TYPE_FLAG)                                                              \
+    X(user_id, AMQP_BASIC_USER_ID_FLAG)                                                        \
+    X(app_id, AMQP_BASIC_APP_ID_FLAG)                                                          \
+    X(cluster_id, AMQP_BASIC_CLUSTER_ID_FLAG)
+
+void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct htable **headers,
+                     bool *headers_present)
+{
+#define X(name, flag)                                                                           \
+    if (p->_flags & (flag))                                                                    \
+        props_set_string(out, PROP_##name, p->name.len ? p->name.bytes : "", p->name.len);
+    COPY_PROP_STRINGS(X)
+#undef X
+    if (p->_flags & AMQP_BASIC_DELIVERY_MODE_FLAG) {
+        out->delivery_mode = p->delivery_mode;
+        out->present |= 1u << PROP_delivery_mode;
+    }
+    if (p->_flags & AMQP_BASIC_PRIORITY_FLAG) {
+        out->priority = p->priority;
+        out->present |= 1u << PROP_priority;
+    }
+    if (p->_flags & AMQP_BASIC_TIMESTAMP_FLAG) {
+        out->timestamp = p->timestamp;
+        out->present |= 1u << PROP_timestamp;
+    }
+    *headers_present = (p->_flags & AMQP_BASIC_HEADERS_FLAG) != 0;
+    htable_free(*headers);
+    *headers = *headers_present ? htable_from_amqp(&p->headers) : htable_new();
+}
+
+void props_to_amqp(const struct props *p, const struct htable *headers, bool headers_present,
+                   amqp_pool_t *pool, amqp_basic_properties_t *out)
+{
+    memset(out, 0, sizeof *out);
+#define X(name, flag)                                                                           \
+    if (props_has(p, PROP_##name)) {                                                           \
+        out->_flags |= (flag);                                                                 \
+        out->name = pool_bytes(pool, &p->name);                                                \
+    }
+    COPY_PROP_STRINGS(X)
+#undef X
+    if (props_has(p, PROP_delivery_mode)) {
+        out->_flags |= AMQP_BASIC_DELIVERY_MODE_FLAG;
+        out->delivery_mode = p->delivery_mode;
+    }
+    if (props_has(p, PROP_priority)) {
+        out->_flags |= AMQP_BASIC_PRIORITY_FLAG;
+        out->priority = p->priority;
+    }
+    if (props_has(p, PROP_timestamp)) {
+        out->_flags |= AMQP_BASIC_TIMESTAMP_FLAG;
+        out->timestamp = p->timestamp;
+    }
+    if (headers_present) {
+        out->_flags |= AMQP_BASIC_HEADERS_FLAG;
+        htable_to_amqp(headers, pool, &out->headers);
+    }
+}

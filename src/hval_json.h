@@ -1,0 +1,34 @@
+/*
+ * hval_json: typed header values in the snapshot file's JSON form (docs/snapshot-format.md).
+ *
+ * Plain JSON reads as the obvious AMQP kind (string → long string, integer → signed 64-bit,
+ * fraction → double, true/false → bool, null → void, array → array, object → table).
+ * Where another kind must be kept, a value is {"type": KIND, "value": V} (or "base64" for
+ * bytes that are not UTF-8). hval_to_json writes the plain form whenever reading it back gives
+ * the same kind, and the typed form otherwise, so an export keeps every type.
+ *
+ * Ownership: hval_to_json returns a new reference. hval_from_json borrows j and fills *out
+ * with a value the caller owns.
+ */
+#ifndef DLQX_HVAL_JSON_H
+#define DLQX_HVAL_JSON_H
+
+#include <jansson.h>
+
+#include "hval.h"
+#include "status.h"
+
+json_t *hval_to_json(const struct hval *v);
+json_t *htable_to_json(const struct htable *t);
+/* path names the value in errors ("headers.x-death[0].count"). */
+enum status hval_from_json(const json_t *j, const char *path, struct hval *out, struct error *err);
+enum status htable_from_json(const json_t *j, const char *path, struct htable **out,
+                             struct error *err);
+
+/* Bytes as JSON: a string when valid UTF-8, else {"base64": "..."}. New reference. */
+json_t *bytes_to_json(const void *data, size_t len);
+/* The reverse; accepts a string or {"base64": "..."}. */
+enum status bytes_from_json(const json_t *j, const char *path, struct bytes *out,
+                            struct error *err);
+
+#endif

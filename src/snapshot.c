@@ -1,0 +1,313 @@
+/*
+ * snapshot: reading and writing the JSON Lines snapshot format.
+ */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hval_json.h"
+
+void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name)
+{
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->name = name;
+}
+
+void snapshot_reader_close(struct snapshot_reader *r)
+{
+    free(r->buf);
+    r->buf = NULL;
+    r->cap = 0;
+}
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
+}
+
+enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err)
+{
+    for (;;) {
+        errno = 0;
+        ssize_t n = getline(&r->buf, &r->cap, r->f);
+        if (n < 0) {
+            if (ferror(r->f)) {
+                error_set(err, ST_EIO, "%s: read error after line %ld: %s", r->name, r->line,
+                          strerror(errno ? errno : EIO));
+                return SNAP_IO_ERROR;
+            }
+            return SNAP_EOF;
+        }
+        r->line++;
+        char *s = r->buf;
+        size_t len = (size_t)n;
+        if (len && s[len - 1] == '\n')
+            len--;
+        if (len && s[len - 1] == '\r')
+            len--;
+        if (r->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+            s += 3;
+            len -= 3;
+        }
+        if (blank(s, len))
+            continue;
+        struct error e;
+        error_clear(&e);
+        if (snapshot_parse_line(s, len, out, &e) != ST_OK) {
+            error_set(err, e.code, "%s:%ld: %s", r->name, r->line, e.msg);
+            return SNAP_BAD_RECORD;
+        }
+        return SNAP_RECORD;
+    }
+}
+
+enum status snapshot_parse_line(const char *line, size_t len, struct message *out,
+                                struct error *err)
+{
+    json_error_t je;
+    json_t *j = json_loadb(line, len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, &je);
+    if (!j) {
+        message_init(out);
+        return error_set(err, ST_EPARSE, "not JSON (column %d): %s", je.column, je.text);
+    }
+    enum status st = snapshot_from_json(j, out, err);
+    json_decref(j);
+    return st;
+}
+
+static enum status string_field(const json_t *j, const char *key, struct bytes *out,
+                                struct error *err)
+{
+    const json_t *v = json_object_get(j, key);
+    if (!v || json_is_null(v))
+        return ST_OK;
+    bytes_free(out);
+    return bytes_from_json(v, key, out, err);
+}
+
+static enum status props_from_json(const json_t *p, struct props *out, struct error *err)
+{
+    if (!json_is_object(p))
+        return error_set(err, ST_EPARSE, "properties: expected an object");
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)p, key, v)
+    {
+        if (json_is_null(v))
+            continue;
+        unsigned f;
+        for (f = 0; f < PROP_COUNT; f++)
+            if (strcmp(prop_name((enum prop_flag)f), key) == 0)
+                break;
+        if (f == PROP_COUNT)
+            return error_set(err, ST_EPARSE, "properties: unknown property \"%.64s\"", key);
+        if (f < PROP_delivery_mode) {
+            struct bytes b = {0, NULL};
+            char path[96];
+            snprintf(path, sizeof path, "properties.%s", key);
+            enum status st = bytes_from_json(v, path, &b, err);
+            if (st != ST_OK)
+                return st;
+            if (b.len > 255) {
+                bytes_free(&b);
+                return error_set(err, ST_ERANGE,
+                                 "properties.%s: longer than 255 bytes (an AMQP short string)",
+                                 key);
+            }
+            props_set_string(out, (enum prop_flag)f, b.data, b.len);
+            bytes_free(&b);
+            continue;
+        }
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return error_set(err, ST_EPARSE, "properties.%s: expected a non-negative integer",
+                             key);
+        json_int_t i = json_integer_value(v);
+        if (f == PROP_timestamp) {
+            out->timestamp = (uint64_t)i;
+        } else {
+            if (i > 255)
+                return error_set(err, ST_ERANGE, "properties.%s: %lld is more than 255", key,
+                                 (long long)i);
+            if (f == PROP_delivery_mode)
+                out->delivery_mode = (uint8_t)i;
+            else
+                out->priority = (uint8_t)i;
+        }
+        out->present |= 1u << f;
+    }
+    return ST_OK;
+}
+
+static const char *const known_keys[] = {
+    "v",          "queue",   "exchange", "routing_key", "redelivered",   "fetched_at_ms",
+    "properties", "headers", "body",     "body_base64", "stream_offset", NULL,
+};
+
+enum status snapshot_from_json(const json_t *j, struct message *out, struct error *err)
+{
+    message_init(out);
+    enum status st = ST_OK;
+    if (!json_is_object(j)) {
+        st = error_set(err, ST_EPARSE, "a record is a JSON object");
+        goto fail;
+    }
+    const json_t *v = json_object_get(j, "v");
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 1)) {
+        st = error_set(err, ST_EPARSE, "\"v\" must be a positive integer");
+        goto fail;
+    }
+    if (v && json_integer_value(v) > SNAPSHOT_VERSION) {
+        st = error_set(err, ST_EUNSUPPORTED,
+                       "snapshot format version %lld is newer than this dlqx reads (%d)",
+                       (long long)json_integer_value(v), SNAPSHOT_VERSION);
+        goto fail;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)(uintptr_t)j, key, val)
+    {
+        bool known = false;
+        for (size_t k = 0; known_keys[k]; k++)
+            known = known || strcmp(known_keys[k], key) == 0;
+        if (!known) {
+            st = error_set(err, ST_EPARSE, "unknown key \"%.64s\"", key);
+            goto fail;
+        }
+    }
+    if ((st = string_field(j, "queue", &out->queue, err)) != ST_OK ||
+        (st = string_field(j, "exchange", &out->exchange, err)) != ST_OK ||
+        (st = string_field(j, "routing_key", &out->routing_key, err)) != ST_OK)
+        goto fail;
+    if ((v = json_object_get(j, "redelivered")) && !json_is_null(v)) {
+        if (!json_is_boolean(v)) {
+            st = error_set(err, ST_EPARSE, "\"redelivered\" must be true or false");
+            goto fail;
+        }
+        out->redelivered = json_is_true(v);
+    }
+    if ((v = json_object_get(j, "fetched_at_ms")) && !json_is_null(v)) {
+        if (!json_is_integer(v)) {
+            st = error_set(err, ST_EPARSE, "\"fetched_at_ms\" must be an integer");
+            goto fail;
+        }
+        out->fetched_at_ms = json_integer_value(v);
+    }
+    if ((v = json_object_get(j, "stream_offset")) && !json_is_null(v)) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            st = error_set(err, ST_EPARSE, "\"stream_offset\" must be a non-negative integer");
+            goto fail;
+        }
+        out->stream_offset = (uint64_t)json_integer_value(v);
+        out->has_stream_offset = true;
+    }
+    if ((v = json_object_get(j, "properties")) && !json_is_null(v)) {
+        if ((st = props_from_json(v, &out->props, err)) != ST_OK)
+            goto fail;
+    }
+    if ((v = json_object_get(j, "headers")) && !json_is_null(v)) {
+        struct htable *t;
+        if ((st = htable_from_json(v, "headers", &t, err)) != ST_OK)
+            goto fail;
+        htable_free(out->headers);
+        out->headers = t;
+        out->headers_present = true;
+    }
+    const json_t *body = json_object_get(j, "body");
+    const json_t *b64 = json_object_get(j, "body_base64");
+    if (body && b64 && !json_is_null(body) && !json_is_null(b64)) {
+        st = error_set(err, ST_EPARSE, "a record has \"body\" or \"body_base64\", not both");
+        goto fail;
+    }
+    if (body && !json_is_null(body)) {
+        if (!json_is_string(body)) {
+            st = error_set(err, ST_EPARSE, "\"body\" must be a string (use body_base64 for bytes)");
+            goto fail;
+        }
+        out->body = bytes_dup(json_string_value(body), json_string_length(body));
+    } else if (b64 && !json_is_null(b64)) {
+        if (!json_is_string(b64) ||
+            !base64_decode(json_string_value(b64), json_string_length(b64), &out->body)) {
+            st = error_set(err, ST_EPARSE, "\"body_base64\" is not valid base64");
+            goto fail;
+        }
+    }
+    return ST_OK;
+fail:
+    message_free(out);
+    message_init(out);
+    return st;
+}
+
+json_t *snapshot_to_json(const struct message *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "v", json_integer(SNAPSHOT_VERSION));
+    json_object_set_new(o, "queue", bytes_to_json(m->queue.data, m->queue.len));
+    json_object_set_new(o, "exchange", bytes_to_json(m->exchange.data, m->exchange.len));
+    json_object_set_new(o, "routing_key", bytes_to_json(m->routing_key.data, m->routing_key.len));
+    json_object_set_new(o, "redelivered", json_boolean(m->redelivered));
+    json_object_set_new(o, "fetched_at_ms", json_integer(m->fetched_at_ms));
+    if (m->has_stream_offset)
+        json_object_set_new(o, "stream_offset", json_integer((json_int_t)m->stream_offset));
+    json_t *p = json_object();
+    for (unsigned f = 0; f < PROP_COUNT; f++) {
+        if (!props_has(&m->props, (enum prop_flag)f))
+            continue;
+        const char *name = prop_name((enum prop_flag)f);
+        if (f < PROP_delivery_mode) {
+            const struct bytes *b = props_string(&m->props, (enum prop_flag)f);
+            json_object_set_new(p, name, bytes_to_json(b->data, b->len));
+        } else if (f == PROP_delivery_mode) {
+            json_object_set_new(p, name, json_integer(m->props.delivery_mode));
+        } else if (f == PROP_priority) {
+            json_object_set_new(p, name, json_integer(m->props.priority));
+        } else {
+            json_object_set_new(p, name, json_integer((json_int_t)m->props.timestamp));
+        }
+    }
+    json_object_set_new(o, "properties", p);
+    if (m->headers_present)
+        json_object_set_new(o, "headers", htable_to_json(m->headers));
+    if (utf8_valid(m->body.data, m->body.len)) {
+        json_object_set_new(o, "body",
+                            json_stringn(m->body.len ? (const char *)m->body.data : "", m->body.len));
+    } else {
+        char *b = base64_encode(m->body.data, m->body.len);
+        json_object_set_new(o, "body_base64", json_string(b));
+        free(b);
+    }
+    return o;
+}
+
+static int sb_dump_cb(const char *buffer, size_t size, void *data)
+{
+    sb_add(data, buffer, size);
+    return 0;
+}
+
+void snapshot_format(const struct message *m, struct strbuf *out)
+{
+    json_t *o = snapshot_to_json(m);
+    json_dump_callback(o, sb_dump_cb, out, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    sb_addc(out, '\n');
+    json_decref(o);
+}
+
+enum status snapshot_write(FILE *f, const struct message *m, struct error *err)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    snapshot_format(m, &sb);
+    size_t w = fwrite(sb.buf, 1, sb.len, f);
+    size_t want = sb.len;
+    sb_free(&sb);
+    if (w != want)
+        return error_set(err, ST_EIO, "write failed: %s", strerror(errno));
+    return ST_OK;
+}

@@ -1,0 +1,52 @@
+/*
+ * snapshot: the project's own file format — JSON Lines, one message per line, lossless
+ * (docs/snapshot-format.md). The reader reports a malformed line with its line number and
+ * goes on with the next one; it never stops a whole file for one bad record.
+ *
+ * Ownership: snapshot_reader_open borrows the FILE (the caller closes it). Messages read are
+ * owned by the caller (message_free).
+ */
+#ifndef DLQX_SNAPSHOT_H
+#define DLQX_SNAPSHOT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "message.h"
+#include "status.h"
+#include "util.h"
+
+#define SNAPSHOT_VERSION 1
+
+enum snapshot_rc {
+    SNAP_RECORD, /* *out holds a message */
+    SNAP_EOF,
+    SNAP_BAD_RECORD, /* this line is malformed: err says why; reading may go on */
+    SNAP_IO_ERROR,   /* the file cannot be read further */
+};
+
+struct snapshot_reader {
+    FILE *f;
+    const char *name; /* borrowed, for messages */
+    long line;        /* number of the line last read, from 1 */
+    char *buf;
+    size_t cap;
+};
+
+void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name);
+void snapshot_reader_close(struct snapshot_reader *r);
+/* Reads the next record; blank lines are skipped. out is initialised by this call. */
+enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err);
+
+/* One line of JSON (without the newline) into a message. */
+enum status snapshot_parse_line(const char *line, size_t len, struct message *out,
+                                struct error *err);
+enum status snapshot_from_json(const json_t *j, struct message *out, struct error *err);
+/* The message as a JSON object (new reference), keys in the documented order. */
+json_t *snapshot_to_json(const struct message *m);
+/* Appends the record's line, with its newline. */
+void snapshot_format(const struct message *m, struct strbuf *out);
+enum status snapshot_write(FILE *f, const struct message *m, struct error *err);
+
+#endif

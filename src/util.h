@@ -1,0 +1,53 @@
+/*
+ * util: allocation that cannot fail silently, growable string buffers and the clock.
+ *
+ * Allocation failure is not recoverable in dlqx: x*alloc print one line and abort.
+ * The clock honours DLQX_NOW (epoch milliseconds) so that tests see fixed ages.
+ */
+#ifndef DLQX_UTIL_H
+#define DLQX_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+/* Grows *p (holding *cap elements of elem bytes) to hold at least need elements. */
+void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable byte buffer, always NUL-terminated after len. */
+struct strbuf {
+    char *buf;
+    size_t len;
+    size_t cap;
+};
+
+void sb_init(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+void sb_reset(struct strbuf *sb);
+void sb_add(struct strbuf *sb, const void *data, size_t n);
+void sb_addc(struct strbuf *sb, char c);
+void sb_adds(struct strbuf *sb, const char *s);
+void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Hands the buffer to the caller (who frees it); sb is left empty. */
+char *sb_detach(struct strbuf *sb, size_t *len);
+
+/* Milliseconds since the epoch: DLQX_NOW when set to a valid integer, else the real clock. */
+int64_t clock_now_ms(void);
+
+/* Formats epoch milliseconds as RFC 3339 UTC ("2026-02-03T04:05:06.789Z"; no fraction when
+ * ms is a whole second and with_ms is false). out must hold 32 bytes. */
+void time_format_rfc3339(int64_t ms, bool with_ms, char out[32]);
+/* Parses RFC 3339 ("2026-02-03T04:05:06Z", fraction and numeric offset allowed) into epoch ms. */
+bool time_parse_rfc3339(const char *s, size_t n, int64_t *ms);
+/* "4.2s", "3m", "5h12m", "2d3h": a short human duration, for tables. out must hold 32 bytes. */
+void duration_format(double seconds, char out[32]);
+
+#endif
