@@ -1,0 +1,839 @@
+/*
+ * test_sanitize: byte-exact escapes for every class of dangerous input, widths, fitting to
+ * columns, the text heuristic, and property tests over pseudo-random bytes (the output is
+ * always safe, and with SAN_ESCAPE_BACKSLASH it decodes back to the exact input).
+ *
+ * Widths need a UTF-8 locale: main() selects C.UTF-8 and the width tests are skipped when
+ * the system has none.
+ */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* wcwidth() */
+#endif
+
+#include "testutil.h"
+
+#include <locale.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "bytes.h"
+#include "sanitize.h"
+#include "util.h"
+
+#define ELL "\xE2\x80\xA6" /* U+2026 */
+
+static bool have_utf8_locale;
+
+static void need_utf8(void)
+{
+    if (!have_utf8_locale) {
+        /* A skipped test must not pass for a tested one: without the locale, fail. */
+        fail_msg("no UTF-8 locale (C.UTF-8): the width tests cannot run");
+    }
+}
+
+/* ---- helpers ------------------------------------------------------------------------- */
+
+static void expect_san_at(const char *in, size_t len, unsigned flags, const char *want, int line)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sanitize_append(&sb, in, len, flags);
+    assert_non_null(sb.buf);
+    assert_int_equal(sb.buf[sb.len], '\0');
+    if (sb.len != strlen(want) || memcmp(sb.buf, want, sb.len) != 0)
+        fail_msg("line %d: sanitize_append gave \"%s\" (%zu bytes), want \"%s\"", line, sb.buf,
+                 sb.len, want);
+    sb_free(&sb);
+}
+
+/* in must be a string literal (its length may include NULs). */
+#define SAN_EQ(in, flags, want) expect_san_at(in, sizeof(in) - 1, flags, want, __LINE__)
+
+static void expect_fit_at(const char *in, size_t len, int width, unsigned flags, const char *want,
+                          int want_cols, int line)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    int cols = sanitize_fit(&sb, in, len, width, flags);
+    assert_non_null(sb.buf);
+    assert_int_equal(sb.buf[sb.len], '\0');
+    if (sb.len != strlen(want) || memcmp(sb.buf, want, sb.len) != 0)
+        fail_msg("line %d: sanitize_fit(width %d) gave \"%s\", want \"%s\"", line, width, sb.buf,
+                 want);
+    if (cols != want_cols)
+        fail_msg("line %d: sanitize_fit(width %d) returned %d columns, want %d", line, width, cols,
+                 want_cols);
+    sb_free(&sb);
+}
+
+#define FIT_EQ(in, width, flags, want, cols)                                                       \
+    expect_fit_at(in, sizeof(in) - 1, width, flags, want, cols, __LINE__)
+
+static size_t width_of(const char *s)
+{
+    return sanitize_width(s, strlen(s));
+}
+
+static size_t utf8_encode(uint32_t cp, unsigned char out[4])
+{
+    if (cp < 0x80) {
+        out[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (unsigned char)(0xC0 | cp >> 6);
+        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | cp >> 12);
+        out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | cp >> 18);
+    out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* ---- plain text passes unchanged -------------------------------------------------------- */
+
+static void test_plain_ascii(void **state)
+{
+    (void)state;
+    char in[0x7F - 0x20 + 1];
+    for (int c = 0x20; c < 0x7F; c++)
+        in[c - 0x20] = (char)c;
+    in[sizeof in - 1] = '\0';
+    expect_san_at(in, strlen(in), 0, in, __LINE__);
+    SAN_EQ("hello, world 123", 0, "hello, world 123");
+    SAN_EQ("", 0, "");
+
+    /* An empty input still leaves a usable (empty) string behind. */
+    struct strbuf sb;
+    sb_init(&sb);
+    sanitize_append(&sb, NULL, 0, 0);
+    assert_non_null(sb.buf);
+    assert_string_equal(sb.buf, "");
+    sb_free(&sb);
+}
+
+static void test_utf8_passthrough(void **state)
+{
+    (void)state;
+    SAN_EQ("caf\xC3\xA9", 0, "caf\xC3\xA9");                           /* é */
+    SAN_EQ("\xE6\x97\xA5\xE6\x9C\xAC", 0, "\xE6\x97\xA5\xE6\x9C\xAC"); /* 日本 */
+    SAN_EQ("\xF0\x9F\x98\x80", 0, "\xF0\x9F\x98\x80");                 /* 😀 */
+    SAN_EQ("e\xCC\x81", 0, "e\xCC\x81");                               /* e + U+0301 */
+    SAN_EQ("\xC2\xA0", 0, "\xC2\xA0");                                 /* U+00A0, just past C1 */
+    SAN_EQ("\xEF\xBF\xBD", 0, "\xEF\xBF\xBD");                         /* U+FFFD */
+    SAN_EQ("\xED\x9F\xBF", 0, "\xED\x9F\xBF");         /* U+D7FF, just below surrogates */
+    SAN_EQ("\xEE\x80\x80", 0, "\xEE\x80\x80");         /* U+E000, just above */
+    SAN_EQ("\xF4\x8F\xBF\xBF", 0, "\xF4\x8F\xBF\xBF"); /* U+10FFFF, the last */
+    SAN_EQ("\xF0\x90\x80\x80", 0, "\xF0\x90\x80\x80"); /* U+10000, the first 4-byte */
+}
+
+/* ---- C0, DEL, C1 ------------------------------------------------------------------------ */
+
+static void test_c0_every_byte(void **state)
+{
+    (void)state;
+    static const char *const named[0x20] = {
+        [0x00] = "\\0", ['\t'] = "\\t", ['\n'] = "\\n", ['\r'] = "\\r", [0x1B] = "\\e",
+    };
+    for (int c = 0; c < 0x20; c++) {
+        char in[3] = {'<', (char)c, '>'}, want[16];
+        if (named[c])
+            snprintf(want, sizeof want, "<%s>", named[c]);
+        else
+            snprintf(want, sizeof want, "<\\x%02x>", (unsigned)c);
+        expect_san_at(in, 3, 0, want, __LINE__);
+    }
+    SAN_EQ("\x7F", 0, "\\x7f");
+}
+
+static void test_terminal_attacks(void **state)
+{
+    (void)state;
+    SAN_EQ("\x1B[2J", 0, "\\e[2J");                                        /* clear screen */
+    SAN_EQ("\x1B[H\x1B[1;31mred", 0, "\\e[H\\e[1;31mred");                 /* cursor, colour */
+    SAN_EQ("\x1B]0;pwned\x07", 0, "\\e]0;pwned\\x07");                     /* title, BEL */
+    SAN_EQ("\x1B]0;pwned\x1B\\", 0, "\\e]0;pwned\\e\\");                   /* title, ST */
+    SAN_EQ("\x1B]52;c;cm0gLXJmIH4K\x07", 0, "\\e]52;c;cm0gLXJmIH4K\\x07"); /* clipboard */
+    SAN_EQ("\x1BP$q m\x1B\\", 0, "\\eP$q m\\e\\");                         /* DECRQSS */
+    SAN_EQ("\xC2\x9BH", 0, "\\u{9b}H");                                    /* CSI as C1 */
+    SAN_EQ("\xC2\x9D;t\xC2\x9C", 0, "\\u{9d};t\\u{9c}");                   /* OSC .. ST as C1 */
+    SAN_EQ("\x9BH", 0, "\\x9bH");                                          /* 8-bit raw CSI */
+    SAN_EQ("ok\rEVIL", 0, "ok\\rEVIL");                                    /* overwrite */
+    SAN_EQ("ok\b\b\bNO", 0, "ok\\x08\\x08\\x08NO");                        /* backspace */
+    SAN_EQ("a\0b", 0, "a\\0b");                                            /* NUL */
+    SAN_EQ("a\x7Fz", 0, "a\\x7fz");                                        /* DEL */
+    SAN_EQ("line1\nline2\ttab", 0, "line1\\nline2\\ttab");
+}
+
+static void test_c1_every_code_point(void **state)
+{
+    (void)state;
+    for (uint32_t cp = 0x80; cp <= 0x9F; cp++) {
+        unsigned char in[4];
+        size_t n = utf8_encode(cp, in);
+        char want[16];
+        snprintf(want, sizeof want, "\\u{%x}", (unsigned)cp);
+        expect_san_at((const char *)in, n, 0, want, __LINE__);
+    }
+}
+
+/* ---- bidi, invisible and tag characters -------------------------------------------------- */
+
+struct cp_case {
+    uint32_t cp;
+    const char *esc; /* NULL: passes unchanged */
+};
+
+static void check_cp_cases(const struct cp_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char enc[4];
+        size_t k = utf8_encode(cases[i].cp, enc);
+        char in[16], want[32];
+        in[0] = 'a';
+        memcpy(in + 1, enc, k);
+        in[k + 1] = 'b';
+        if (cases[i].esc)
+            snprintf(want, sizeof want, "a%sb", cases[i].esc);
+        else
+            snprintf(want, sizeof want, "a%.*sb", (int)k, (const char *)enc);
+        expect_san_at(in, k + 2, 0, want, __LINE__);
+    }
+}
+
+static void test_bidi_controls(void **state)
+{
+    (void)state;
+    static const struct cp_case cases[] = {
+        {0x061C, "\\u{61c}"},  /* ARABIC LETTER MARK */
+        {0x200E, "\\u{200e}"}, /* LRM */
+        {0x200F, "\\u{200f}"}, /* RLM */
+        {0x202A, "\\u{202a}"}, /* LRE */
+        {0x202B, "\\u{202b}"}, /* RLE */
+        {0x202C, "\\u{202c}"}, /* PDF */
+        {0x202D, "\\u{202d}"}, /* LRO */
+        {0x202E, "\\u{202e}"}, /* RLO */
+        {0x2066, "\\u{2066}"}, /* LRI */
+        {0x2067, "\\u{2067}"}, /* RLI */
+        {0x2068, "\\u{2068}"}, /* FSI */
+        {0x2069, "\\u{2069}"}, /* PDI */
+        {0x061B, NULL},        /* neighbours pass */
+        {0x061D, NULL},        {0x202F, NULL},
+    };
+    check_cp_cases(cases, sizeof cases / sizeof cases[0]);
+    /* The classic: an "exe" that reads as "txt". */
+    SAN_EQ("invoice\xE2\x80\xAEtxt.exe", 0, "invoice\\u{202e}txt.exe");
+}
+
+static void test_invisible_format(void **state)
+{
+    (void)state;
+    static const struct cp_case cases[] = {
+        {0x200B, "\\u{200b}"}, /* ZERO WIDTH SPACE */
+        {0x200C, "\\u{200c}"}, /* ZWNJ */
+        {0x200D, "\\u{200d}"}, /* ZWJ */
+        {0x2060, "\\u{2060}"}, /* WORD JOINER */
+        {0x2061, "\\u{2061}"}, {0x2062, "\\u{2062}"}, {0x2063, "\\u{2063}"},
+        {0x2064, "\\u{2064}"}, {0xFEFF, "\\u{feff}"}, /* BOM / ZWNBSP */
+        {0xFFF9, "\\u{fff9}"}, {0xFFFA, "\\u{fffa}"}, {0xFFFB, "\\u{fffb}"},
+        {0x180E, "\\u{180e}"}, /* MONGOLIAN VOWEL SEPARATOR */
+        {0x2028, "\\u{2028}"}, /* LINE SEPARATOR */
+        {0x2029, "\\u{2029}"}, /* PARAGRAPH SEPARATOR */
+        {0x200A, NULL},        /* neighbours pass */
+        {0x2010, NULL},        {0x2027, NULL},        {0x2070, NULL},
+        {0xFEFE, NULL},        {0xFFF8, NULL},        {0xFFFC, NULL},
+    };
+    check_cp_cases(cases, sizeof cases / sizeof cases[0]);
+    SAN_EQ("pay\xE2\x80\x8Bpal", 0, "pay\\u{200b}pal");
+}
+
+static void test_tag_characters(void **state)
+{
+    (void)state;
+    static const struct cp_case cases[] = {
+        {0xE0000, "\\u{e0000}"}, {0xE0001, "\\u{e0001}"}, {0xE0020, "\\u{e0020}"},
+        {0xE0041, "\\u{e0041}"}, {0xE007F, "\\u{e007f}"}, {0xE0080, NULL}, /* just past the block */
+        {0xE0100, NULL}, /* VARIATION SELECTOR-17 */
+        {0xDFFFF, NULL},
+    };
+    check_cp_cases(cases, sizeof cases / sizeof cases[0]);
+    /* Hidden ASCII smuggled as tags ("hi"). */
+    SAN_EQ("ok\xF3\xA0\x81\xA8\xF3\xA0\x81\xA9", 0, "ok\\u{e0068}\\u{e0069}");
+}
+
+/* ---- invalid UTF-8 ------------------------------------------------------------------- */
+
+static void test_invalid_utf8(void **state)
+{
+    (void)state;
+    SAN_EQ("\x80", 0, "\\x80"); /* lone continuation */
+    SAN_EQ("a\xBFz", 0, "a\\xbfz");
+    SAN_EQ("\xE2\x82", 0, "\\xe2\\x82");          /* truncated at the end */
+    SAN_EQ("\xE2\x82Z", 0, "\\xe2\\x82Z");        /* truncated mid-string */
+    SAN_EQ("\xF0\x9F\x98", 0, "\\xf0\\x9f\\x98"); /* truncated emoji */
+    SAN_EQ("\xC0\xAF", 0, "\\xc0\\xaf");          /* overlong '/' */
+    SAN_EQ("\xC1\xBF", 0, "\\xc1\\xbf");
+    SAN_EQ("\xE0\x80\xAF", 0, "\\xe0\\x80\\xaf");          /* overlong, 3 bytes */
+    SAN_EQ("\xF0\x80\x80\xAF", 0, "\\xf0\\x80\\x80\\xaf"); /* overlong, 4 bytes */
+    SAN_EQ("\xC0\x9B", 0, "\\xc0\\x9b");                   /* overlong CSI stays escaped */
+    SAN_EQ("\xED\xA0\x80", 0, "\\xed\\xa0\\x80");          /* surrogate U+D800 */
+    SAN_EQ("\xED\xBF\xBF", 0, "\\xed\\xbf\\xbf");          /* surrogate U+DFFF */
+    SAN_EQ("\xF4\x90\x80\x80", 0, "\\xf4\\x90\\x80\\x80"); /* U+110000 */
+    SAN_EQ("\xF5\x80\x80\x80", 0, "\\xf5\\x80\\x80\\x80"); /* F5+ */
+    SAN_EQ("\xF8\x88\x80\x80\x80", 0, "\\xf8\\x88\\x80\\x80\\x80");
+    SAN_EQ("\xFE\xFF", 0, "\\xfe\\xff");
+    /* Resync: the byte that broke a sequence is read afresh. */
+    SAN_EQ("\xE2\x28\xA1", 0, "\\xe2(\\xa1");
+    SAN_EQ("\xC3\xC3\xA9", 0, "\\xc3\xC3\xA9");
+    SAN_EQ("\xE2\x80\xE2\x80\xAE", 0, "\\xe2\\x80\\u{202e}");
+    SAN_EQ("\xF0\x9F\xF0\x9F\x98\x80", 0, "\\xf0\\x9f\xF0\x9F\x98\x80");
+}
+
+/* ---- flags ---------------------------------------------------------------------------- */
+
+static void test_keep_newlines(void **state)
+{
+    (void)state;
+    SAN_EQ("a\nb\tc\r\n", SAN_KEEP_NEWLINES, "a\nb       c\\r\n");
+    SAN_EQ("\tx", SAN_KEEP_NEWLINES, "        x");
+    SAN_EQ("12345678\tx", SAN_KEEP_NEWLINES, "12345678        x");
+    SAN_EQ("1234567\tx", SAN_KEEP_NEWLINES, "1234567 x");
+    SAN_EQ("ab\n\tc", SAN_KEEP_NEWLINES, "ab\n        c"); /* column restarts */
+    SAN_EQ("\x01\tx", SAN_KEEP_NEWLINES, "\\x01    x");    /* escapes count as written */
+    SAN_EQ("\x1B[2J\n\x1B]0;t\x07\n", SAN_KEEP_NEWLINES, "\\e[2J\n\\e]0;t\\x07\n");
+    SAN_EQ("\x0B\x0C", SAN_KEEP_NEWLINES, "\\x0b\\x0c");
+    SAN_EQ("\\\n", SAN_KEEP_NEWLINES | SAN_ESCAPE_BACKSLASH, "\\\\\n");
+}
+
+static void test_keep_newlines_wide(void **state)
+{
+    (void)state;
+    need_utf8();
+    SAN_EQ("\xE6\x97\xA5\tx", SAN_KEEP_NEWLINES, "\xE6\x97\xA5      x");
+    SAN_EQ("e\xCC\x81\tx", SAN_KEEP_NEWLINES, "e\xCC\x81       x");
+}
+
+static void test_backslash(void **state)
+{
+    (void)state;
+    SAN_EQ("a\\b", 0, "a\\b");
+    SAN_EQ("a\\b", SAN_ESCAPE_BACKSLASH, "a\\\\b");
+    SAN_EQ("\\e[2J", 0, "\\e[2J");                      /* ambiguous without the flag ... */
+    SAN_EQ("\\e[2J", SAN_ESCAPE_BACKSLASH, "\\\\e[2J"); /* ... not with it */
+    SAN_EQ("\x1B\\", SAN_ESCAPE_BACKSLASH, "\\e\\\\");
+    SAN_EQ("\\\\", SAN_ESCAPE_BACKSLASH, "\\\\\\\\");
+}
+
+static void test_ascii_mode(void **state)
+{
+    (void)state;
+    SAN_EQ("plain", SAN_ASCII, "plain");
+    SAN_EQ("caf\xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x98\x80", SAN_ASCII,
+           "caf\\u{e9} \\u{65e5} \\u{1f600}");
+    SAN_EQ("\xF4\x8F\xBF\xBF", SAN_ASCII, "\\u{10ffff}");
+    SAN_EQ("\xC2\x9B\xE2\x80\xAE\x1B", SAN_ASCII, "\\u{9b}\\u{202e}\\e");
+    SAN_EQ("\xFF\xE2\x82", SAN_ASCII, "\\xff\\xe2\\x82");
+    SAN_EQ("\\\xC3\xA9", SAN_ASCII | SAN_ESCAPE_BACKSLASH, "\\\\\\u{e9}");
+}
+
+/* Decoding must not depend on the locale: the same output in the C locale. */
+static void test_locale_independent(void **state)
+{
+    (void)state;
+    char *saved = xstrdup(setlocale(LC_CTYPE, NULL));
+    assert_non_null(setlocale(LC_CTYPE, "C"));
+    SAN_EQ("caf\xC3\xA9 \xE6\x97\xA5 \xE2\x80\xAE\xC2\x9B\xFF", 0,
+           "caf\xC3\xA9 \xE6\x97\xA5 \\u{202e}\\u{9b}\\xff");
+    FIT_EQ("h\xC3\xA9llo", 20, SAN_ASCII, "h\\u{e9}llo", 10);
+    FIT_EQ("h\xC3\xA9llo", 4, SAN_ASCII | SAN_PAD, "h~  ", 4);
+    setlocale(LC_CTYPE, saved);
+    free(saved);
+}
+
+/* ---- width ------------------------------------------------------------------------------ */
+
+static void test_width(void **state)
+{
+    (void)state;
+    assert_int_equal(sanitize_width("", 0), 0);
+    assert_int_equal(width_of("hello"), 5);
+    assert_int_equal(sanitize_width("hello", 2), 2); /* len, not strlen */
+    assert_int_equal(width_of("\\e[2J"), 5);
+    assert_int_equal(width_of("\\u{202e}"), 8);
+    assert_int_equal(width_of("\xFF\xFE"), 2); /* unsanitized junk: 1 per byte */
+    need_utf8();
+    assert_int_equal(width_of("\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E"), 6); /* 日本語 */
+    assert_int_equal(width_of("e\xCC\x81"), 1);                            /* combining */
+    assert_int_equal(width_of("\xF0\x9F\x98\x80"), 2);                     /* 😀 */
+    assert_int_equal(width_of("caf\xC3\xA9"), 4);
+    assert_int_equal(width_of("a\xE6\x97\xA5\xF0\x9F\x98\x80o\xCC\x81"), 6);
+    assert_int_equal(width_of("\xEF\xBC\xA1"), 2); /* FULLWIDTH A */
+    assert_int_equal(width_of("\xE2\x80\xA6"), 1); /* the ellipsis itself */
+    assert_int_equal(width_of("\xEF\xBF\xBF"), 1); /* U+FFFF: wcwidth() says -1 */
+}
+
+/* ---- fit ---------------------------------------------------------------------------------- */
+
+static void test_fit_ascii(void **state)
+{
+    (void)state;
+    FIT_EQ("hello", 5, 0, "hello", 5);
+    FIT_EQ("hello", 6, 0, "hello", 5);
+    FIT_EQ("hello", 4, 0, "hel" ELL, 4);
+    FIT_EQ("hello", 2, 0, "h" ELL, 2);
+    FIT_EQ("hello", 1, 0, ELL, 1);
+    FIT_EQ("hello", 0, 0, "", 0);
+    FIT_EQ("hello", -3, SAN_PAD, "", 0);
+    FIT_EQ("abcdef", 6, 0, "abcdef", 6);
+    FIT_EQ("abcdef", 5, 0, "abcd" ELL, 5);
+    FIT_EQ("", 3, 0, "", 0);
+    FIT_EQ("", 3, SAN_PAD, "   ", 3);
+    FIT_EQ("hello", 8, SAN_PAD, "hello   ", 8);
+    FIT_EQ("hello", 4, SAN_PAD, "hel" ELL, 4);
+    FIT_EQ("a\nb", 10, SAN_KEEP_NEWLINES, "a\\nb", 4); /* a cell is one line */
+    FIT_EQ("a\\b", 3, SAN_ESCAPE_BACKSLASH, "a" ELL, 2);
+    FIT_EQ("a\\b", 4, SAN_ESCAPE_BACKSLASH, "a\\\\b", 4);
+    FIT_EQ("a\\b", 3, 0, "a\\b", 3);
+}
+
+static void test_fit_escapes(void **state)
+{
+    (void)state;
+    FIT_EQ("ab\x1B", 4, 0, "ab\\e", 4);
+    FIT_EQ("ab\x1B", 3, 0, "ab" ELL, 3);
+    FIT_EQ("a\x1Bz", 4, 0, "a\\ez", 4);
+    FIT_EQ("a\x1Bz", 3, 0, "a" ELL, 2);           /* "\e" dropped whole ... */
+    FIT_EQ("a\x1Bz", 3, SAN_PAD, "a" ELL " ", 3); /* ... and the gap padded */
+    FIT_EQ("\x01\x02", 8, 0, "\\x01\\x02", 8);
+    FIT_EQ("\x01\x02", 7, 0, "\\x01" ELL, 5);
+    FIT_EQ("\x01\x02", 4, 0, ELL, 1);
+    FIT_EQ("\xFFz", 4, SAN_PAD, ELL "   ", 4);
+    FIT_EQ("x\xE2\x80\xAEy", 10, 0, "x\\u{202e}y", 10);
+    FIT_EQ("x\xE2\x80\xAEy", 9, SAN_PAD, "x" ELL "       ", 9);
+    FIT_EQ("\x1B[2J", 5, 0, "\\e[2J", 5);
+    FIT_EQ("\x1B[2J", 4, 0, "\\e[" ELL, 4);
+}
+
+static void test_fit_wide(void **state)
+{
+    (void)state;
+    need_utf8();
+#define NIHONGO "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E" /* 日本語 */
+    FIT_EQ(NIHONGO, 6, 0, NIHONGO, 6);
+    FIT_EQ(NIHONGO, 7, SAN_PAD, NIHONGO " ", 7);
+    FIT_EQ(NIHONGO, 5, 0, "\xE6\x97\xA5\xE6\x9C\xAC" ELL, 5);
+    FIT_EQ(NIHONGO, 4, 0, "\xE6\x97\xA5" ELL, 3);           /* 本 would leave no room */
+    FIT_EQ(NIHONGO, 4, SAN_PAD, "\xE6\x97\xA5" ELL " ", 4); /* odd column left: pad */
+    FIT_EQ(NIHONGO, 3, 0, "\xE6\x97\xA5" ELL, 3);
+    FIT_EQ(NIHONGO, 2, 0, ELL, 1);
+    FIT_EQ(NIHONGO, 2, SAN_PAD, ELL " ", 2);
+    FIT_EQ(NIHONGO, 1, 0, ELL, 1);
+#undef NIHONGO
+    FIT_EQ("a\xE6\x97\xA5", 3, 0, "a\xE6\x97\xA5", 3);
+    FIT_EQ("a\xE6\x97\xA5z", 3, 0, "a" ELL, 2);
+    FIT_EQ("\xE6\x97\xA5z", 2, SAN_PAD, ELL " ", 2);
+    FIT_EQ("\xF0\x9F\x98\x80\xF0\x9F\x98\x80", 4, 0, "\xF0\x9F\x98\x80\xF0\x9F\x98\x80", 4);
+    FIT_EQ("\xF0\x9F\x98\x80\xF0\x9F\x98\x80", 3, 0, "\xF0\x9F\x98\x80" ELL, 3);
+    /* Combining marks stay with their base character. */
+    FIT_EQ("o\xCC\x81o\xCC\x81", 2, 0, "o\xCC\x81o\xCC\x81", 2);
+    FIT_EQ("o\xCC\x81o\xCC\x81o", 2, 0, "o\xCC\x81" ELL, 2);
+    FIT_EQ("e\xCC\x81x", 1, 0, ELL, 1);
+    FIT_EQ("\xCC\x81z", 0, 0, "", 0); /* nothing at all in no room */
+    FIT_EQ("caf\xC3\xA9s", 4, 0, "caf" ELL, 4);
+    FIT_EQ("caf\xC3\xA9", 4, 0, "caf\xC3\xA9", 4);
+}
+
+static void test_fit_ascii_mode(void **state)
+{
+    (void)state;
+    FIT_EQ("hello", 4, SAN_ASCII, "hel~", 4);
+    FIT_EQ("h\xC3\xA9llo", 20, SAN_ASCII, "h\\u{e9}llo", 10);
+    FIT_EQ("h\xC3\xA9llo", 9, SAN_ASCII, "h\\u{e9}l~", 9);
+    FIT_EQ("h\xC3\xA9llo", 8, SAN_ASCII, "h\\u{e9}~", 8);
+    FIT_EQ("h\xC3\xA9llo", 4, SAN_ASCII | SAN_PAD, "h~  ", 4);
+    FIT_EQ("\xE6\x97\xA5", 8, SAN_ASCII, "\\u{65e5}", 8);
+    FIT_EQ("\xE6\x97\xA5", 7, SAN_ASCII, "~", 1);
+}
+
+/* fit appends: what was in the buffer before survives a cut. */
+static void test_fit_appends(void **state)
+{
+    (void)state;
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_adds(&sb, "[");
+    assert_int_equal(sanitize_fit(&sb, "hello", 5, 4, 0), 4);
+    sb_adds(&sb, "|");
+    assert_int_equal(sanitize_fit(&sb, "\x01xyz", 4, 3, 0), 1);
+    sb_adds(&sb, "|");
+    assert_int_equal(sanitize_fit(&sb, "\x1B\x1B", 2, 3, 0), 3);
+    sb_adds(&sb, "|");
+    assert_int_equal(sanitize_fit(&sb, "ab", 2, 3, SAN_PAD), 3);
+    sb_adds(&sb, "]");
+    assert_string_equal(sb.buf, "[hel" ELL "|" ELL "|\\e" ELL "|ab ]");
+    assert_int_equal(sb.len, strlen(sb.buf));
+    sb_free(&sb);
+}
+
+/* A huge input is read only as far as it fits. */
+static void test_fit_large(void **state)
+{
+    (void)state;
+    size_t n = 4u << 20;
+    char *big = xmalloc(n);
+    memset(big, 'x', n);
+    big[1] = '\x1B';
+    struct strbuf sb;
+    sb_init(&sb);
+    assert_int_equal(sanitize_fit(&sb, big, n, 10, 0), 10);
+    assert_string_equal(sb.buf, "x\\exxxxxx" ELL);
+    assert_true(sb.cap < 1024);
+    sb_free(&sb);
+    free(big);
+}
+
+/* ---- is_text ------------------------------------------------------------------------------ */
+
+static void test_is_text(void **state)
+{
+    (void)state;
+    assert_true(sanitize_is_text("", 0));
+    assert_true(sanitize_is_text(NULL, 0));
+    assert_true(sanitize_is_text("hello world\n", 12));
+    assert_true(sanitize_is_text("line1\r\nline2\t\n", 14));
+    const char *utf = "{\"name\":\"caf\xC3\xA9 \xE6\x97\xA5\"}";
+    assert_true(sanitize_is_text(utf, strlen(utf)));
+    assert_false(sanitize_is_text("a\0b", 3));           /* any NUL */
+    assert_false(sanitize_is_text("\xFF\xFExy", 4));     /* not UTF-8 */
+    assert_false(sanitize_is_text("abc\xC3", 4));        /* truncated */
+    assert_false(sanitize_is_text("ab\xED\xA0\x80", 5)); /* surrogate */
+    /* Protobuf-like: tags and lengths are controls. */
+    assert_false(sanitize_is_text("\x0A\x05hello\x12\x03zoo", 12));
+    /* The threshold: one control per 16 code points. */
+    char buf[64];
+    memset(buf, 'a', sizeof buf);
+    buf[0] = '\x01';
+    assert_true(sanitize_is_text(buf, 16));
+    assert_false(sanitize_is_text(buf, 15));
+    buf[0] = '\x1B';
+    assert_true(sanitize_is_text(buf, 64));
+    buf[63] = '\0'; /* one NUL is enough to be binary */
+    assert_false(sanitize_is_text(buf, 64));
+    buf[63] = 'a';
+    memcpy(buf, "\xC2\x9B", 2); /* C1 counts as a control */
+    assert_false(sanitize_is_text(buf, 12));
+    assert_true(sanitize_is_text(buf, 17));
+}
+
+/* ---- properties over pseudo-random input -------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+
+/* Fills buf (at least 256 bytes) with one test input; about a third pure random bytes, a
+ * third built from code points near the interesting ranges, a third from a small alphabet
+ * of dangerous bytes. */
+static size_t random_input(unsigned char *buf)
+{
+    static const unsigned char alphabet[] = {
+        0x00, 0x07, 0x08, 0x0A, 0x09, 0x0D, 0x1B, 0x7F, 0x80, 0x9B, 0xBF, 0xC0, 0xC2, 0xE2,
+        0x80, 0xAE, 0xED, 0xA0, 0xEF, 0xBB, 0xF3, 0xF4, 0x90, 0xFF, '\\', 'a',  '[',  ']'};
+    static const uint32_t ranges[][2] = {
+        {0x00, 0x7F},       {0x80, 0xBF},       {0x600, 0x620},      {0x100, 0x7FF},
+        {0x2000, 0x2070},   {0x3000, 0x9FFF},   {0xD7F0, 0xE010},    {0xFEF0, 0xFFFF},
+        {0x1F300, 0x1F64F}, {0xE0000, 0xE0100}, {0x10000, 0x10FFFF}, {0x300, 0x36F},
+    };
+    size_t len = rnd() % 64, n = 0;
+    switch (rnd() % 3) {
+    case 0:
+        for (; n < len; n++)
+            buf[n] = (unsigned char)rnd();
+        break;
+    case 1:
+        while (n < len) {
+            const uint32_t *r = ranges[rnd() % (sizeof ranges / sizeof ranges[0])];
+            uint32_t cp = r[0] + rnd() % (r[1] - r[0] + 1);
+            n += utf8_encode(cp, buf + n); /* surrogates too: invalid input */
+        }
+        break;
+    default:
+        for (; n < len; n++)
+            buf[n] = alphabet[rnd() % sizeof alphabet];
+        break;
+    }
+    return n;
+}
+
+static bool forbidden_cp(uint32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) ||
+           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2064) ||
+           (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
+           (cp >= 0xE0000 && cp <= 0xE007F) || cp == 0x2028 || cp == 0x2029;
+}
+
+/* Fails unless s is safe for a terminal (see sanitize.h). */
+static void check_safe(const char *s, size_t n, unsigned flags, size_t inlen)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (strlen(s) != n)
+        fail_msg("output holds a NUL");
+    if (!utf8_valid(s, n))
+        fail_msg("output is not UTF-8: \"%s\"", s);
+    for (size_t i = 0; i < n;) {
+        unsigned c = u[i];
+        if ((c < 0x20 && !(c == '\n' && (flags & SAN_KEEP_NEWLINES))) || c == 0x7F)
+            fail_msg("control byte 0x%02x in output at %zu (input %zu bytes)", c, i, inlen);
+        if ((flags & SAN_ASCII) && c >= 0x80)
+            fail_msg("non-ASCII byte in ASCII mode");
+        uint32_t cp = c;
+        size_t k = 1;
+        if (c >= 0xF0) {
+            cp = c & 0x07;
+            k = 4;
+        } else if (c >= 0xE0) {
+            cp = c & 0x0F;
+            k = 3;
+        } else if (c >= 0xC0) {
+            cp = c & 0x1F;
+            k = 2;
+        }
+        for (size_t j = 1; j < k; j++)
+            cp = cp << 6 | (u[i + j] & 0x3F);
+        if (forbidden_cp(cp))
+            fail_msg("forbidden U+%04X in output", (unsigned)cp);
+        i += k;
+    }
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* Reverses sanitize_append with SAN_ESCAPE_BACKSLASH: false when s is not a well-formed
+ * escaped string (a cut escape, an unknown one). */
+static bool unescape(const char *s, size_t n, struct strbuf *out)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] != '\\') {
+            sb_addc(out, s[i++]);
+            continue;
+        }
+        if (i + 1 >= n)
+            return false;
+        static const char letters[] = "\\ntre0", bytes[] = "\\\n\t\r\x1B";
+        const char *l = memchr(letters, s[i + 1], sizeof letters - 1);
+        if (l) {
+            sb_addc(out, bytes[l - letters]); /* "0" maps to the terminating NUL */
+            i += 2;
+            continue;
+        }
+        switch (s[i + 1]) {
+        case 'x': {
+            if (i + 3 >= n || hexval(s[i + 2]) < 0 || hexval(s[i + 3]) < 0)
+                return false;
+            sb_addc(out, (char)(hexval(s[i + 2]) << 4 | hexval(s[i + 3])));
+            i += 4;
+            break;
+        }
+        case 'u': {
+            if (i + 2 >= n || s[i + 2] != '{')
+                return false;
+            size_t j = i + 3;
+            uint32_t cp = 0;
+            int digits = 0;
+            while (j < n && hexval(s[j]) >= 0 && digits < 6) {
+                cp = cp << 4 | (uint32_t)hexval(s[j++]);
+                digits++;
+            }
+            if (digits == 0 || j >= n || s[j] != '}' || cp < 0x80 || cp > 0x10FFFF ||
+                (cp >= 0xD800 && cp <= 0xDFFF))
+                return false;
+            unsigned char enc[4];
+            sb_add(out, enc, utf8_encode(cp, enc));
+            i = j + 1;
+            break;
+        }
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+enum { N_RANDOM = 20000 };
+
+static void test_random_output_is_safe(void **state)
+{
+    (void)state;
+    static const unsigned flag_sets[] = {0, SAN_ESCAPE_BACKSLASH, SAN_ASCII, SAN_KEEP_NEWLINES,
+                                         SAN_KEEP_NEWLINES | SAN_ASCII | SAN_ESCAPE_BACKSLASH};
+    unsigned char in[256];
+    struct strbuf sb;
+    sb_init(&sb);
+    rng_state = 0x9E3779B97F4A7C15u;
+    for (int t = 0; t < N_RANDOM; t++) {
+        size_t n = random_input(in);
+        for (size_t f = 0; f < sizeof flag_sets / sizeof flag_sets[0]; f++) {
+            sb_reset(&sb);
+            sanitize_append(&sb, in, n, flag_sets[f]);
+            check_safe(sb.buf, sb.len, flag_sets[f], n);
+            assert_true(sb.len >= n);
+        }
+    }
+    sb_free(&sb);
+}
+
+/* With SAN_ESCAPE_BACKSLASH nothing is lost or ambiguous: the escapes decode back to the
+ * input exactly. */
+static void test_random_roundtrip(void **state)
+{
+    (void)state;
+    unsigned char in[256];
+    struct strbuf sb, back;
+    sb_init(&sb);
+    sb_init(&back);
+    rng_state = 0x0123456789ABCDEFu;
+    for (int t = 0; t < N_RANDOM; t++) {
+        size_t n = random_input(in);
+        unsigned flags = SAN_ESCAPE_BACKSLASH | (t % 2 ? SAN_ASCII : 0);
+        sb_reset(&sb);
+        sb_reset(&back);
+        sanitize_append(&sb, in, n, flags);
+        assert_true(unescape(sb.buf, sb.len, &back));
+        assert_int_equal(back.len, n);
+        assert_memory_equal(back.buf, in, n);
+    }
+    sb_free(&sb);
+    sb_free(&back);
+}
+
+/* fit: safe, within width (exact with SAN_PAD), the full text when it fits, otherwise a
+ * prefix of it cut on an escape/code point boundary, then the ellipsis. */
+static void test_random_fit(void **state)
+{
+    (void)state;
+    need_utf8();
+    unsigned char in[256];
+    struct strbuf full, fit, padded, back;
+    sb_init(&full);
+    sb_init(&fit);
+    sb_init(&padded);
+    sb_init(&back);
+    rng_state = 0xDEADBEEFCAFEF00Du;
+    for (int t = 0; t < N_RANDOM; t++) {
+        size_t n = random_input(in);
+        int width = (int)(rnd() % 40);
+        unsigned flags = SAN_ESCAPE_BACKSLASH | (t % 3 == 0 ? SAN_ASCII : 0);
+        const char *ell = (flags & SAN_ASCII) ? "~" : ELL;
+        size_t ell_len = strlen(ell);
+
+        sb_reset(&full);
+        sb_reset(&fit);
+        sb_reset(&padded);
+        sb_adds(&padded, "P|");
+        sanitize_append(&full, in, n, flags);
+        int cols = sanitize_fit(&fit, in, n, width, flags);
+        int pcols = sanitize_fit(&padded, in, n, width, flags | SAN_PAD);
+
+        check_safe(fit.buf, fit.len, flags, n);
+        assert_true(cols >= 0 && cols <= width);
+        assert_int_equal((size_t)cols, sanitize_width(fit.buf, fit.len));
+        assert_int_equal(pcols, width);
+        assert_int_equal(padded.len, 2 + fit.len + (size_t)(width - cols));
+        assert_memory_equal(padded.buf, "P|", 2);
+        assert_memory_equal(padded.buf + 2, fit.buf, fit.len);
+        for (size_t i = 2 + fit.len; i < padded.len; i++)
+            assert_int_equal(padded.buf[i], ' ');
+
+        size_t full_w = sanitize_width(full.buf, full.len);
+        if (full_w <= (size_t)width) {
+            assert_int_equal(fit.len, full.len);
+            assert_memory_equal(fit.buf, full.buf, full.len);
+            continue;
+        }
+        if (width == 0) {
+            assert_int_equal(fit.len, 0);
+            continue;
+        }
+        assert_true(fit.len >= ell_len);
+        size_t kept = fit.len - ell_len;
+        assert_memory_equal(fit.buf + kept, ell, ell_len);
+        assert_true(kept < full.len);
+        assert_memory_equal(fit.buf, full.buf, kept);
+        /* Cut on a boundary: the kept part decodes, to a prefix of the input. */
+        sb_reset(&back);
+        assert_true(unescape(fit.buf, kept, &back));
+        assert_true(back.len <= n);
+        if (back.len)
+            assert_memory_equal(back.buf, in, back.len);
+        /* And not needlessly short: no unit is wider than "\u{10ffff}". */
+        assert_true(cols - 1 + 10 >= width);
+    }
+    sb_free(&full);
+    sb_free(&fit);
+    sb_free(&padded);
+    sb_free(&back);
+}
+
+int main(void)
+{
+    if (!setlocale(LC_ALL, "C.UTF-8") && !setlocale(LC_ALL, "C.utf8") &&
+        !setlocale(LC_ALL, "en_US.UTF-8"))
+        setlocale(LC_ALL, "");
+    have_utf8_locale = wcwidth(0x65E5) == 2 && wcwidth(0x301) == 0;
+
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plain_ascii),
+        cmocka_unit_test(test_utf8_passthrough),
+        cmocka_unit_test(test_c0_every_byte),
+        cmocka_unit_test(test_terminal_attacks),
+        cmocka_unit_test(test_c1_every_code_point),
+        cmocka_unit_test(test_bidi_controls),
+        cmocka_unit_test(test_invisible_format),
+        cmocka_unit_test(test_tag_characters),
+        cmocka_unit_test(test_invalid_utf8),
+        cmocka_unit_test(test_keep_newlines),
+        cmocka_unit_test(test_keep_newlines_wide),
+        cmocka_unit_test(test_backslash),
+        cmocka_unit_test(test_ascii_mode),
+        cmocka_unit_test(test_locale_independent),
+        cmocka_unit_test(test_width),
+        cmocka_unit_test(test_fit_ascii),
+        cmocka_unit_test(test_fit_escapes),
+        cmocka_unit_test(test_fit_wide),
+        cmocka_unit_test(test_fit_ascii_mode),
+        cmocka_unit_test(test_fit_appends),
+        cmocka_unit_test(test_fit_large),
+        cmocka_unit_test(test_is_text),
+        cmocka_unit_test(test_random_output_is_safe),
+        cmocka_unit_test(test_random_roundtrip),
+        cmocka_unit_test(test_random_fit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
