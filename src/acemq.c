@@ -4,7 +4,6 @@
 #include "acemq.h"
 
 #include <string.h>
-#include <uuid/uuid.h>
 
 #include "util.h"
 
@@ -56,20 +55,6 @@ static int64_t number(const struct htable *h, const char *name, int64_t fallback
     return fallback;
 }
 
-static struct bytes derived_id(const struct bytes *digest)
-{
-    /* A name-based (SHA-1, version 5) UUID in a namespace of dlqx's own, so that a message
-     * without any id reads the same every time it is read. */
-    static const uuid_t ns = {0x6b, 0x1d, 0x0e, 0x39, 0x5c, 0x0a, 0x4f, 0x5e,
-                              0x9a, 0x43, 0x64, 0x6c, 0x71, 0x78, 0x00, 0x01};
-    uuid_t u;
-    char out[37];
-    uuid_generate_sha1(u, ns, digest && digest->len ? (const char *)digest->data : "",
-                       digest ? digest->len : 0);
-    uuid_unparse_lower(u, out);
-    return bytes_from_cstr(out);
-}
-
 enum status acemq_from_headers(const struct htable *h, const struct bytes *routing_key,
                                const struct bytes *message_id, const struct bytes *digest,
                                int64_t now_ms, const struct envelope **out, struct error *err)
@@ -96,7 +81,7 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
         if (message_id && message_id->len) {
             id = bytes_copy(message_id);
         } else {
-            id = derived_id(digest);
+            id = envelope_derived_id(digest);
             in.defaulted |= ED_ID;
         }
     }

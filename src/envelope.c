@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uuid/uuid.h>
 
 #include "util.h"
 
@@ -302,4 +303,17 @@ void env_change_release(struct env_change *c, struct hval *hv)
 double envelope_age_s(const struct envelope *e, int64_t now_ms)
 {
     return (double)(now_ms - e->first_seen_ms) / 1000.0;
+}
+
+struct bytes envelope_derived_id(const struct bytes *digest)
+{
+    /* A name-based (SHA-1, version 5) UUID in a namespace of dlqx's own. */
+    static const uuid_t ns = {0x6b, 0x1d, 0x0e, 0x39, 0x5c, 0x0a, 0x4f, 0x5e,
+                              0x9a, 0x43, 0x64, 0x6c, 0x71, 0x78, 0x00, 0x01};
+    uuid_t u;
+    char out[37];
+    uuid_generate_sha1(u, ns, digest && digest->len ? (const char *)digest->data : "",
+                       digest ? digest->len : 0);
+    uuid_unparse_lower(u, out);
+    return bytes_from_cstr(out);
 }

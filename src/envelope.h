@@ -111,6 +111,11 @@ enum status env_change_parse(const char *s, struct env_change *out, struct hval 
                              struct error *err);
 void env_change_release(struct env_change *c, struct hval *hv);
 
+/* The id that stands in for a message that carries none: a name-based UUID (version 5) of
+ * digest, so that the same message reads with the same id every time (where the libraries
+ * would mint a random one). A new string the caller frees. */
+struct bytes envelope_derived_id(const struct bytes *digest);
+
 /* Age in seconds at now_ms. */
 double envelope_age_s(const struct envelope *e, int64_t now_ms);
 

@@ -13,6 +13,7 @@
 /* Exit codes (documented in the man page and README). */
 enum exit_code {
     EXIT_OK = 0,
+    EXIT_NOMATCH = 1, /* the message asked for is not there */
     EXIT_USAGE = 2,
     EXIT_DATAERR = 65, /* one or more records were malformed and skipped */
     EXIT_NOINPUT = 66, /* an input file could not be opened */
@@ -39,6 +40,7 @@ int cli_exit_code(const struct cli_inputs *stats);
 int cmd_decode(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
+int cmd_peek(int argc, char **argv);
 
 /* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
 bool cli_flush_stdout(void);

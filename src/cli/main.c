@@ -24,7 +24,7 @@ static const char usage[] =
     "environment:\n"
     "  DLQX_NOW   fix the clock (epoch milliseconds) for ages, as tests do\n"
     "\n"
-    "exit codes: 0 ok, 2 usage, 65 some records malformed (skipped), 66 input missing,\n"
+    "exit codes: 0 ok, 1 no such message (tree --of), 2 usage, 65 some records malformed (skipped), 66 input missing,\n"
     "            74 I/O error\n";
 
 int main(int argc, char **argv)
@@ -43,12 +43,14 @@ int main(int argc, char **argv)
         return cmd_tree(argc - 1, argv + 1);
     if (strcmp(cmd, "cat") == 0)
         return cmd_cat(argc - 1, argv + 1);
+    if (strcmp(cmd, "peek") == 0)
+        return cmd_peek(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
         return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;
     }
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("dlqx %s\n", DLQX_VERSION);
+        printf("dlqx %s\n", DLQX_VERSION_STRING);
         return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;
     }
     fprintf(stderr, "dlqx: unknown command \"%s\" (see dlqx help)\n", cmd);

@@ -1,0 +1,57 @@
+/*
+ * broker_opts: the options every broker command shares — where the broker is and how to log
+ * in — parsed once into a struct (no globals), and the exit code for each kind of failure.
+ *
+ *   --url URL (repeatable; or DLQX_URL, comma-separated)   cluster nodes, tried in order
+ *   --password-file FILE (or DLQX_PASSWORD_FILE)           the password, never on the command line
+ *   --ask-password                                         prompt for it on the terminal
+ *   --cacert FILE --cert FILE --key FILE --tls-no-verify   amqps://
+ *   --mgmt-url URL (or DLQX_MGMT_URL), --no-mgmt           the management API
+ */
+#ifndef DLQX_BROKER_OPTS_H
+#define DLQX_BROKER_OPTS_H
+
+#include <stdbool.h>
+
+#include "conn.h"
+
+struct broker_opts {
+    char *urls[16];
+    size_t n_urls;
+    char *password; /* read from a file or prompt (owned, wiped on free) */
+    const char *password_file;
+    bool ask_password;
+    const char *cacert, *cert, *key;
+    bool tls_no_verify;
+    const char *mgmt_url;
+    bool no_mgmt;
+    char *env_urls; /* owned copy of DLQX_URL that urls[] point into */
+};
+
+/* Exit codes of the broker commands (documented in the man page). */
+enum broker_exit {
+    EXIT_UNREACHABLE = 10,
+    EXIT_AUTH = 11,
+    EXIT_VHOST = 12,
+    EXIT_TLS = 13,
+    EXIT_ACCESS = 14,
+    EXIT_QUEUE_MISSING = 15,
+    EXIT_PEEK_REFUSED = 16,
+    EXIT_CONNECTION_LOST = 17,
+    EXIT_INCOMPLETE = 18,
+    EXIT_PROTOCOL = 19,
+};
+
+void broker_opts_init(struct broker_opts *b);
+void broker_opts_free(struct broker_opts *b);
+/* Consumes argv[*i] (and its value) when it is a broker option: 1 consumed, 0 not one of
+ * ours, -1 a usage error (already reported). */
+int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i);
+/* Applies the environment and reads the password; false after reporting an error. */
+bool broker_opts_finish(struct broker_opts *b);
+void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o);
+int broker_exit_code(enum conn_err k);
+/* Connects, reporting a failure on stderr; NULL then, with *exit_code set. */
+struct conn *broker_connect(const struct broker_opts *b, int *exit_code);
+
+#endif

@@ -1,0 +1,587 @@
+/*
+ * conn: AMQP connections with librabbitmq — URIs, TLS, login, failover, error mapping.
+ */
+#include "conn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <amqp_ssl_socket.h>
+#include <amqp_tcp_socket.h>
+
+#include "sanitize.h"
+#include "util.h"
+
+#define DEFAULT_HEARTBEAT_S 30
+#define DEFAULT_TIMEOUT_MS 10000
+
+struct conn {
+    amqp_connection_state_t st;
+    char *display_url;
+    char *vhost;
+    char *user;
+    char *server_version;
+    bool alive;
+};
+
+static const char *const conn_err_names[] = {
+#define X(e, s) s,
+    CONN_ERR_LIST(X)
+#undef X
+};
+
+const char *conn_err_name(enum conn_err e)
+{
+    return (unsigned)e < sizeof conn_err_names / sizeof *conn_err_names ? conn_err_names[e] : "?";
+}
+
+static void set_kind(enum conn_err *kind, enum conn_err k)
+{
+    if (kind)
+        *kind = k;
+}
+
+char *conn_mask_url(const char *url)
+{
+    const char *scheme_end = strstr(url, "://");
+    if (!scheme_end)
+        return xstrdup(url);
+    const char *auth = scheme_end + 3;
+    const char *slash = strchr(auth, '/');
+    const char *at = NULL;
+    for (const char *p = auth; *p && (!slash || p < slash); p++)
+        if (*p == '@')
+            at = p;
+    if (!at)
+        return xstrdup(url);
+    const char *colon = memchr(auth, ':', (size_t)(at - auth));
+    if (!colon)
+        return xstrdup(url);
+    return xasprintf("%.*s%s", (int)(colon - url), url, at);
+}
+
+/* A broker's text (a reply text, a server property) is untrusted: keep it printable. */
+static void safe(struct strbuf *sb, const amqp_bytes_t *b)
+{
+    sanitize_append(sb, b->bytes, b->len, 0);
+}
+
+static char *vhost_display(const char *vhost)
+{
+    /* "/" is written %2F in a URL */
+    struct strbuf sb;
+    sb_init(&sb);
+    for (const char *p = vhost; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '_' || c == '.' || c == '~')
+            sb_addc(&sb, (char)c);
+        else
+            sb_addf(&sb, "%%%02X", c);
+    }
+    return sb_detach(&sb, NULL);
+}
+
+static amqp_table_entry_t str_entry(const char *k, const char *v)
+{
+    amqp_table_entry_t e;
+    e.key = amqp_cstring_bytes(k);
+    e.value.kind = AMQP_FIELD_KIND_UTF8;
+    e.value.value.bytes = amqp_cstring_bytes(v);
+    return e;
+}
+
+static amqp_table_entry_t bool_entry(const char *k, bool v)
+{
+    amqp_table_entry_t e;
+    e.key = amqp_cstring_bytes(k);
+    e.value.kind = AMQP_FIELD_KIND_BOOLEAN;
+    e.value.value.boolean = v;
+    return e;
+}
+
+static enum status login_error(amqp_rpc_reply_t r, const char *shown, const char *user,
+                               const char *vhost, enum conn_err *kind, struct error *err)
+{
+    if (r.reply_type == AMQP_RESPONSE_SERVER_EXCEPTION &&
+        r.reply.id == AMQP_CONNECTION_CLOSE_METHOD) {
+        const amqp_connection_close_t *c = r.reply.decoded;
+        struct strbuf text;
+        sb_init(&text);
+        safe(&text, &c->reply_text);
+        enum status st;
+        if (c->reply_code == AMQP_ACCESS_REFUSED) {
+            set_kind(kind, CONN_AUTH);
+            st = error_set(err, ST_EIO,
+                           "%s refused the login of user \"%s\": the user name or password is "
+                           "wrong (%s)",
+                           shown, user, text.buf ? text.buf : "");
+        } else if (c->reply_code == AMQP_NOT_ALLOWED) {
+            set_kind(kind, CONN_VHOST);
+            st = error_set(err, ST_EIO,
+                           "%s: the virtual host \"%s\" does not exist or user \"%s\" may not "
+                           "use it (%s)",
+                           shown, vhost, user, text.buf ? text.buf : "");
+        } else {
+            set_kind(kind, CONN_PROTOCOL);
+            st = error_set(err, ST_EIO, "%s closed the connection during login: %u %s", shown,
+                           c->reply_code, text.buf ? text.buf : "");
+        }
+        sb_free(&text);
+        return st;
+    }
+    if (r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
+        r.library_error == AMQP_STATUS_CONNECTION_CLOSED) {
+        set_kind(kind, CONN_AUTH);
+        return error_set(err, ST_EIO,
+                         "%s closed the connection during login: most likely the password of "
+                         "user \"%s\" is wrong",
+                         shown, user);
+    }
+    if (r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION) {
+        int e = r.library_error;
+        bool tls = e == AMQP_STATUS_SSL_ERROR || e == AMQP_STATUS_SSL_HOSTNAME_VERIFY_FAILED ||
+                   e == AMQP_STATUS_SSL_PEER_VERIFY_FAILED ||
+                   e == AMQP_STATUS_SSL_CONNECTION_FAILED;
+        set_kind(kind, tls ? CONN_TLS : CONN_UNREACHABLE);
+        return error_set(err, ST_EIO, "%s: login failed: %s", shown, amqp_error_string2(e));
+    }
+    set_kind(kind, CONN_PROTOCOL);
+    return error_set(err, ST_EIO, "%s: login failed", shown);
+}
+
+static enum status open_one(const char *url, const struct conn_opts *o, struct conn **out,
+                            enum conn_err *kind, struct error *err)
+{
+    char *masked = conn_mask_url(url);
+    char *buf = xstrdup(url);
+    struct amqp_connection_info ci;
+    amqp_default_connection_info(&ci);
+    if (strncmp(url, "amqp://", 7) != 0 && strncmp(url, "amqps://", 8) != 0) {
+        set_kind(kind, CONN_BAD_URL);
+        error_set(err, ST_EINVAL, "%s is not an amqp:// or amqps:// URL", masked);
+        free(buf);
+        free(masked);
+        return ST_EINVAL;
+    }
+    if (amqp_parse_url(buf, &ci) != AMQP_STATUS_OK) {
+        set_kind(kind, CONN_BAD_URL);
+        error_set(err, ST_EINVAL,
+                  "%s is not a valid RabbitMQ URI (amqp[s]://user@host:port/vhost)", masked);
+        conn_secret_free(buf);
+        free(masked);
+        return ST_EINVAL;
+    }
+    const char *password = o->password ? o->password : ci.password;
+    char *vhost_shown = vhost_display(ci.vhost);
+    char *shown = xasprintf("%s://%s@%s:%d/%s", ci.ssl ? "amqps" : "amqp", ci.user, ci.host,
+                            ci.port, vhost_shown);
+    free(vhost_shown);
+    free(masked);
+
+    amqp_connection_state_t st = amqp_new_connection();
+    amqp_socket_t *sock = ci.ssl ? amqp_ssl_socket_new(st) : amqp_tcp_socket_new(st);
+    enum status status = ST_OK;
+    if (!sock) {
+        set_kind(kind, CONN_PROTOCOL);
+        status = error_set(err, ST_EIO, "%s: cannot create a socket", shown);
+        goto fail;
+    }
+    if (ci.ssl) {
+        amqp_ssl_socket_set_ssl_versions(sock, AMQP_TLSv1_2, AMQP_TLSvLATEST);
+        amqp_ssl_socket_set_verify_peer(sock, !o->tls_no_verify);
+        amqp_ssl_socket_set_verify_hostname(sock, !o->tls_no_verify);
+        if (o->cacert && amqp_ssl_socket_set_cacert(sock, o->cacert) != AMQP_STATUS_OK) {
+            set_kind(kind, CONN_TLS);
+            status = error_set(err, ST_EIO, "cannot use the CA file %s", o->cacert);
+            goto fail;
+        }
+        if ((o->cert || o->key) &&
+            amqp_ssl_socket_set_key(sock, o->cert ? o->cert : "", o->key ? o->key : "") !=
+                AMQP_STATUS_OK) {
+            set_kind(kind, CONN_TLS);
+            status = error_set(err, ST_EIO, "cannot use the client certificate %s and key %s",
+                               o->cert ? o->cert : "(none)", o->key ? o->key : "(none)");
+            goto fail;
+        }
+    }
+    int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
+    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    int rc = amqp_socket_open_noblock(sock, ci.host, ci.port, &tv);
+    if (rc != AMQP_STATUS_OK) {
+        bool tls = rc == AMQP_STATUS_SSL_ERROR || rc == AMQP_STATUS_SSL_HOSTNAME_VERIFY_FAILED ||
+                   rc == AMQP_STATUS_SSL_PEER_VERIFY_FAILED ||
+                   rc == AMQP_STATUS_SSL_CONNECTION_FAILED;
+        set_kind(kind, tls ? CONN_TLS : CONN_UNREACHABLE);
+        if (tls)
+            status = error_set(err, ST_EIO, "%s: the TLS handshake failed: %s", shown,
+                               amqp_error_string2(rc));
+        else
+            status = error_set(err, ST_EIO, "cannot reach %s: %s", shown,
+                               rc == AMQP_STATUS_SOCKET_ERROR
+                                   ? "the connection was refused or the host is unreachable"
+                               : rc == AMQP_STATUS_TIMEOUT ? "no answer before the timeout"
+                               : rc == AMQP_STATUS_HOSTNAME_RESOLUTION_FAILED
+                                   ? "the host name does not resolve"
+                                   : amqp_error_string2(rc));
+        goto fail;
+    }
+    amqp_set_handshake_timeout(st, &tv);
+    amqp_set_rpc_timeout(st, &tv);
+
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    char *name = o->conn_name ? xstrdup(o->conn_name) : xasprintf("dlqx@%s", host);
+    amqp_table_entry_t caps[] = {
+        bool_entry("authentication_failure_close", true),
+        bool_entry("consumer_cancel_notify", true),
+        bool_entry("connection.blocked", true),
+        bool_entry("publisher_confirms", true),
+        bool_entry("basic.nack", true),
+        bool_entry("per_consumer_qos", true),
+    };
+    amqp_table_entry_t props[6];
+    props[0] = str_entry("product", "dlqx");
+    props[1] = str_entry("version", DLQX_VERSION_STRING);
+    props[2] = str_entry("platform", "C (rabbitmq-c)");
+    props[3] = str_entry("information", "dead-letter queue explorer");
+    props[4] = str_entry("connection_name", name);
+    props[5].key = amqp_cstring_bytes("capabilities");
+    props[5].value.kind = AMQP_FIELD_KIND_TABLE;
+    props[5].value.value.table.num_entries = (int)(sizeof caps / sizeof *caps);
+    props[5].value.value.table.entries = caps;
+    amqp_table_t client = {(int)(sizeof props / sizeof *props), props};
+    int heartbeat = o->heartbeat_s > 0 ? o->heartbeat_s : DEFAULT_HEARTBEAT_S;
+    amqp_rpc_reply_t r = amqp_login_with_properties(st, ci.vhost, 0, AMQP_DEFAULT_FRAME_SIZE,
+                                                    heartbeat, &client, AMQP_SASL_METHOD_PLAIN,
+                                                    ci.user, password);
+    free(name);
+    if (r.reply_type != AMQP_RESPONSE_NORMAL) {
+        status = login_error(r, shown, ci.user, ci.vhost, kind, err);
+        goto fail;
+    }
+    struct conn *c = xcalloc(1, sizeof *c);
+    c->st = st;
+    c->display_url = shown;
+    c->vhost = xstrdup(ci.vhost);
+    c->user = xstrdup(ci.user);
+    c->alive = true;
+    const amqp_table_t *sp = amqp_get_server_properties(st);
+    for (int i = 0; sp && i < sp->num_entries; i++) {
+        const amqp_table_entry_t *e = &sp->entries[i];
+        if (e->key.len == 7 && memcmp(e->key.bytes, "version", 7) == 0 &&
+            e->value.kind == AMQP_FIELD_KIND_UTF8) {
+            struct strbuf v;
+            sb_init(&v);
+            safe(&v, &e->value.value.bytes);
+            c->server_version = sb_detach(&v, NULL);
+        }
+    }
+    if (!c->server_version)
+        c->server_version = xstrdup("?");
+    conn_secret_free(buf);
+    set_kind(kind, CONN_OK);
+    *out = c;
+    return ST_OK;
+fail:
+    amqp_destroy_connection(st);
+    conn_secret_free(buf);
+    free(shown);
+    return status;
+}
+
+enum status conn_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
+                      struct error *err)
+{
+    *out = NULL;
+    if (!o->n_urls) {
+        set_kind(kind, CONN_BAD_URL);
+        return error_set(err, ST_EINVAL, "no broker URL (give --url or set DLQX_URL)");
+    }
+    struct strbuf tried;
+    sb_init(&tried);
+    enum status st = ST_EIO;
+    for (size_t i = 0; i < o->n_urls; i++) {
+        struct error e;
+        enum conn_err k = CONN_OK;
+        error_clear(&e);
+        st = open_one(o->urls[i], o, out, &k, &e);
+        set_kind(kind, k);
+        if (st == ST_OK) {
+            sb_free(&tried);
+            return ST_OK;
+        }
+        if (k != CONN_UNREACHABLE || o->n_urls == 1) {
+            error_set(err, st, "%s", e.msg);
+            sb_free(&tried);
+            return st;
+        }
+        if (tried.len)
+            sb_adds(&tried, "; ");
+        sb_adds(&tried, e.msg);
+    }
+    error_set(err, st, "no broker answered: %s", tried.buf ? tried.buf : "");
+    sb_free(&tried);
+    return st;
+}
+
+void conn_close(struct conn *c)
+{
+    if (!c)
+        return;
+    if (c->alive)
+        amqp_connection_close(c->st, AMQP_REPLY_SUCCESS);
+    amqp_destroy_connection(c->st);
+    free(c->display_url);
+    free(c->vhost);
+    free(c->user);
+    free(c->server_version);
+    free(c);
+}
+
+amqp_connection_state_t conn_state(const struct conn *c)
+{
+    return c->st;
+}
+
+const char *conn_display_url(const struct conn *c)
+{
+    return c->display_url;
+}
+
+const char *conn_vhost(const struct conn *c)
+{
+    return c->vhost;
+}
+
+const char *conn_user(const struct conn *c)
+{
+    return c->user;
+}
+
+const char *conn_server_version(const struct conn *c)
+{
+    return c->server_version;
+}
+
+bool conn_alive(const struct conn *c)
+{
+    return c->alive;
+}
+
+enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
+                              struct error *err)
+{
+    amqp_channel_open(c->st, ch);
+    return conn_check_reply(c, ch, amqp_get_rpc_reply(c->st), "opening a channel", kind, err);
+}
+
+void conn_channel_close(struct conn *c, amqp_channel_t ch)
+{
+    if (c->alive)
+        amqp_channel_close(c->st, ch, AMQP_REPLY_SUCCESS);
+}
+
+enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
+                              struct error *err)
+{
+    if (status >= 0)
+        return ST_OK;
+    if (status == AMQP_STATUS_CONNECTION_CLOSED || status == AMQP_STATUS_SOCKET_ERROR ||
+        status == AMQP_STATUS_HEARTBEAT_TIMEOUT || status == AMQP_STATUS_SOCKET_CLOSED ||
+        status == AMQP_STATUS_SSL_ERROR) {
+        c->alive = false;
+        set_kind(kind, CONN_LOST);
+        return error_set(err, ST_EIO, "lost the connection to %s while %s: %s", c->display_url,
+                         what, amqp_error_string2(status));
+    }
+    if (status == AMQP_STATUS_TIMEOUT) {
+        set_kind(kind, CONN_LOST);
+        return error_set(err, ST_EIO, "%s did not answer in time while %s", c->display_url, what);
+    }
+    set_kind(kind, CONN_PROTOCOL);
+    return error_set(err, ST_EIO, "%s: %s", what, amqp_error_string2(status));
+}
+
+static enum conn_err kind_of_code(int code)
+{
+    switch (code) {
+    case AMQP_NOT_FOUND:
+        return CONN_NOT_FOUND;
+    case AMQP_ACCESS_REFUSED:
+        return CONN_ACCESS;
+    case AMQP_PRECONDITION_FAILED:
+        return CONN_PRECONDITION;
+    case AMQP_RESOURCE_LOCKED:
+        return CONN_LOCKED;
+    default:
+        return CONN_PROTOCOL;
+    }
+}
+
+enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
+                             const char *what, enum conn_err *kind, struct error *err)
+{
+    switch (r.reply_type) {
+    case AMQP_RESPONSE_NORMAL:
+        set_kind(kind, CONN_OK);
+        return ST_OK;
+    case AMQP_RESPONSE_NONE:
+        set_kind(kind, CONN_PROTOCOL);
+        return error_set(err, ST_EIO, "%s: the broker sent no reply", what);
+    case AMQP_RESPONSE_LIBRARY_EXCEPTION:
+        return conn_check_status(c, r.library_error, what, kind, err);
+    case AMQP_RESPONSE_SERVER_EXCEPTION:
+    default:
+        break;
+    }
+    struct strbuf text;
+    sb_init(&text);
+    enum status st;
+    if (r.reply.id == AMQP_CHANNEL_CLOSE_METHOD) {
+        const amqp_channel_close_t *m = r.reply.decoded;
+        safe(&text, &m->reply_text);
+        amqp_channel_close_ok_t ok;
+        memset(&ok, 0, sizeof ok);
+        amqp_send_method(c->st, ch, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok);
+        enum conn_err k = kind_of_code(m->reply_code);
+        set_kind(kind, k);
+        st = error_set(err, k == CONN_NOT_FOUND ? ST_ENOTFOUND : ST_EIO, "%s: %s (%u)", what,
+                       text.buf ? text.buf : "", m->reply_code);
+    } else if (r.reply.id == AMQP_CONNECTION_CLOSE_METHOD) {
+        const amqp_connection_close_t *m = r.reply.decoded;
+        safe(&text, &m->reply_text);
+        amqp_connection_close_ok_t ok;
+        memset(&ok, 0, sizeof ok);
+        amqp_send_method(c->st, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &ok);
+        c->alive = false;
+        set_kind(kind, m->reply_code == AMQP_CONNECTION_FORCED ? CONN_LOST
+                                                                : kind_of_code(m->reply_code));
+        st = error_set(err, ST_EIO, "%s closed the connection while %s: %s (%u)", c->display_url,
+                       what, text.buf ? text.buf : "", m->reply_code);
+    } else {
+        set_kind(kind, CONN_PROTOCOL);
+        st = error_set(err, ST_EIO, "%s: unexpected method 0x%08x from the broker", what,
+                       (unsigned)r.reply.id);
+    }
+    sb_free(&text);
+    return st;
+}
+
+enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
+                               uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
+                               struct error *err)
+{
+    amqp_queue_declare_ok_t *ok = amqp_queue_declare(c->st, ch, amqp_cstring_bytes(queue), 1, 0,
+                                                     0, 0, amqp_empty_table);
+    char *what = xasprintf("looking up queue \"%s\"", queue);
+    enum status st = conn_check_reply(c, ch, amqp_get_rpc_reply(c->st), what, kind, err);
+    free(what);
+    if (st != ST_OK) {
+        if (kind && *kind == CONN_NOT_FOUND && c->alive) {
+            error_set(err, ST_ENOTFOUND, "there is no queue \"%s\" in virtual host \"%s\"", queue,
+                      c->vhost);
+            /* The broker closed the channel: give the caller a usable one back. */
+            amqp_channel_open(c->st, ch);
+            amqp_get_rpc_reply(c->st);
+        }
+        return st;
+    }
+    if (messages)
+        *messages = ok ? ok->message_count : 0;
+    if (consumers)
+        *consumers = ok ? ok->consumer_count : 0;
+    return ST_OK;
+}
+
+void conn_secret_free(char *s)
+{
+    if (!s)
+        return;
+    volatile char *p = s;
+    while (*p)
+        *p++ = '\0';
+    free(s);
+}
+
+static char *strip_line(char *s)
+{
+    size_t n = strcspn(s, "\r\n");
+    s[n] = '\0';
+    return s;
+}
+
+enum status conn_read_password_file(const char *path, char **out, struct error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return error_set(err, ST_EIO, "cannot read the password file %s: %s", path,
+                         strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return error_set(err, ST_EINVAL, "the password file %s is not a regular file", path);
+    }
+    if (sb.st_mode & (S_IROTH | S_IWOTH)) {
+        close(fd);
+        return error_set(err, ST_EINVAL,
+                         "the password file %s can be read by anyone: chmod 600 it first", path);
+    }
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < 0)
+        return error_set(err, ST_EIO, "cannot read the password file %s: %s", path,
+                         strerror(errno));
+    buf[n] = '\0';
+    *out = xstrdup(strip_line(buf));
+    memset(buf, 0, sizeof buf);
+    return ST_OK;
+}
+
+enum status conn_prompt_password(const char *prompt, char **out, struct error *err)
+{
+    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return error_set(err, ST_EIO, "cannot ask for a password: no terminal (%s)",
+                         strerror(errno));
+    struct termios old, quiet;
+    bool restore = tcgetattr(fd, &old) == 0;
+    if (restore) {
+        quiet = old;
+        quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+        quiet.c_lflag |= ICANON;
+        tcsetattr(fd, TCSAFLUSH, &quiet);
+    }
+    if (write(fd, prompt, strlen(prompt)) < 0) {
+        /* the prompt is a courtesy; reading still works */
+    }
+    char buf[4096];
+    size_t len = 0;
+    for (;;) {
+        char ch;
+        ssize_t n = read(fd, &ch, 1);
+        if (n <= 0 || ch == '\n')
+            break;
+        if (len + 1 < sizeof buf)
+            buf[len++] = ch;
+    }
+    buf[len] = '\0';
+    if (restore)
+        tcsetattr(fd, TCSAFLUSH, &old);
+    if (write(fd, "\n", 1) < 0) {
+        /* nothing to do */
+    }
+    close(fd);
+    *out = xstrdup(strip_line(buf));
+    memset(buf, 0, sizeof buf);
+    return ST_OK;
+}

@@ -1,0 +1,107 @@
+/*
+ * conn: one AMQP connection to a RabbitMQ node — RabbitMQ URI syntax (amqp:// and amqps://
+ * with TLS), the password from a file or a prompt rather than the URI, heartbeats, a
+ * connection name operators can see, failover across several URLs, and every failure turned
+ * into one sentence naming its cause plus a kind the CLI maps to an exit code.
+ *
+ * Credentials never leave this module in a form that can be shown: conn_display_url() is the
+ * URL without any password, and no message written here contains one.
+ *
+ * Ownership: conn_open returns a connection the caller closes with conn_close. A connection
+ * is not thread-safe (librabbitmq's is not).
+ */
+#ifndef DLQX_CONN_H
+#define DLQX_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <amqp.h>
+
+#include "status.h"
+
+/* Why a connection or an operation failed; the CLI maps each to its own exit code. */
+#define CONN_ERR_LIST(X)                                                                        \
+    X(CONN_OK, "ok")                                                                           \
+    X(CONN_BAD_URL, "bad URL")                                                                 \
+    X(CONN_UNREACHABLE, "broker unreachable")                                                  \
+    X(CONN_AUTH, "authentication failed")                                                      \
+    X(CONN_VHOST, "virtual host missing or not allowed")                                       \
+    X(CONN_TLS, "TLS error")                                                                   \
+    X(CONN_ACCESS, "access refused")                                                           \
+    X(CONN_NOT_FOUND, "not found")                                                             \
+    X(CONN_PRECONDITION, "precondition failed")                                                \
+    X(CONN_LOCKED, "resource locked")                                                          \
+    X(CONN_LOST, "connection lost")                                                            \
+    X(CONN_PROTOCOL, "protocol error")
+
+enum conn_err {
+#define X(e, s) e,
+    CONN_ERR_LIST(X)
+#undef X
+};
+
+const char *conn_err_name(enum conn_err e);
+
+struct conn_opts {
+    const char *const *urls; /* one or more amqp:// or amqps:// URIs; tried in order */
+    size_t n_urls;
+    const char *password;    /* when set, used instead of any password in the URI */
+    const char *cacert;      /* amqps: CA bundle (default: the system's) */
+    const char *cert, *key;  /* amqps: client certificate and key */
+    bool tls_no_verify;      /* amqps: do not verify the peer or its host name (explicit) */
+    int heartbeat_s;         /* 0: the default (30 s) */
+    int timeout_ms;          /* connect and RPC timeout; 0: the default (10 s) */
+    const char *conn_name;   /* shown to operators; NULL: "dlqx@HOSTNAME" */
+};
+
+struct conn;
+
+/* Connects to the first URL that answers. A refused, unreachable or timed-out node moves on
+ * to the next URL; an authentication or vhost failure stops (the next node would say the
+ * same). *kind says why it failed. */
+enum status conn_open(const struct conn_opts *opts, struct conn **out, enum conn_err *kind,
+                      struct error *err);
+void conn_close(struct conn *c);
+
+amqp_connection_state_t conn_state(const struct conn *c);
+/* amqp[s]://user@host:port/vhost — never a password. Borrowed. */
+const char *conn_display_url(const struct conn *c);
+const char *conn_vhost(const struct conn *c);
+const char *conn_user(const struct conn *c);
+const char *conn_server_version(const struct conn *c);
+/* Whether the connection is still usable (no connection-level error seen). */
+bool conn_alive(const struct conn *c);
+
+/* Opens channel ch. */
+enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
+                              struct error *err);
+/* Closes channel ch (a no-op when the broker already closed it). */
+void conn_channel_close(struct conn *c, amqp_channel_t ch);
+
+/* Turns an RPC reply into a status: ST_OK, or an error naming what was being done (`what`,
+ * e.g. "declaring queue orders.dlq") and why. A channel the broker closed is acknowledged
+ * (close-ok) so the connection stays usable; a closed connection marks c dead. */
+enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
+                             const char *what, enum conn_err *kind, struct error *err);
+/* The same for a librabbitmq status code (AMQP_STATUS_*). */
+enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
+                              struct error *err);
+
+/* Passive queue.declare: whether it exists, its ready count and consumer count. A missing
+ * queue is ST_ENOTFOUND with kind CONN_NOT_FOUND (the channel is reopened for the caller). */
+enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
+                               uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
+                               struct error *err);
+
+/* Reads a password: the first line of a file (mode checked: a world-readable file is
+ * refused), or the terminal with echo off. The result is the caller's to free (and wipe). */
+enum status conn_read_password_file(const char *path, char **out, struct error *err);
+enum status conn_prompt_password(const char *prompt, char **out, struct error *err);
+/* Overwrites and frees a secret. */
+void conn_secret_free(char *s);
+
+/* A URL as it may be shown: the password (if any) removed. A new string. */
+char *conn_mask_url(const char *url);
+
+#endif

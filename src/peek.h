@@ -1,0 +1,106 @@
+/*
+ * peek: a snapshot of a live queue that loses, reorders and burns nothing it can avoid.
+ *
+ * AMQP 0-9-1 has no browse: every read takes messages and gives them back. So a peek takes
+ * each message with manual acks and holds it — a message is only visible once every message
+ * before it is held — copies it to the sink, and then closes the channel, which returns every
+ * held message to the queue in its original order (measured on RabbitMQ 3.10 for classic and
+ * quorum queues; a nack per message is quadratic on 3.10 and reorders). It never acks during a
+ * peek. Streams are read with a stream offset and are not changed at all.
+ *
+ * It knows its cost and says it before it pays it (peek_plan): the queue type, its depth and
+ * consumers, and for a quorum queue the delivery limit — every return adds 1 to a message's
+ * x-delivery-count, and a message returned past the limit is dead-lettered or dropped by the
+ * broker. A peek of a quorum queue with a limit reads one message at a time and stops at the
+ * first message within reach of the limit, unless forced.
+ *
+ * Ownership: the connection is borrowed. Messages handed to the sink are the sink's.
+ */
+#ifndef DLQX_PEEK_H
+#define DLQX_PEEK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "message.h"
+#include "util.h"
+
+enum queue_kind {
+    QK_UNKNOWN,
+    QK_CLASSIC,
+    QK_QUORUM,
+    QK_STREAM,
+};
+
+const char *queue_kind_name(enum queue_kind k);
+bool queue_kind_parse(const char *s, enum queue_kind *out);
+
+/* What the caller knows of the queue before the peek (from the management API or options). */
+struct peek_queue_info {
+    enum queue_kind kind;   /* QK_UNKNOWN: worked out from the deliveries */
+    int64_t delivery_limit; /* quorum: x-delivery-limit (argument or policy); -1 none/unknown */
+    bool has_dlx;           /* whether messages dead-lettered by the broker have somewhere to go */
+};
+
+/* Receives each message; takes ownership of *m (message_free it or keep it). Returns false to
+ * stop the peek (it then ends as cancelled). */
+typedef bool (*peek_sink_fn)(void *ctx, struct message *m);
+/* Progress: called every few hundred messages and at the end; returning false cancels. */
+typedef bool (*peek_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+struct peek_opts {
+    const char *queue;
+    struct peek_queue_info info;
+    uint64_t limit;      /* at most this many messages; 0: all that were there at the start */
+    bool force;          /* read a quorum queue past messages within reach of its limit */
+    int idle_timeout_ms; /* stop waiting for more after this long without a delivery (5000) */
+    peek_sink_fn sink;
+    peek_progress_fn progress;
+    void *ctx;
+};
+
+enum peek_end {
+    PEEK_COMPLETE,        /* every message that was there at the start is in the snapshot */
+    PEEK_LIMIT,           /* stopped at opts.limit */
+    PEEK_CANCELLED,       /* the sink or progress callback said stop */
+    PEEK_IDLE,            /* the queue stopped delivering (other consumers hold the rest?) */
+    PEEK_REFUSED_LIMIT,   /* stopped before a message within reach of the delivery limit */
+    PEEK_CONNECTION_LOST, /* the broker went away: it has returned what dlqx held */
+    PEEK_CHANNEL_CLOSED,  /* the broker closed the channel (consumer timeout…) */
+};
+
+const char *peek_end_name(enum peek_end e);
+
+struct peek_report {
+    enum queue_kind kind;      /* as peeked (worked out when it was unknown) */
+    uint32_t ready_before;     /* passive declare before */
+    uint32_t consumers_before; /* other consumers attached */
+    bool have_after;
+    uint32_t ready_after;    /* passive declare after (when the connection survived) */
+    uint64_t fetched;        /* messages handed to the sink */
+    uint64_t arrived_during; /* deliveries beyond the starting depth (returned, not kept) */
+    uint64_t redelivered_seen; /* messages that already carried the redelivered flag */
+    int64_t max_delivery_count; /* quorum: the highest x-delivery-count seen (-1: none) */
+    uint64_t at_risk;           /* quorum: messages found within reach of the limit */
+    char at_risk_id[128];       /* the first such message's message-id (for the report) */
+    enum peek_end end;
+    char detail[512]; /* one sentence on how it ended */
+    double seconds;
+};
+
+/* The cost, in sentences, before anything is read: appends to out. */
+void peek_plan(const struct peek_opts *opts, uint32_t ready, uint32_t consumers,
+               struct strbuf *out);
+
+/* Runs the peek on channel ch of c (which must be open); fills the report. Returns ST_OK when
+ * the peek ran (see report->end for how complete it is), or an error when it could not start
+ * (queue missing, access refused). */
+enum status peek_run(struct conn *c, const struct peek_opts *opts, struct peek_report *report,
+                     enum conn_err *kind, struct error *err);
+
+/* Converts a delivery into the message model (copies everything). */
+void peek_message_from_envelope(const amqp_envelope_t *e, const char *queue, int64_t now_ms,
+                                struct message *out);
+
+#endif

@@ -1,0 +1,786 @@
+/*
+ * tree: builds the causal forest in linear time (own open-addressing hash indexes, no
+ * sorting, no recursion), answers the queries over it and renders it as indented text.
+ */
+#include "tree.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- hashing ---------------------------------------------------------------------------- */
+
+#define K_GOLD 0x9e3779b97f4a7c15u
+#define K_MUL 0xff51afd7ed558ccdu
+#define K_OCC 0xc2b2ae3d27d4eb4fu
+#define K_GROUP_TAG 0x2545f4914f6cdd1du
+
+/* A bijective 64-bit finaliser (xor-shift / multiply rounds). */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 29;
+    x *= 0x94d049bb133111ebu;
+    x ^= x >> 32;
+    return x;
+}
+
+static uint64_t load_le64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+}
+
+static uint64_t hash_step(uint64_t h, uint64_t w)
+{
+    h ^= w;
+    h *= K_MUL;
+    h ^= h >> 29;
+    return h;
+}
+
+/* An FNV-1a-like hash that takes a little-endian word per step (a byte per step is too
+ * slow for a million UUIDs). Unseeded and byte-order independent, because tags are built
+ * from it and must be the same on every build. The length is mixed in first, so strings
+ * that differ only by trailing NULs differ. */
+static uint64_t hash_bytes(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325u ^ ((uint64_t)len * K_GOLD);
+    while (len >= 8) {
+        h = hash_step(h, load_le64(p));
+        p += 8;
+        len -= 8;
+    }
+    if (len && p != data) {
+        h = hash_step(h, load_le64(p + len - 8)); /* the last 8 bytes, overlapping */
+    } else if (len) {
+        uint64_t w = 0;
+        for (size_t i = 0; i < len; i++)
+            w |= (uint64_t)p[i] << (8 * i);
+        h = hash_step(h, w);
+    }
+    return mix64(h);
+}
+
+static uint64_t group_tag(uint64_t corr_hash)
+{
+    return mix64(corr_hash ^ K_GROUP_TAG);
+}
+
+static uint64_t node_tag(uint64_t group_tag, uint64_t id_hash, uint32_t occurrence)
+{
+    return mix64(group_tag ^ id_hash ^ (uint64_t)occurrence * K_OCC);
+}
+
+/* Keys of the indexes are seeded per forest, so that ids crafted to collide in the
+ * (public) tag hash do not also pile up in one probe run. */
+static uint64_t group_key(const struct forest *f, uint64_t corr_hash)
+{
+    return mix64(corr_hash ^ f->seed);
+}
+
+static uint64_t id_key(const struct forest *f, uint32_t group, uint64_t id_hash)
+{
+    return mix64(id_hash ^ f->seed ^ ((uint64_t)group + 1) * K_GOLD);
+}
+
+static bool span_eq(const void *a, size_t alen, const void *b, size_t blen)
+{
+    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+/* ---- the index -------------------------------------------------------------------------- */
+
+/* Room for want entries at most two-thirds full; an old table of the right size is reused
+ * (a rebuild then touches no fresh pages). */
+static void index_alloc(struct tree_index *t, size_t want)
+{
+    size_t cap = 16;
+    while (cap < want + want / 2)
+        cap *= 2;
+    if (t->slots && (size_t)t->mask + 1 != cap) {
+        free(t->slots);
+        t->slots = NULL;
+    }
+    if (!t->slots)
+        t->slots = xmalloc(cap * sizeof *t->slots);
+    memset(t->slots, 0xff, cap * sizeof *t->slots); /* entry = TREE_NONE */
+    t->mask = (uint32_t)(cap - 1);
+    t->count = 0;
+}
+
+static void index_free(struct tree_index *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->mask = 0;
+    t->count = 0;
+}
+
+/* Inserts without looking: the caller has checked that the key is absent. */
+static void index_put(struct tree_index *t, uint64_t key, uint32_t entry)
+{
+    uint32_t i = (uint32_t)key & t->mask;
+    while (t->slots[i].entry != TREE_NONE)
+        i = (i + 1) & t->mask;
+    t->slots[i].entry = entry;
+    t->slots[i].check = (uint32_t)(key >> 32);
+    t->count++;
+}
+
+typedef uint64_t (*tree_key_fn)(const struct forest *f, uint32_t entry);
+
+/* Doubles the index when it is over 70% full; key_of gives the key of an entry again (a
+ * rare event, not worth keeping every key around for). */
+static void index_reserve(const struct forest *f, struct tree_index *t, tree_key_fn key_of)
+{
+    size_t cap = (size_t)t->mask + 1;
+    if ((size_t)t->count + 1 <= cap / 10 * 7)
+        return;
+    struct tree_slot *old = t->slots;
+    t->slots = NULL;
+    index_alloc(t, cap + cap / 3); /* twice cap */
+    for (size_t i = 0; i < cap; i++)
+        if (old[i].entry != TREE_NONE)
+            index_put(t, key_of(f, old[i].entry), old[i].entry);
+    free(old);
+}
+
+/* Candidates for key, one at a time: *pos starts as TREE_NONE; returns TREE_NONE at the end
+ * of the probe run. The caller compares the actual bytes. */
+static uint32_t index_next(const struct tree_index *t, uint64_t key, uint32_t *pos)
+{
+    if (!t->slots)
+        return TREE_NONE;
+    uint32_t check = (uint32_t)(key >> 32);
+    uint32_t i = *pos == TREE_NONE ? (uint32_t)key & t->mask : (*pos + 1) & t->mask;
+    for (;; i = (i + 1) & t->mask) {
+        if (t->slots[i].entry == TREE_NONE) {
+            *pos = i;
+            return TREE_NONE;
+        }
+        if (t->slots[i].check == check) {
+            *pos = i;
+            return t->slots[i].entry;
+        }
+    }
+}
+
+static uint32_t group_lookup(const struct forest *f, uint64_t key, const void *corr, size_t len)
+{
+    uint32_t pos = TREE_NONE, g;
+    while ((g = index_next(&f->by_group, key, &pos)) != TREE_NONE) {
+        const struct tree_group *gr = &f->groups[g];
+        if (span_eq(gr->correlation, gr->correlation_len, corr, len))
+            return g;
+    }
+    return TREE_NONE;
+}
+
+static uint32_t id_lookup(const struct forest *f, uint64_t key, uint32_t group, const void *id,
+                          size_t len)
+{
+    uint32_t pos = TREE_NONE, v;
+    while ((v = index_next(&f->by_id, key, &pos)) != TREE_NONE) {
+        if (f->group[v] == group && span_eq(f->id[v], f->id_len[v], id, len))
+            return v;
+    }
+    return TREE_NONE;
+}
+
+/* ---- building --------------------------------------------------------------------------- */
+
+void tree_init(struct forest *f)
+{
+    memset(f, 0, sizeof *f);
+}
+
+/* The per-node arrays, for growing and freeing them together. */
+/* clang-format off */
+#define NODE_ARRAYS(X)                                                                          \
+    X(id) X(id_len) X(tag) X(parent) X(first_child) X(next_sibling) X(next_dup)                \
+    X(group) X(depth) X(pre) X(size) X(occurrence) X(flags) X(order)
+/* clang-format on */
+
+void tree_free(struct forest *f)
+{
+#define X(a) free(f->a);
+    NODE_ARRAYS(X)
+#undef X
+    free(f->groups);
+    index_free(&f->by_group);
+    index_free(&f->by_id);
+    tree_init(f);
+}
+
+static void nodes_reserve(struct forest *f, size_t need)
+{
+    if (need <= f->node_cap)
+        return;
+    size_t cap = need + need / 8 + 16;
+#define X(a) f->a = xrealloc(f->a, cap * sizeof *f->a);
+    NODE_ARRAYS(X)
+#undef X
+    f->node_cap = cap;
+}
+
+/* At a million messages the indexes and the id bytes are beyond the caches and each probe
+ * would stall on a miss. So each pass hashes a string AHEAD messages in advance, keeps the
+ * hash in a small ring and prefetches the slot it will probe (and, for parents, later the
+ * id bytes the slot names), so that the misses overlap. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+#define AHEAD 16u
+#define RING 64u /* a power of two above 2 * AHEAD */
+
+static const struct tree_slot *first_slot(const struct tree_index *t, uint64_t key)
+{
+    return &t->slots[(uint32_t)key & t->mask];
+}
+
+static uint64_t group_key_of(const struct forest *f, uint32_t g)
+{
+    return group_key(f, hash_bytes(f->groups[g].correlation, f->groups[g].correlation_len));
+}
+
+static uint64_t node_key_of(const struct forest *f, uint32_t v)
+{
+    return id_key(f, f->group[v], hash_bytes(f->id[v], f->id_len[v]));
+}
+
+static uint64_t groups_ahead(struct forest *f, const struct tree_msg *msgs, uint32_t j)
+{
+    uint64_t h = hash_bytes(msgs[j].correlation.data, msgs[j].correlation.len);
+    PREFETCH(first_slot(&f->by_group, group_key(f, h)));
+    return h;
+}
+
+/* Groups every message by correlation id; groups in order of first appearance. The index
+ * starts at the size the previous build needed (rebuilds are usually of similar sets). */
+static void build_groups(struct forest *f, const struct tree_msg *msgs, uint32_t n, uint32_t hint)
+{
+    uint64_t ring[RING];
+    index_alloc(&f->by_group, hint > 64 ? hint : 64);
+    for (uint32_t j = 0; j < n && j < AHEAD; j++)
+        ring[j % RING] = groups_ahead(f, msgs, j);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            ring[(i + AHEAD) % RING] = groups_ahead(f, msgs, i + AHEAD);
+        const struct tree_span *c = &msgs[i].correlation;
+        uint64_t h = ring[i % RING], key = group_key(f, h);
+        uint32_t g = group_lookup(f, key, c->data, c->len);
+        if (g == TREE_NONE) {
+            g = f->n_groups++;
+            xgrow((void **)&f->groups, &f->group_cap, f->n_groups, sizeof *f->groups);
+            struct tree_group *gr = &f->groups[g];
+            gr->correlation = c->data;
+            gr->correlation_len = c->len;
+            gr->tag = group_tag(h);
+            gr->first_root = TREE_NONE;
+            gr->n_roots = gr->n_messages = gr->n_nodes = gr->pre = 0;
+            index_reserve(f, &f->by_group, group_key_of);
+            index_put(&f->by_group, key, g);
+        }
+        f->groups[g].n_messages++;
+        f->group[i] = g;
+        f->id[i] = msgs[i].id.data;
+        f->id_len[i] = (uint32_t)msgs[i].id.len;
+    }
+}
+
+static uint64_t ids_ahead(struct forest *f, uint32_t j)
+{
+    uint64_t h = hash_bytes(f->id[j], f->id_len[j]);
+    PREFETCH(first_slot(&f->by_id, id_key(f, f->group[j], h)));
+    return h;
+}
+
+/* Indexes every message by (group, id); later copies join the first one's dup chain.
+ * last[first] is the tail of that chain. */
+static void build_ids(struct forest *f, uint32_t *last, uint32_t n)
+{
+    uint64_t ring[RING];
+    for (uint32_t j = 0; j < n && j < AHEAD; j++)
+        ring[j % RING] = ids_ahead(f, j);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            ring[(i + AHEAD) % RING] = ids_ahead(f, i + AHEAD);
+        uint64_t h = ring[i % RING], key = id_key(f, f->group[i], h);
+        uint32_t first = id_lookup(f, key, f->group[i], f->id[i], f->id_len[i]);
+        f->next_dup[i] = TREE_NONE;
+        f->occurrence[i] = 0;
+        f->flags[i] = 0;
+        if (first == TREE_NONE) {
+            index_put(&f->by_id, key, i);
+            last[i] = i;
+        } else {
+            uint32_t tail = last[first];
+            f->next_dup[tail] = i;
+            last[first] = i;
+            f->occurrence[i] = f->occurrence[tail] + 1;
+            /* Messages without an id are not copies of each other; they still get
+             * distinct occurrences so that their tags differ. */
+            if (f->id_len[i])
+                f->flags[i] = TREE_DUPLICATE;
+        }
+        f->tag[i] = node_tag(f->groups[f->group[i]].tag, h, f->occurrence[i]);
+    }
+}
+
+static bool has_cause(const struct forest *f, const struct tree_msg *msgs, uint32_t i)
+{
+    return msgs[i].causation.len && !(f->flags[i] & TREE_SELF_CAUSED);
+}
+
+/* Stage one for message j of build_parents: note a self-reference, hash the cause and
+ * prefetch its slot. */
+static uint64_t parents_ahead(struct forest *f, const struct tree_msg *msgs, uint32_t j)
+{
+    const struct tree_span *cause = &msgs[j].causation;
+    f->parent[j] = TREE_NONE;
+    if (!cause->len)
+        return 0;
+    if (span_eq(cause->data, cause->len, f->id[j], f->id_len[j])) {
+        f->flags[j] |= TREE_SELF_CAUSED;
+        return 0;
+    }
+    uint64_t h = hash_bytes(cause->data, cause->len);
+    PREFETCH(first_slot(&f->by_id, id_key(f, f->group[j], h)));
+    return h;
+}
+
+static uint32_t placeholder_add(struct forest *f, const struct tree_span *id, uint32_t g,
+                                uint64_t h, uint64_t key)
+{
+    uint32_t p = f->n_nodes++;
+    nodes_reserve(f, f->n_nodes);
+    f->id[p] = id->data;
+    f->id_len[p] = (uint32_t)id->len;
+    f->tag[p] = node_tag(f->groups[g].tag, h, 0);
+    f->parent[p] = f->next_dup[p] = TREE_NONE;
+    f->group[p] = g;
+    f->occurrence[p] = 0;
+    f->flags[p] = TREE_PLACEHOLDER;
+    index_reserve(f, &f->by_id, node_key_of);
+    index_put(&f->by_id, key, p);
+    return p;
+}
+
+/* Sets each message's parent, creating placeholders for causes missing from the group. */
+static void build_parents(struct forest *f, const struct tree_msg *msgs, uint32_t n)
+{
+    uint64_t ring[RING];
+    for (uint32_t j = 0; j < n && j < 2 * AHEAD; j++)
+        ring[j % RING] = parents_ahead(f, msgs, j);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = i + 2 * AHEAD;
+        if (j < n)
+            ring[j % RING] = parents_ahead(f, msgs, j);
+        j = i + AHEAD;
+        if (j < n && has_cause(f, msgs, j)) { /* stage two: its slot is in cache by now */
+            uint32_t e = first_slot(&f->by_id, id_key(f, f->group[j], ring[j % RING]))->entry;
+            if (e != TREE_NONE)
+                PREFETCH(f->id[e]);
+        }
+        if (!has_cause(f, msgs, i))
+            continue;
+        const struct tree_span *cause = &msgs[i].causation;
+        uint32_t g = f->group[i];
+        uint64_t h = ring[i % RING], key = id_key(f, g, h);
+        uint32_t p = id_lookup(f, key, g, cause->data, cause->len);
+        if (p == TREE_NONE)
+            p = placeholder_add(f, cause, g, h, key);
+        f->parent[i] = p;
+    }
+}
+
+/* Parent links form a graph where every node has at most one out-edge, so a walk up from
+ * any node either reaches a root or runs into a cycle. Each walk stamps the nodes it passes;
+ * meeting its own stamp means a cycle, meeting an older stamp means known ground. Every
+ * node is passed at most twice in all. Placeholders never have a parent. */
+static void build_break_cycles(struct forest *f, uint32_t *mark, uint32_t n)
+{
+    memset(mark, 0, (size_t)n * sizeof *mark);
+    for (uint32_t s = 0; s < n; s++) {
+        if (mark[s])
+            continue;
+        uint32_t stamp = s + 1, v = s;
+        while (v < n && !mark[v]) {
+            mark[v] = stamp;
+            v = f->parent[v];
+        }
+        if (v >= n || mark[v] != stamp)
+            continue;
+        /* v is on a cycle: its earliest member in input order becomes the root. */
+        uint32_t first = v;
+        for (uint32_t u = f->parent[v]; u != v; u = f->parent[u])
+            if (u < first)
+                first = u;
+        f->parent[first] = TREE_NONE;
+        f->flags[first] |= TREE_CYCLE_BROKEN;
+    }
+}
+
+static void link_append(struct forest *f, uint32_t *head, uint32_t *last, uint32_t v)
+{
+    if (*last == TREE_NONE)
+        *head = v;
+    else
+        f->next_sibling[*last] = v;
+    *last = v;
+}
+
+/* Child and root lists in input order; a placeholder takes its place among the roots where
+ * its first child would have been. */
+static void build_links(struct forest *f, uint32_t *last_child, uint32_t n)
+{
+    uint32_t *last_root = xmalloc(((size_t)f->n_groups + 1) * sizeof *last_root);
+    for (uint32_t g = 0; g < f->n_groups; g++)
+        last_root[g] = TREE_NONE;
+    for (uint32_t v = 0; v < f->n_nodes; v++)
+        last_child[v] = f->first_child[v] = f->next_sibling[v] = TREE_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t g = f->group[i], p = f->parent[i], root = TREE_NONE;
+        if (p == TREE_NONE)
+            root = i;
+        else if (p >= n && last_child[p] == TREE_NONE)
+            root = p; /* a placeholder, at its first child */
+        if (root != TREE_NONE) {
+            link_append(f, &f->groups[g].first_root, &last_root[g], root);
+            f->groups[g].n_roots++;
+            f->n_roots++;
+        }
+        if (p != TREE_NONE)
+            link_append(f, &f->first_child[p], &last_child[p], i);
+    }
+    free(last_root);
+}
+
+/* Pre-order numbering, depth and subtree sizes, without a stack: parent and sibling links
+ * are enough to find the way back up. */
+static void build_order(struct forest *f)
+{
+    uint32_t pos = 0;
+    for (uint32_t g = 0; g < f->n_groups; g++) {
+        struct tree_group *gr = &f->groups[g];
+        gr->pre = pos;
+        for (uint32_t r = gr->first_root; r != TREE_NONE; r = f->next_sibling[r]) {
+            uint32_t v = r, depth = 0;
+            bool done = false;
+            while (!done) {
+                f->pre[v] = pos;
+                f->depth[v] = depth;
+                f->order[pos++] = v;
+                if (f->first_child[v] != TREE_NONE) {
+                    v = f->first_child[v];
+                    depth++;
+                    continue;
+                }
+                for (;;) { /* close finished subtrees on the way up */
+                    f->size[v] = pos - f->pre[v];
+                    if (v == r) {
+                        done = true;
+                        break;
+                    }
+                    if (f->next_sibling[v] != TREE_NONE) {
+                        v = f->next_sibling[v];
+                        break;
+                    }
+                    v = f->parent[v];
+                    depth--;
+                }
+            }
+        }
+        gr->n_nodes = pos - gr->pre;
+    }
+    assert(pos == f->n_nodes); /* every node hangs off a root once cycles are broken */
+}
+
+static enum status check_input(const struct tree_msg *msgs, size_t n, struct error *err)
+{
+    if (n > TREE_MAX_MESSAGES)
+        return error_set(err, ST_ERANGE, "%zu messages is more than a forest can hold", n);
+    for (size_t i = 0; i < n; i++) {
+        const struct tree_span *sp[3] = {&msgs[i].id, &msgs[i].correlation, &msgs[i].causation};
+        static const char *const what[3] = {"id", "correlation id", "causation id"};
+        for (int k = 0; k < 3; k++) {
+            if (sp[k]->len && !sp[k]->data)
+                return error_set(err, ST_EINVAL, "message %zu: %s has a length but no data", i,
+                                 what[k]);
+            if (sp[k]->len > UINT32_MAX)
+                return error_set(err, ST_ERANGE, "message %zu: %s is too long", i, what[k]);
+        }
+    }
+    return ST_OK;
+}
+
+enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, struct error *err)
+{
+    /* Keep the arrays (and their pages) for reuse; forget the contents. */
+    uint32_t prev_groups = f->n_groups;
+    f->n_nodes = f->n_messages = f->n_groups = f->n_roots = 0;
+    enum status st = check_input(msgs, n, err);
+    if (st != ST_OK)
+        return st;
+    uint32_t nm = (uint32_t)n;
+    int anchor;
+    f->seed = mix64((uint64_t)clock_now_ms() ^ (uint64_t)(uintptr_t)&anchor);
+    nodes_reserve(f, (size_t)nm + nm / 16 + 1); /* room for some placeholders */
+    f->n_messages = f->n_nodes = nm;
+
+    index_alloc(&f->by_id, (size_t)nm + nm / 16);
+
+    /* depth[] is only filled by the last pass, so until then it is the scratch array
+     * (dup chain tails, then cycle stamps, then last children): no allocation per build. */
+    build_groups(f, msgs, nm, prev_groups < nm ? prev_groups : nm);
+    build_ids(f, f->depth, nm);
+    build_parents(f, msgs, nm);
+    build_break_cycles(f, f->depth, nm);
+    build_links(f, f->depth, nm);
+    build_order(f);
+    error_clear(err);
+    return ST_OK;
+}
+
+/* ---- queries ---------------------------------------------------------------------------- */
+
+size_t tree_ancestors(const struct forest *f, uint32_t node, uint32_t *out, size_t cap)
+{
+    size_t k = 0;
+    for (uint32_t v = node; v != TREE_NONE; v = f->parent[v], k++)
+        if (k < cap)
+            out[k] = v;
+    return k;
+}
+
+const uint32_t *tree_descendants(const struct forest *f, uint32_t node, size_t *count)
+{
+    *count = f->size[node] - 1;
+    return f->order + f->pre[node] + 1;
+}
+
+uint32_t tree_group_find(const struct forest *f, const void *corr, size_t corr_len)
+{
+    if (!f->n_groups)
+        return TREE_NONE;
+    uint64_t key = group_key(f, hash_bytes(corr, corr_len));
+    return group_lookup(f, key, corr, corr_len);
+}
+
+size_t tree_find(const struct forest *f, const void *corr, size_t corr_len, const void *id,
+                 size_t id_len, uint32_t *out, size_t cap)
+{
+    uint32_t g = tree_group_find(f, corr, corr_len);
+    if (g == TREE_NONE)
+        return 0;
+    uint32_t v = id_lookup(f, id_key(f, g, hash_bytes(id, id_len)), g, id, id_len);
+    size_t k = 0;
+    for (; v != TREE_NONE; v = f->next_dup[v], k++)
+        if (k < cap)
+            out[k] = v;
+    return k;
+}
+
+size_t tree_find_id(const struct forest *f, const void *id, size_t id_len, uint32_t *out,
+                    size_t cap)
+{
+    size_t k = 0;
+    if (!id_len)
+        return 0;
+    for (uint32_t i = 0; i < f->n_nodes; i++) {
+        uint32_t v = f->order[i];
+        if (span_eq(f->id[v], f->id_len[v], id, id_len)) {
+            if (k < cap)
+                out[k] = v;
+            k++;
+        }
+    }
+    return k;
+}
+
+void tree_walk_all(const struct forest *f, struct tree_walk *w)
+{
+    w->pos = 0;
+    w->end = f->n_nodes;
+}
+
+void tree_walk_group(const struct forest *f, uint32_t group, struct tree_walk *w)
+{
+    w->pos = f->groups[group].pre;
+    w->end = w->pos + f->groups[group].n_nodes;
+}
+
+void tree_walk_subtree(const struct forest *f, uint32_t node, struct tree_walk *w)
+{
+    w->pos = f->pre[node];
+    w->end = w->pos + f->size[node];
+}
+
+bool tree_walk_next(const struct forest *f, struct tree_walk *w, uint32_t *node, uint32_t *depth)
+{
+    if (w->pos >= w->end)
+        return false;
+    uint32_t v = f->order[w->pos++];
+    *node = v;
+    if (depth)
+        *depth = f->depth[v];
+    return true;
+}
+
+void tree_walk_skip(const struct forest *f, struct tree_walk *w, uint32_t node)
+{
+    uint32_t after = f->pre[node] + f->size[node];
+    if (after > w->pos)
+        w->pos = after < w->end ? after : w->end;
+}
+
+/* ---- rendering -------------------------------------------------------------------------- */
+
+void tree_escape_default(struct strbuf *out, const void *data, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = data;
+    size_t i = 0;
+    while (i < len) {
+        size_t run = i; /* plain text goes out a run at a time, not byte by byte */
+        while (run < len && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '\\')
+            run++;
+        if (run > i)
+            sb_add(out, p + i, run - i);
+        if (run == len)
+            break;
+        unsigned char c = p[run];
+        if (c == '\\') {
+            sb_add(out, "\\\\", 2);
+        } else {
+            char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+            sb_add(out, e, 4);
+        }
+        i = run + 1;
+    }
+}
+
+struct render {
+    const struct forest *f;
+    struct strbuf *out;
+    tree_label_fn label;
+    void *ctx;
+    tree_escape_fn escape;
+    unsigned flags;
+    const char *tee, *elbow, *pipe;
+    /* has_next[d]: whether the node last drawn at depth d has a sibling still to come. */
+    bool has_next[TREE_RENDER_INDENT_MAX + 1];
+};
+
+static void render_init(struct render *r, const struct forest *f, struct strbuf *out,
+                        tree_label_fn label, void *ctx, tree_escape_fn escape, unsigned flags)
+{
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->out = out;
+    r->label = label;
+    r->ctx = ctx;
+    r->escape = escape ? escape : tree_escape_default;
+    r->flags = flags;
+    bool ascii = flags & TREE_RENDER_ASCII;
+    r->tee = ascii ? "|- " : "├─ ";
+    r->elbow = ascii ? "`- " : "└─ ";
+    r->pipe = ascii ? "|  " : "│  ";
+}
+
+static void render_header(struct render *r, uint32_t g)
+{
+    const struct tree_group *gr = &r->f->groups[g];
+    if (gr->correlation_len) {
+        sb_adds(r->out, "correlation ");
+        r->escape(r->out, gr->correlation, gr->correlation_len);
+    } else {
+        sb_adds(r->out, "no correlation");
+    }
+    sb_addf(r->out, " (%u message%s)\n", (unsigned)gr->n_messages, gr->n_messages == 1 ? "" : "s");
+}
+
+static void render_line(struct render *r, uint32_t v, uint32_t depth, bool has_next, bool target)
+{
+    const struct forest *f = r->f;
+    uint32_t shown = depth < TREE_RENDER_INDENT_MAX ? depth : TREE_RENDER_INDENT_MAX;
+    if (depth <= TREE_RENDER_INDENT_MAX)
+        r->has_next[depth] = has_next;
+    for (uint32_t k = 1; k < shown; k++)
+        sb_adds(r->out, r->has_next[k] ? r->pipe : "   ");
+    if (depth > 0)
+        sb_adds(r->out, has_next ? r->tee : r->elbow);
+    if (depth > TREE_RENDER_INDENT_MAX)
+        sb_addf(r->out, "[depth %u] ", (unsigned)depth);
+    unsigned flags = f->flags[v];
+    if (flags & TREE_PLACEHOLDER) {
+        sb_adds(r->out, "(not in this set) ");
+        r->escape(r->out, f->id[v], f->id_len[v]);
+    } else if (r->label) {
+        r->label(r->out, f, v, r->ctx);
+    } else if (f->id_len[v]) {
+        r->escape(r->out, f->id[v], f->id_len[v]);
+    } else {
+        sb_adds(r->out, "(no id)");
+    }
+    if (!(r->flags & TREE_RENDER_NO_MARKS)) {
+        if (flags & TREE_DUPLICATE)
+            sb_adds(r->out, " (duplicate)");
+        if (flags & TREE_SELF_CAUSED)
+            sb_adds(r->out, " (caused itself)");
+        if (flags & TREE_CYCLE_BROKEN)
+            sb_adds(r->out, " (cycle broken)");
+        if (target)
+            sb_adds(r->out, r->flags & TREE_RENDER_ASCII ? " <" : " ◀");
+    }
+    sb_addc(r->out, '\n');
+}
+
+/* order[from .. to) drawn with their own sibling links; the first node counts as the last
+ * of its siblings when alone is set (the --of view hides the others). */
+static void render_range(struct render *r, uint32_t from, uint32_t to, bool alone,
+                         bool target_first)
+{
+    for (uint32_t i = from; i < to; i++) {
+        uint32_t v = r->f->order[i];
+        bool first = i == from;
+        bool has_next = r->f->next_sibling[v] != TREE_NONE && !(first && alone);
+        render_line(r, v, r->f->depth[v], has_next, first && target_first);
+    }
+}
+
+void tree_render(const struct forest *f, struct strbuf *out, tree_label_fn label, void *ctx,
+                 tree_escape_fn escape, unsigned flags)
+{
+    struct render r;
+    render_init(&r, f, out, label, ctx, escape, flags);
+    for (uint32_t g = 0; g < f->n_groups; g++) {
+        if (g)
+            sb_addc(out, '\n');
+        render_header(&r, g);
+        const struct tree_group *gr = &f->groups[g];
+        render_range(&r, gr->pre, gr->pre + gr->n_nodes, false, false);
+    }
+}
+
+void tree_render_of(const struct forest *f, uint32_t node, struct strbuf *out, tree_label_fn label,
+                    void *ctx, tree_escape_fn escape, unsigned flags)
+{
+    struct render r;
+    render_init(&r, f, out, label, ctx, escape, flags);
+    render_header(&r, f->group[node]);
+    /* The path, root first: gather it bottom-up, then draw it top-down. */
+    size_t depth = f->depth[node];
+    uint32_t *path = xmalloc((depth + 1) * sizeof *path);
+    tree_ancestors(f, node, path, depth + 1);
+    for (size_t k = depth; k > 0; k--)
+        render_line(&r, path[k], (uint32_t)(depth - k), false, false);
+    free(path);
+    render_range(&r, f->pre[node], f->pre[node] + f->size[node], true, true);
+}

@@ -1,0 +1,1 @@
+decode --ascii $FIXTURES/snapshots/hostile.jsonl

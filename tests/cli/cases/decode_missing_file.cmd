@@ -1,0 +1,1 @@
+decode $FIXTURES/snapshots/no-such-file.jsonl

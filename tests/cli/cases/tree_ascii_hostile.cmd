@@ -1,0 +1,1 @@
+tree --ascii $FIXTURES/snapshots/incident.jsonl $FIXTURES/snapshots/hostile.jsonl

@@ -1,0 +1,1 @@
+tree $FIXTURES/snapshots/incident.jsonl

@@ -1,0 +1,1 @@
+tree --json $FIXTURES/snapshots/incident.jsonl

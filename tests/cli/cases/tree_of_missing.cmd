@@ -1,0 +1,1 @@
+tree --of nope $FIXTURES/snapshots/incident.jsonl
