@@ -141,6 +141,33 @@ void peek_message_from_envelope(const amqp_envelope_t *e, const char *queue, int
     }
 }
 
+/* A quorum queue applies returns asynchronously: for a moment after messages are given back
+ * (by dlqx or anyone), a passive declare counts fewer than are there. Poll until the count
+ * reaches at_least (the messages known to be there) or two reads 100 ms apart agree, for at
+ * most 5 s. Classic queues and streams answer exactly at once. */
+static enum status settled_count(struct conn *c, const char *queue, enum queue_kind kind,
+                                 uint32_t at_least, uint32_t *ready, uint32_t *consumers,
+                                 enum conn_err *kind_out, struct error *err)
+{
+    enum status st = conn_queue_inspect(c, 1, queue, ready, consumers, kind_out, err);
+    if (st != ST_OK || kind == QK_CLASSIC || kind == QK_STREAM)
+        return st;
+    int agree = 0;
+    for (int i = 0; i < 50 && *ready < at_least; i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        uint32_t again = 0, cons = 0;
+        if ((st = conn_queue_inspect(c, 1, queue, &again, &cons, kind_out, err)) != ST_OK)
+            return st;
+        agree = again == *ready ? agree + 1 : 0;
+        *ready = again;
+        *consumers = cons;
+        if (at_least == UINT32_MAX && agree >= 2)
+            break;
+    }
+    return ST_OK;
+}
+
 struct run {
     struct conn *c;
     const struct peek_opts *o;
@@ -309,7 +336,9 @@ static enum peek_end read_one_by_one(struct run *run, enum conn_err *kind, struc
                                         : "it was already at the limit, so giving it back makes "
                                           "the broker DROP it (the queue has no dead-letter "
                                           "exchange); its copy is in the snapshot")
-                                 : "one more read after this one would push it over");
+                                 : "one more read after this one would push it over; a quorum "
+                                   "queue may put the messages dlqx gives back behind messages "
+                                   "given back before");
         }
         if (!deliver(run, &m))
             return PEEK_CANCELLED;
@@ -425,8 +454,9 @@ enum status peek_run(struct conn *c, const struct peek_opts *o, struct peek_repo
     r->max_delivery_count = -1;
     r->kind = o->info.kind;
     struct run run = {c, o, r, 0, now_s()};
-    enum status st = conn_queue_inspect(c, 1, o->queue, &r->ready_before, &r->consumers_before,
-                                        kind, err);
+    /* Before: nothing is known to be there, so wait for the count to stand still. */
+    enum status st = settled_count(c, o->queue, r->kind, UINT32_MAX, &r->ready_before,
+                                   &r->consumers_before, kind, err);
     if (st != ST_OK)
         return st;
     run.total = r->ready_before;
@@ -458,7 +488,8 @@ enum status peek_run(struct conn *c, const struct peek_opts *o, struct peek_repo
         uint32_t after = 0, cons = 0;
         struct error e2;
         enum conn_err k2;
-        if (conn_queue_inspect(c, 1, o->queue, &after, &cons, &k2, &e2) == ST_OK) {
+        if (settled_count(c, o->queue, r->kind, r->ready_before, &after, &cons, &k2, &e2) ==
+            ST_OK) {
             r->have_after = true;
             r->ready_after = after;
             if (after > r->ready_before && r->kind != QK_STREAM)

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Runs the live-broker suites: starts a private RabbitMQ node (scripts/broker), points the
+# suites at it through the environment, and stops it afterwards whatever happens.
+# usage: run.sh SOURCE_ROOT TEST_EXECUTABLE... [-- SCRIPT ARGS...]
+# DLQX_TEST_BROKER_DIR: use an already running node (scripts/broker start) instead.
+set -u
+root=$1
+shift
+own=0
+if [ -n "${DLQX_TEST_BROKER_DIR:-}" ]; then
+  dir=$DLQX_TEST_BROKER_DIR
+else
+  dir=$("$root/scripts/broker" start 2>"${TMPDIR:-/tmp}/dlqx-test-broker.log" | tail -n 1)
+  if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
+    echo "the test broker did not start:" >&2
+    cat "${TMPDIR:-/tmp}/dlqx-test-broker.log" >&2
+    exit 1
+  fi
+  own=1
+fi
+trap '[ $own -eq 1 ] && "$root/scripts/broker" stop "$dir" >/dev/null 2>&1' EXIT INT TERM
+. "$dir/env"
+export DLQX_URL DLQX_PASSWORD_FILE DLQX_MGMT_URL DLQX_AMQP_PORT DLQX_MGMT_PORT DLQX_BROKER_DIR
+export DLQX_BROKER_DIR="$dir" DLQX_SOURCE_ROOT="$root"
+export DLQX_BIN="${DLQX_BIN:-$root/build/src/dlqx}"
+status=0
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--" ]; then
+    shift
+    "$@" || status=1
+    break
+  fi
+  ${DLQX_WRAPPER:-} "$1" || status=1
+  shift
+done
+exit $status
