@@ -196,7 +196,7 @@ void acemq_replay_read(const struct htable *h, struct acemq_replay *out)
         } else if (hval_as_int64_lenient(at, &ms)) {
             out->has_at = true;
             out->at_ms = ms;
-        } else if (at->kind == HV_TIMESTAMP) {
+        } else if (at->kind == HV_TIMESTAMP && at->v.u <= (uint64_t)INT64_MAX / 1000) {
             out->has_at = true;
             out->at_ms = (int64_t)(at->v.u * 1000);
         } else {

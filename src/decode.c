@@ -147,7 +147,8 @@ static void decode_babelqueue(const struct message *m, int64_t now_ms, const str
     }
     if (b->meta.created_at.is_int) {
         in.first_seen_ms = b->meta.created_at.v;
-    } else if (props_has(&m->props, PROP_timestamp)) {
+    } else if (props_has(&m->props, PROP_timestamp) &&
+               m->props.timestamp <= (uint64_t)INT64_MAX / 1000) {
         in.first_seen_ms = (int64_t)m->props.timestamp * 1000;
         in.defaulted |= ED_FIRST_SEEN;
     } else {
@@ -277,13 +278,21 @@ static void decode_acemq(const struct message *m, int64_t now_ms, const struct b
 
 void decode_message(const struct message *m, int64_t now_ms, struct decoded *out)
 {
+    decode_message_ex(m, now_ms, 0, out);
+}
+
+void decode_message_ex(const struct message *m, int64_t now_ms, unsigned flags,
+                       struct decoded *out)
+{
     memset(out, 0, sizeof *out);
     out->msg = m;
     out->accepted = true;
     const void *body = m->body.data ? (const void *)m->body.data : "";
-    sha256_hex(body, m->body.len, out->body_sha256);
-    body_classify(body, m->body.len, props_string(&m->props, PROP_content_type),
-                  props_string(&m->props, PROP_content_encoding), &out->body);
+    if (!(flags & DECODE_NO_BODY)) {
+        sha256_hex(body, m->body.len, out->body_sha256);
+        body_classify(body, m->body.len, props_string(&m->props, PROP_content_type),
+                      props_string(&m->props, PROP_content_encoding), &out->body);
+    }
     death_read(m->headers, &out->death);
     acemq_replay_read(m->headers, &out->replay);
 

@@ -58,6 +58,14 @@ struct decoded {
 };
 
 void decode_message(const struct message *m, int64_t now_ms, struct decoded *out);
+
+enum decode_flags {
+    /* Skip the body: no digest, no classification (body_info is left EMPTY). For indexes
+     * that only need the envelope, such as the snapshot store's. */
+    DECODE_NO_BODY = 1u << 0,
+};
+void decode_message_ex(const struct message *m, int64_t now_ms, unsigned flags,
+                       struct decoded *out);
 void decoded_free(struct decoded *d);
 
 /* The decode record (docs/decode-format.md): a new JSON object. */

@@ -302,7 +302,8 @@ void env_change_release(struct env_change *c, struct hval *hv)
 
 double envelope_age_s(const struct envelope *e, int64_t now_ms)
 {
-    return (double)(now_ms - e->first_seen_ms) / 1000.0;
+    /* In doubles: first-seen comes off the wire and may be anything, INT64_MIN included. */
+    return ((double)now_ms - (double)e->first_seen_ms) / 1000.0;
 }
 
 struct bytes envelope_derived_id(const struct bytes *digest)

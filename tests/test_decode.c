@@ -351,6 +351,34 @@ static void test_hostile_records(void **state)
     unload(&s);
 }
 
+/* Found by the fuzzers: times from the wire at the edges of int64 must not overflow. */
+static void test_extreme_times(void **state)
+{
+    static const char *const lines[] = {
+        "{\"fetched_at_ms\":-9223372036823354707}",
+        "{\"headers\":{\"x-acemq-first-seen\":-9223372036854775808}}",
+        "{\"properties\":{\"app_id\":\"babelqueue\",\"timestamp\":9223372036854775807}}",
+        "{\"properties\":{\"timestamp\":9223372036854775807}}",
+        "{\"headers\":{\"x-acemq-id\":\"a\",\"acemq-replayed-at\":"
+        "{\"type\":\"timestamp\",\"value\":\"18446744073709551615\"}}}",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        struct message m;
+        struct error err;
+        if (snapshot_parse_line(lines[i], strlen(lines[i]), &m, &err) != ST_OK)
+            fail_msg("%s", err.msg);
+        struct decoded d;
+        decode_message(&m, NOW, &d);
+        json_t *j = decoded_to_json(&d, NOW);
+        assert_non_null(j);
+        json_decref(j);
+        if (i == 4)
+            assert_false(d.replay.has_at);
+        decoded_free(&d);
+        message_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_nothing_at_all),
         cmocka_unit_test(test_json_fields_documented),
         cmocka_unit_test(test_hostile_records),
+        cmocka_unit_test(test_extreme_times),
     };
     return cmocka_run_group_tests_name("decode", tests, setup, teardown);
 }
