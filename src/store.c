@@ -1,0 +1,431 @@
+/*
+ * store: compact index entries, a string arena with interning and 16-byte UUIDs, records in
+ * memory up to a budget and in an unlinked temporary file past it.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "snapshot.h"
+
+#define DEFAULT_BUDGET (64u << 20)
+#define ARENA_MAX UINT32_MAX
+#define TAG_TEXT 0x00 /* varint length, bytes */
+#define TAG_UUID 0x01 /* 16 bytes, shown as canonical lowercase */
+
+struct intern {
+    uint32_t *slots; /* arena refs, STORE_NONE empty */
+    uint32_t mask;
+    uint32_t count;
+};
+
+struct store {
+    struct store_entry *e;
+    size_t n, cap;
+    unsigned char *arena;
+    size_t arena_len, arena_cap;
+    struct intern types; /* types, queues, errors and reject reasons share one table */
+    struct strbuf mem;   /* records in memory */
+    size_t budget;
+    FILE *spill;
+    uint64_t spill_len;
+    bool full; /* the arena ran out: no more appends */
+    char *rejects[32];
+    uint16_t n_rejects;
+};
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 1099511628211ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+enum status store_new(size_t budget, const char *dir, struct store **out, struct error *err)
+{
+    struct store *s = xcalloc(1, sizeof *s);
+    s->budget = budget ? budget : DEFAULT_BUDGET;
+    const char *tmp = dir ? dir : getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    char *path = xasprintf("%s/dlqx-store-XXXXXX", tmp);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        error_set(err, ST_EIO, "cannot make a temporary file in %s: %s", tmp, strerror(errno));
+        free(path);
+        free(s);
+        return ST_EIO;
+    }
+    /* Unlinked at once: the data never outlives the process. */
+    unlink(path);
+    free(path);
+    s->spill = fdopen(fd, "w+b");
+    if (!s->spill) {
+        close(fd);
+        free(s);
+        return error_set(err, ST_EIO, "cannot open the temporary file: %s", strerror(errno));
+    }
+    s->types.mask = 1023;
+    s->types.slots = xmalloc((s->types.mask + 1) * sizeof *s->types.slots);
+    memset(s->types.slots, 0xff, (s->types.mask + 1) * sizeof *s->types.slots);
+    s->rejects[0] = xstrdup("");
+    s->n_rejects = 1;
+    *out = s;
+    return ST_OK;
+}
+
+void store_free(struct store *s)
+{
+    if (!s)
+        return;
+    free(s->e);
+    free(s->arena);
+    free(s->types.slots);
+    sb_free(&s->mem);
+    if (s->spill)
+        fclose(s->spill);
+    for (uint16_t i = 0; i < s->n_rejects; i++)
+        free(s->rejects[i]);
+    free(s);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* A canonical lowercase UUID (8-4-4-4-12) packed into 16 bytes. */
+static bool uuid_pack(const unsigned char *s, size_t n, unsigned char out[16])
+{
+    if (n != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
+        return false;
+    size_t w = 0;
+    for (size_t i = 0; i < 36;) {
+        if (s[i] == '-') {
+            i++;
+            continue;
+        }
+        int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out[w++] = (unsigned char)(hi << 4 | lo);
+        i += 2;
+    }
+    return w == 16;
+}
+
+static bool arena_reserve(struct store *s, size_t n, struct error *err)
+{
+    if (s->arena_len + n >= ARENA_MAX) {
+        s->full = true;
+        error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
+        return false;
+    }
+    xgrow((void **)&s->arena, &s->arena_cap, s->arena_len + n, 1);
+    return true;
+}
+
+static store_ref arena_put(struct store *s, const unsigned char *data, size_t n,
+                           struct error *err)
+{
+    if (n == 0)
+        return STORE_NONE;
+    unsigned char u[16];
+    if (uuid_pack(data, n, u)) {
+        if (!arena_reserve(s, 17, err))
+            return STORE_NONE;
+        store_ref r = (store_ref)s->arena_len;
+        s->arena[s->arena_len++] = TAG_UUID;
+        memcpy(s->arena + s->arena_len, u, 16);
+        s->arena_len += 16;
+        return r;
+    }
+    if (n > STORE_TEXT_MAX - 1)
+        n = STORE_TEXT_MAX - 1;
+    if (!arena_reserve(s, n + 6, err))
+        return STORE_NONE;
+    store_ref r = (store_ref)s->arena_len;
+    s->arena[s->arena_len++] = TAG_TEXT;
+    size_t v = n;
+    do {
+        unsigned char b = v & 0x7f;
+        v >>= 7;
+        s->arena[s->arena_len++] = (unsigned char)(b | (v ? 0x80 : 0));
+    } while (v);
+    memcpy(s->arena + s->arena_len, data, n);
+    s->arena_len += n;
+    return r;
+}
+
+/* A view of a TAG_TEXT entry (NULL for a UUID). */
+static const unsigned char *text_view(const struct store *s, store_ref r, size_t *n)
+{
+    const unsigned char *p = s->arena + r;
+    if (*p != TAG_TEXT)
+        return NULL;
+    p++;
+    size_t v = 0;
+    unsigned shift = 0;
+    while (*p & 0x80) {
+        v |= (size_t)(*p++ & 0x7f) << shift;
+        shift += 7;
+    }
+    v |= (size_t)*p++ << shift;
+    *n = v;
+    return p;
+}
+
+static void intern_grow(struct store *s)
+{
+    struct intern *t = &s->types;
+    uint32_t ncap = (t->mask + 1) * 2;
+    uint32_t *slots = xmalloc(ncap * sizeof *slots);
+    memset(slots, 0xff, ncap * sizeof *slots);
+    for (uint32_t i = 0; i <= t->mask; i++) {
+        if (t->slots[i] == STORE_NONE)
+            continue;
+        size_t n = 0;
+        const unsigned char *p = text_view(s, t->slots[i], &n);
+        uint32_t h = (uint32_t)hash_bytes(p, n) & (ncap - 1);
+        while (slots[h] != STORE_NONE)
+            h = (h + 1) & (ncap - 1);
+        slots[h] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->mask = ncap - 1;
+}
+
+/* Interned text: types, queues and errors repeat a lot. A text that is a UUID is not interned. */
+static store_ref intern(struct store *s, const unsigned char *data, size_t n, struct error *err)
+{
+    if (n == 0)
+        return STORE_NONE;
+    if (n > STORE_TEXT_MAX - 1)
+        n = STORE_TEXT_MAX - 1;
+    unsigned char u[16];
+    if (uuid_pack(data, n, u))
+        return arena_put(s, data, n, err);
+    struct intern *t = &s->types;
+    if ((t->count + 1) * 2 > t->mask)
+        intern_grow(s);
+    uint32_t h = (uint32_t)hash_bytes(data, n) & t->mask;
+    while (t->slots[h] != STORE_NONE) {
+        size_t m = 0;
+        const unsigned char *p = text_view(s, t->slots[h], &m);
+        if (p && m == n && memcmp(p, data, n) == 0)
+            return t->slots[h];
+        h = (h + 1) & t->mask;
+    }
+    store_ref r = arena_put(s, data, n, err);
+    if (r != STORE_NONE) {
+        t->slots[h] = r;
+        t->count++;
+    }
+    return r;
+}
+
+size_t store_text(const struct store *s, store_ref r, char *buf)
+{
+    if (r == STORE_NONE) {
+        buf[0] = '\0';
+        return 0;
+    }
+    const unsigned char *p = s->arena + r;
+    if (*p == TAG_UUID) {
+        static const char hex[] = "0123456789abcdef";
+        size_t w = 0;
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10)
+                buf[w++] = '-';
+            buf[w++] = hex[p[1 + i] >> 4];
+            buf[w++] = hex[p[1 + i] & 15];
+        }
+        buf[w] = '\0';
+        return w;
+    }
+    size_t n = 0;
+    const unsigned char *t = text_view(s, r, &n);
+    if (!t) {
+        buf[0] = '\0';
+        return 0;
+    }
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+    return n;
+}
+
+bool store_text_eq(const struct store *s, store_ref a, store_ref b)
+{
+    if (a == b)
+        return true;
+    if (a == STORE_NONE || b == STORE_NONE)
+        return false;
+    const unsigned char *pa = s->arena + a, *pb = s->arena + b;
+    if (*pa == TAG_UUID && *pb == TAG_UUID)
+        return memcmp(pa + 1, pb + 1, 16) == 0;
+    if (*pa != *pb)
+        return false;
+    size_t na = 0, nb = 0;
+    const unsigned char *ta = text_view(s, a, &na), *tb = text_view(s, b, &nb);
+    return na == nb && memcmp(ta, tb, na) == 0;
+}
+
+const char *store_reject_name(const struct store *s, uint16_t reject)
+{
+    return reject < s->n_rejects ? s->rejects[reject] : "?";
+}
+
+static uint16_t reject_index(struct store *s, const char *name)
+{
+    if (!name)
+        return 0;
+    for (uint16_t i = 1; i < s->n_rejects; i++)
+        if (strcmp(s->rejects[i], name) == 0)
+            return i;
+    if (s->n_rejects >= sizeof s->rejects / sizeof *s->rejects)
+        return 0;
+    s->rejects[s->n_rejects] = xstrdup(name);
+    return s->n_rejects++;
+}
+
+enum status store_append(struct store *s, const struct message *m, int64_t now_ms,
+                         struct error *err)
+{
+    struct decoded d;
+    decode_message_ex(m, now_ms, DECODE_NO_BODY, &d);
+    xgrow((void **)&s->e, &s->cap, s->n + 1, sizeof *s->e);
+    struct store_entry *e = &s->e[s->n];
+    memset(e, 0, sizeof *e);
+    const struct envelope *env = d.env;
+    e->id = arena_put(s, env->id.data, env->id.len, err);
+    e->type = intern(s, env->type.data, env->type.len, err);
+    e->correlation = bytes_eq(&env->correlation_id, &env->id)
+                         ? e->id
+                         : arena_put(s, env->correlation_id.data, env->correlation_id.len, err);
+    e->causation = arena_put(s, env->causation_id.data, env->causation_id.len, err);
+    e->queue = intern(s, m->queue.data, m->queue.len, err);
+    e->error = intern(s, d.error.data, d.error.len, err);
+    e->first_seen_ms = env->first_seen_ms;
+    e->fetched_at_ms = m->fetched_at_ms;
+    e->attempt = env->attempt > INT32_MAX ? INT32_MAX : (int32_t)env->attempt;
+    e->body_size = m->body.len > UINT32_MAX ? UINT32_MAX : (uint32_t)m->body.len;
+    e->dialect = (uint8_t)d.dialect;
+    e->flags = (uint8_t)((d.accepted ? SE_ACCEPTED : 0) | (m->redelivered ? SE_REDELIVERED : 0) |
+                         (d.error_from_broker ? SE_ERROR_FROM_BROKER : 0) |
+                         (env->defaulted & ED_ID ? SE_ID_DEFAULTED : 0));
+    e->reject = reject_index(s, d.reject_reason);
+    decoded_free(&d);
+    if (s->full)
+        return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
+
+    /* The record, lossless. */
+    size_t before = s->mem.len;
+    if (s->mem.len < s->budget) {
+        snapshot_format(m, &s->mem);
+        e->offset = before;
+        e->length = (uint32_t)(s->mem.len - before);
+    } else {
+        struct strbuf line;
+        sb_init(&line);
+        snapshot_format(m, &line);
+        if (fseeko(s->spill, (off_t)s->spill_len, SEEK_SET) != 0 ||
+            fwrite(line.buf, 1, line.len, s->spill) != line.len) {
+            sb_free(&line);
+            return error_set(err, ST_EIO, "cannot write the store's temporary file: %s",
+                             strerror(errno));
+        }
+        e->offset = s->spill_len;
+        e->length = (uint32_t)line.len;
+        e->flags |= SE_IN_FILE;
+        s->spill_len += line.len;
+        sb_free(&line);
+    }
+    s->n++;
+    return ST_OK;
+}
+
+size_t store_count(const struct store *s)
+{
+    return s->n;
+}
+
+const struct store_entry *store_entry_at(const struct store *s, size_t i)
+{
+    return i < s->n ? &s->e[i] : NULL;
+}
+
+static enum status record(const struct store *s, const struct store_entry *e, struct strbuf *out,
+                          struct error *err)
+{
+    sb_reset(out);
+    if (!(e->flags & SE_IN_FILE)) {
+        sb_add(out, s->mem.buf + e->offset, e->length);
+        return ST_OK;
+    }
+    xgrow((void **)&out->buf, &out->cap, (size_t)e->length + 1, 1);
+    if (fseeko(s->spill, (off_t)e->offset, SEEK_SET) != 0 ||
+        fread(out->buf, 1, e->length, s->spill) != e->length)
+        return error_set(err, ST_EIO, "cannot read the store's temporary file: %s",
+                         strerror(errno ? errno : EIO));
+    out->len = e->length;
+    out->buf[out->len] = '\0';
+    return ST_OK;
+}
+
+enum status store_get(const struct store *s, size_t i, struct message *out, struct error *err)
+{
+    if (i >= s->n)
+        return error_set(err, ST_EINVAL, "no message %zu in the store", i);
+    struct strbuf line;
+    sb_init(&line);
+    enum status st = record(s, &s->e[i], &line, err);
+    if (st == ST_OK)
+        st = snapshot_parse_line(line.buf, line.len ? line.len - 1 : 0, out, err);
+    else
+        message_init(out);
+    sb_free(&line);
+    return st;
+}
+
+enum status store_write(const struct store *s, FILE *f, struct error *err)
+{
+    struct strbuf line;
+    sb_init(&line);
+    for (size_t i = 0; i < s->n; i++) {
+        enum status st = record(s, &s->e[i], &line, err);
+        if (st != ST_OK) {
+            sb_free(&line);
+            return st;
+        }
+        if (fwrite(line.buf, 1, line.len, f) != line.len) {
+            sb_free(&line);
+            return error_set(err, ST_EIO, "write failed: %s", strerror(errno));
+        }
+    }
+    sb_free(&line);
+    return ST_OK;
+}
+
+size_t store_memory(const struct store *s)
+{
+    return s->cap * sizeof *s->e + s->arena_cap + s->mem.cap +
+           (s->types.mask + 1) * sizeof *s->types.slots;
+}
+
+uint64_t store_spilled(const struct store *s)
+{
+    return s->spill_len;
+}

@@ -1,0 +1,81 @@
+/*
+ * store: the snapshot store — a million dead letters in bounded memory.
+ *
+ * Every message appended is decoded once into a compact index entry (id, type, correlation,
+ * causation, queue, error, attempt, first-seen, dialect, acceptance, body size) that views
+ * can sort, filter and draw without touching the message again. The full record (its
+ * snapshot line, lossless) is kept in memory up to a budget and spilled past it to a
+ * temporary file that is unlinked at once, so nothing is left behind if dlqx dies.
+ * Ids in the canonical UUID form are kept in 16 bytes; types and queues are interned.
+ *
+ * Ownership: store_new returns a store the caller frees with store_free. Strings returned by
+ * store_text are valid until the next call that takes the same buffer.
+ */
+#ifndef DLQX_STORE_H
+#define DLQX_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "envelope.h"
+#include "message.h"
+#include "status.h"
+#include "util.h"
+
+/* A string kept by the store: an offset into its arena. STORE_NONE: empty. */
+typedef uint32_t store_ref;
+#define STORE_NONE UINT32_MAX
+
+enum store_entry_flag {
+    SE_ACCEPTED = 1u << 0,
+    SE_REDELIVERED = 1u << 1,
+    SE_ERROR_FROM_BROKER = 1u << 2,
+    SE_ID_DEFAULTED = 1u << 3,
+    SE_IN_FILE = 1u << 4, /* the record lives in the spill file */
+};
+
+struct store_entry {
+    uint64_t offset; /* of the record (memory or spill file) */
+    uint32_t length; /* of the record, newline included */
+    store_ref id, type, correlation, causation, queue, error;
+    int64_t first_seen_ms;
+    int64_t fetched_at_ms;
+    int32_t attempt;
+    uint32_t body_size;
+    uint8_t dialect; /* enum dialect */
+    uint8_t flags;   /* enum store_entry_flag */
+    uint16_t reject; /* index into the reject reasons (0: none) */
+};
+
+struct store;
+
+/* memory_budget: bytes of records kept in memory before spilling (0: the default, 64 MiB).
+ * spill_dir: where the temporary file goes (NULL: $TMPDIR or /tmp). */
+enum status store_new(size_t memory_budget, const char *spill_dir, struct store **out,
+                      struct error *err);
+void store_free(struct store *s);
+
+/* Decodes and keeps m (copied; the caller keeps m). */
+enum status store_append(struct store *s, const struct message *m, int64_t now_ms,
+                         struct error *err);
+size_t store_count(const struct store *s);
+const struct store_entry *store_entry_at(const struct store *s, size_t i);
+
+/* The text of a ref into buf (which must hold STORE_TEXT_MAX bytes); returns its length. */
+#define STORE_TEXT_MAX 65536
+size_t store_text(const struct store *s, store_ref r, char *buf);
+/* Whether two refs hold the same text (cheap when both are interned or both UUIDs). */
+bool store_text_eq(const struct store *s, store_ref a, store_ref b);
+const char *store_reject_name(const struct store *s, uint16_t reject);
+
+/* The full message back (a new message the caller frees). */
+enum status store_get(const struct store *s, size_t i, struct message *out, struct error *err);
+/* Writes every record, in order, in the snapshot format. */
+enum status store_write(const struct store *s, FILE *f, struct error *err);
+
+/* Bytes the store holds in memory (index, arena, in-memory records), and on disk. */
+size_t store_memory(const struct store *s);
+uint64_t store_spilled(const struct store *s);
+
+#endif

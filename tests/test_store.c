@@ -1,0 +1,158 @@
+/*
+ * The snapshot store: every message comes back exactly, from memory or from the spill file,
+ * the index holds the decoded fields, and memory stays bounded by the budget.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snapshot.h"
+#include "store.h"
+
+static void make(struct message *m, size_t i)
+{
+    message_init(m);
+    char id[64], body[1100];
+    snprintf(id, sizeof id, "%08zx-0000-4000-8000-%012zx", i, i * 7);
+    m->queue = bytes_from_cstr(i % 3 ? "orders.dlq" : "payments.dlq");
+    m->routing_key = bytes_from_cstr("orders.dlq");
+    m->fetched_at_ms = 1767330000000LL + (int64_t)i;
+    m->headers_present = true;
+    htable_add(m->headers, "x-acemq-id", hval_cstring(id));
+    htable_add(m->headers, "x-acemq-type", hval_cstring(i % 2 ? "order.placed" : "payment.charge"));
+    htable_add(m->headers, "x-acemq-attempt", hval_int(HV_I32, (int64_t)(i % 5) + 1));
+    htable_add(m->headers, "x-acemq-first-seen", hval_int(HV_I64, 1767323045678LL + (int64_t)i));
+    if (i % 4 == 0)
+        htable_add(m->headers, "x-acemq-causation", hval_cstring("not-a-uuid-cause"));
+    char err[128];
+    snprintf(err, sizeof err, "exhausted 5 attempts: TimeoutException: %zu ms", 30000 + i % 17);
+    htable_add(m->headers, "x-acemq-error", hval_cstring(err));
+    memset(body, 'x', sizeof body);
+    int n = snprintf(body, 40, "{\"n\":%zu,\"pad\":\"", i);
+    body[n] = 'x';
+    memcpy(body + sizeof body - 2, "\"}", 2);
+    m->body = bytes_dup(body, i % 11 == 0 ? 7 : sizeof body);
+    if (i % 11 == 0)
+        memcpy(m->body.data, "\xff\x00\x01\x02\x03\x04\x05", 7); /* binary */
+}
+
+static void test_round_trip_and_spill(void **state)
+{
+    struct store *s = NULL;
+    struct error err;
+    assert_int_equal(store_new(1u << 20, NULL, &s, &err), ST_OK);
+    enum { N = 20000 };
+    for (size_t i = 0; i < N; i++) {
+        struct message m;
+        make(&m, i);
+        assert_int_equal(store_append(s, &m, 1767330000000LL, &err), ST_OK);
+        message_free(&m);
+    }
+    assert_int_equal(store_count(s), N);
+    /* The budget is 1 MiB of records: the rest went to the file. */
+    assert_true(store_spilled(s) > 10u << 20);
+    char buf[STORE_TEXT_MAX];
+    for (size_t i = 0; i < N; i += 997) {
+        struct message want, got;
+        make(&want, i);
+        assert_int_equal(store_get(s, i, &got, &err), ST_OK);
+        assert_true(message_equal(&want, &got));
+        const struct store_entry *e = store_entry_at(s, i);
+        assert_non_null(e);
+        char id[64];
+        snprintf(id, sizeof id, "%08zx-0000-4000-8000-%012zx", i, i * 7);
+        store_text(s, e->id, buf);
+        assert_string_equal(buf, id);
+        store_text(s, e->type, buf);
+        assert_string_equal(buf, i % 2 ? "order.placed" : "payment.charge");
+        store_text(s, e->queue, buf);
+        assert_string_equal(buf, i % 3 ? "orders.dlq" : "payments.dlq");
+        assert_true(store_text_eq(s, e->id, e->correlation)); /* correlation defaults to id */
+        if (i % 4 == 0) {
+            store_text(s, e->causation, buf);
+            assert_string_equal(buf, "not-a-uuid-cause");
+        } else {
+            assert_int_equal(e->causation, STORE_NONE);
+        }
+        assert_int_equal(e->attempt, (int32_t)(i % 5) + 1);
+        assert_int_equal(e->first_seen_ms, 1767323045678LL + (int64_t)i);
+        assert_true(e->flags & SE_ACCEPTED);
+        assert_int_equal(e->dialect, DIALECT_ACEMQ);
+        /* In memory up to the budget (records of about 1.3 KB: some 700 fit), then the file. */
+        assert_int_equal(!!(e->flags & SE_IN_FILE), i >= 997);
+        message_free(&want);
+        message_free(&got);
+    }
+    /* Interned: the same error text is one string. */
+    assert_true(store_entry_at(s, 0)->error == store_entry_at(s, 17)->error);
+    assert_false(store_entry_at(s, 0)->error == store_entry_at(s, 1)->error);
+    store_free(s);
+}
+
+static void test_write_is_the_snapshot(void **state)
+{
+    struct store *s = NULL;
+    struct error err;
+    assert_int_equal(store_new(4096, NULL, &s, &err), ST_OK);
+    struct strbuf want;
+    sb_init(&want);
+    for (size_t i = 0; i < 50; i++) {
+        struct message m;
+        make(&m, i);
+        snapshot_format(&m, &want);
+        assert_int_equal(store_append(s, &m, 0, &err), ST_OK);
+        message_free(&m);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(store_write(s, f, &err), ST_OK);
+    fclose(f);
+    assert_int_equal(len, want.len);
+    assert_memory_equal(text, want.buf, len);
+    free(text);
+    sb_free(&want);
+    store_free(s);
+}
+
+static void test_hostile_and_rejected(void **state)
+{
+    struct store *s = NULL;
+    struct error err;
+    assert_int_equal(store_new(0, NULL, &s, &err), ST_OK);
+    FILE *f = fopen(test_fixture_path("snapshots/hostile.jsonl"), "rb");
+    assert_non_null(f);
+    struct snapshot_reader r;
+    snapshot_reader_open(&r, f, "hostile");
+    struct message m;
+    size_t n = 0;
+    while (snapshot_read(&r, &m, &err) == SNAP_RECORD) {
+        assert_int_equal(store_append(s, &m, 0, &err), ST_OK);
+        struct message back;
+        assert_int_equal(store_get(s, n, &back, &err), ST_OK);
+        assert_true(message_equal(&m, &back));
+        message_free(&back);
+        message_free(&m);
+        n++;
+    }
+    snapshot_reader_close(&r);
+    fclose(f);
+    assert_int_equal(store_count(s), n);
+    const struct store_entry *e = store_entry_at(s, 5);
+    assert_non_null(e);
+    assert_false(e->flags & SE_ACCEPTED);
+    assert_string_equal(store_reject_name(s, e->reject), "malformed_json");
+    store_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_and_spill),
+        cmocka_unit_test(test_write_is_the_snapshot),
+        cmocka_unit_test(test_hostile_and_rejected),
+    };
+    return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
