@@ -504,3 +504,25 @@ enum status peek_run(struct conn *c, const struct peek_opts *o, struct peek_repo
         *kind = rkind;
     return ST_OK;
 }
+
+json_t *peek_report_json(const char *queue, const struct peek_report *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "queue", json_string(queue));
+    json_object_set_new(o, "type", json_string(queue_kind_name(r->kind)));
+    json_object_set_new(o, "complete", json_boolean(r->end == PEEK_COMPLETE));
+    json_object_set_new(o, "end", json_string(peek_end_name(r->end)));
+    json_object_set_new(o, "detail", json_string(r->detail));
+    json_object_set_new(o, "fetched", json_integer((json_int_t)r->fetched));
+    json_object_set_new(o, "ready_before", json_integer(r->ready_before));
+    json_object_set_new(o, "ready_after", r->have_after ? json_integer(r->ready_after) : json_null());
+    json_object_set_new(o, "consumers_before", json_integer(r->consumers_before));
+    json_object_set_new(o, "arrived_during", json_integer((json_int_t)r->arrived_during));
+    json_object_set_new(o, "already_redelivered", json_integer((json_int_t)r->redelivered_seen));
+    json_object_set_new(o, "max_delivery_count",
+                        r->max_delivery_count >= 0 ? json_integer(r->max_delivery_count)
+                                                   : json_null());
+    json_object_set_new(o, "at_risk", json_integer((json_int_t)r->at_risk));
+    json_object_set_new(o, "seconds", json_real(r->seconds));
+    return o;
+}

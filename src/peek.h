@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "conn.h"
 #include "message.h"
 #include "util.h"
@@ -88,6 +90,9 @@ struct peek_report {
     char detail[512]; /* one sentence on how it ended */
     double seconds;
 };
+
+/* The report as a JSON object (new reference): docs/peek-report.md. */
+json_t *peek_report_json(const char *queue, const struct peek_report *r);
 
 /* The cost, in sentences, before anything is read: appends to out. */
 void peek_plan(const struct peek_opts *opts, uint32_t ready, uint32_t consumers,

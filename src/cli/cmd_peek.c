@@ -45,8 +45,10 @@ static bool progress(void *vctx, uint64_t done, uint64_t total)
 
 static void usage(FILE *to)
 {
-    fputs("usage: dlqx peek QUEUE [--limit N] [-o FILE] [--type classic|quorum|stream]\n"
-          "                 [--delivery-limit N] [--force] [--url URL] [--password-file FILE]\n",
+    fputs("usage: dlqx peek QUEUE [--limit N] [-o FILE] [--report FILE]\n"
+          "                 [--type classic|quorum|stream] [--delivery-limit N] [--dlx] [--force]\n"
+          "                 [--url URL]... [--password-file FILE | --ask-password]\n"
+          "                 [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n",
           to);
 }
 
@@ -59,6 +61,7 @@ int cmd_peek(int argc, char **argv)
     po.info.kind = QK_UNKNOWN;
     po.info.delivery_limit = -1;
     const char *outfile = NULL;
+    const char *report_file = NULL;
     int rc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -81,6 +84,8 @@ int cmd_peek(int argc, char **argv)
             po.limit = v;
         } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
             outfile = argv[++i];
+        } else if (strcmp(a, "--report") == 0 && i + 1 < argc) {
+            report_file = argv[++i];
         } else if (strcmp(a, "--type") == 0 && i + 1 < argc) {
             if (!queue_kind_parse(argv[++i], &po.info.kind)) {
                 fprintf(stderr, "dlqx peek: --type is classic, quorum or stream\n");
@@ -174,6 +179,12 @@ int cmd_peek(int argc, char **argv)
     if (rep.kind == QK_QUORUM && rep.max_delivery_count >= 0)
         fprintf(stderr, "dlqx: %s: the highest x-delivery-count seen was %lld\n", po.queue,
                 (long long)rep.max_delivery_count);
+    if (report_file) {
+        json_t *j = peek_report_json(po.queue, &rep);
+        if (json_dump_file(j, report_file, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0)
+            fprintf(stderr, "dlqx peek: cannot write the report %s\n", report_file);
+        json_decref(j);
+    }
     switch (rep.end) {
     case PEEK_COMPLETE:
     case PEEK_LIMIT:
