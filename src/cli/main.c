@@ -12,20 +12,28 @@
 static const char usage[] =
     "usage: dlqx COMMAND [OPTIONS] [ARGS]\n"
     "\n"
-    "Read dead letters from snapshot files (JSON Lines; see dlqx(1) and docs/snapshot-format.md).\n"
+    "Read dead letters from a live RabbitMQ queue or from snapshot files (JSON Lines; see\n"
+    "dlqx(1) and docs/snapshot-format.md).\n"
     "\n"
     "commands:\n"
     "  decode [--format json|table] [FILE...|-]   decode every message: one JSON object per line\n"
     "  tree [--json] [--ascii] [--of ID] [FILE...|-]  the causal forest by correlation and causation\n"
     "  cat [FILE...|-]                            rewrite records in the canonical snapshot form\n"
+    "  peek QUEUE [--limit N] [-o FILE]           snapshot a live queue; it keeps every message,\n"
+    "                                             in order (see dlqx peek --help)\n"
     "  help                                       this text\n"
     "  version                                    the version\n"
     "\n"
     "environment:\n"
-    "  DLQX_NOW   fix the clock (epoch milliseconds) for ages, as tests do\n"
+    "  DLQX_URL             amqp://user@host:port/vhost (comma-separated for cluster nodes)\n"
+    "  DLQX_PASSWORD_FILE   the password (never on the command line)\n"
+    "  DLQX_MGMT_URL        the management API, http://host:15672/\n"
+    "  DLQX_NOW             fix the clock (epoch milliseconds) for ages, as tests do\n"
     "\n"
-    "exit codes: 0 ok, 1 no such message (tree --of), 2 usage, 65 some records malformed (skipped), 66 input missing,\n"
-    "            74 I/O error\n";
+    "exit codes: 0 ok, 1 no such message (tree --of), 2 usage, 65 some records malformed\n"
+    "            (skipped), 66 input missing, 74 I/O error; broker: 10 unreachable, 11 login\n"
+    "            refused, 12 vhost, 13 TLS, 14 access refused, 15 no such queue, 16 peek stopped\n"
+    "            at the delivery limit, 17 connection lost, 18 snapshot incomplete, 19 protocol\n";
 
 int main(int argc, char **argv)
 {

@@ -286,8 +286,10 @@ static bool headers_equal_ignoring(const struct htable *a, const struct htable *
     if (ignore) {
         htable_remove(x, ignore);
         htable_remove(y, ignore);
-        qsort(x->e, x->n, sizeof *x->e, entry_cmp);
-        qsort(y->e, y->n, sizeof *y->e, entry_cmp);
+        if (x->n > 1)
+            qsort(x->e, x->n, sizeof *x->e, entry_cmp);
+        if (y->n > 1)
+            qsort(y->e, y->n, sizeof *y->e, entry_cmp);
     }
     bool eq = htable_equal(x, y);
     htable_free(x);
