@@ -585,3 +585,22 @@ enum status conn_prompt_password(const char *prompt, char **out, struct error *e
     memset(buf, 0, sizeof buf);
     return ST_OK;
 }
+
+bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
+{
+    char *buf = xstrdup(url);
+    struct amqp_connection_info ci;
+    amqp_default_connection_info(&ci);
+    if (amqp_parse_url(buf, &ci) != AMQP_STATUS_OK) {
+        conn_secret_free(buf);
+        return false;
+    }
+    if (user)
+        *user = xstrdup(ci.user);
+    if (vhost)
+        *vhost = xstrdup(ci.vhost);
+    if (host)
+        *host = xstrdup(ci.host);
+    conn_secret_free(buf);
+    return true;
+}

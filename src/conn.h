@@ -101,6 +101,10 @@ enum status conn_prompt_password(const char *prompt, char **out, struct error *e
 /* Overwrites and frees a secret. */
 void conn_secret_free(char *s);
 
+/* The user and virtual host a URL names (librabbitmq's defaults, guest and /, when it names
+ * none). New strings; false for a URL that does not parse. */
+bool conn_url_parts(const char *url, char **user, char **vhost, char **host);
+
 /* A URL as it may be shown: the password (if any) removed. A new string. */
 char *conn_mask_url(const char *url);
 

@@ -51,6 +51,14 @@ int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i);
 bool broker_opts_finish(struct broker_opts *b);
 void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o);
 int broker_exit_code(enum conn_err k);
+struct mgmt;
+/* The management API client for these options (the AMQP URL's user and the same password),
+ * or NULL when there is none (no --mgmt-url, or --no-mgmt; *exit_code then stays 0) or it
+ * cannot be set up (reported; *exit_code set). */
+struct mgmt *broker_mgmt(const struct broker_opts *b, int *exit_code);
+/* The exit code for a management API failure. */
+int broker_mgmt_exit(int mgmt_error);
+
 /* Connects, reporting a failure on stderr; NULL then, with *exit_code set. */
 struct conn *broker_connect(const struct broker_opts *b, int *exit_code);
 

@@ -41,6 +41,7 @@ int cmd_decode(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_peek(int argc, char **argv);
+int cmd_queues(int argc, char **argv);
 
 /* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
 bool cli_flush_stdout(void);

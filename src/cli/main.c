@@ -19,6 +19,7 @@ static const char usage[] =
     "  decode [--format json|table] [FILE...|-]   decode every message: one JSON object per line\n"
     "  tree [--json] [--ascii] [--of ID] [FILE...|-]  the causal forest by correlation and causation\n"
     "  cat [FILE...|-]                            rewrite records in the canonical snapshot form\n"
+    "  queues [--json] [--all] [QUEUE...]         the dead-letter queues of a broker, their sources\n"
     "  peek QUEUE [--limit N] [-o FILE]           snapshot a live queue; it keeps every message,\n"
     "                                             in order (see dlqx peek --help)\n"
     "  help                                       this text\n"
@@ -53,6 +54,8 @@ int main(int argc, char **argv)
         return cmd_cat(argc - 1, argv + 1);
     if (strcmp(cmd, "peek") == 0)
         return cmd_peek(argc - 1, argv + 1);
+    if (strcmp(cmd, "queues") == 0)
+        return cmd_queues(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
         return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;

@@ -1,0 +1,399 @@
+/*
+ * queues: the dead-letter queues of a broker — with the management API, every queue with its
+ * type, depth, consumers, arguments and effective policy, which queues dead-letter into which,
+ * and which lose their dead letters; without it, the queues named on the command line with
+ * their depth from a passive declare. It says which mode it is in.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broker_opts.h"
+#include "cli.h"
+#include "dlqfind.h"
+#include "mgmt.h"
+#include "sanitize.h"
+
+int broker_mgmt_exit(int e)
+{
+    switch ((enum mgmt_error)e) {
+    case MGMT_OK:
+        return EXIT_OK;
+    case MGMT_UNREACHABLE:
+    case MGMT_TIMEOUT:
+        return EXIT_UNREACHABLE;
+    case MGMT_AUTH:
+        return EXIT_AUTH;
+    case MGMT_NOT_FOUND:
+        return EXIT_VHOST;
+    case MGMT_TLS:
+        return EXIT_TLS;
+    case MGMT_FORBIDDEN:
+        return EXIT_ACCESS;
+    case MGMT_CONFIG:
+        return EXIT_USAGE;
+    default:
+        return EXIT_PROTOCOL;
+    }
+}
+
+/* The management client for these broker options, or NULL (no URL, or --no-mgmt). */
+struct mgmt *broker_mgmt(const struct broker_opts *b, int *exit_code)
+{
+    *exit_code = EXIT_OK;
+    if (b->no_mgmt || !b->mgmt_url || !b->n_urls)
+        return NULL;
+    char *user = NULL;
+    if (!conn_url_parts(b->urls[0], &user, NULL, NULL)) {
+        *exit_code = EXIT_USAGE;
+        return NULL;
+    }
+    struct mgmt_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.url = b->mgmt_url;
+    cfg.user = user;
+    cfg.password = b->password ? b->password : "guest";
+    cfg.ca_file = b->cacert;
+    cfg.client_cert = b->cert;
+    cfg.client_key = b->key;
+    cfg.insecure_no_verify_peer = b->tls_no_verify;
+    cfg.insecure_no_verify_host = b->tls_no_verify;
+    struct mgmt *m = NULL;
+    struct error err;
+    error_clear(&err);
+    if (mgmt_open(&cfg, &m, &err) != ST_OK) {
+        fprintf(stderr, "dlqx: %s\n", err.msg);
+        *exit_code = EXIT_USAGE;
+    }
+    free(user);
+    return m;
+}
+
+static void cell(struct strbuf *sb, const char *s, int width)
+{
+    sanitize_fit(sb, s ? s : "", s ? strlen(s) : 0, width, SAN_PAD);
+    sb_adds(sb, "  ");
+}
+
+static void num(char *buf, size_t cap, int64_t v)
+{
+    if (v < 0)
+        snprintf(buf, cap, "?");
+    else
+        snprintf(buf, cap, "%lld", (long long)v);
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *entry_json(const struct dlq_report *r, const struct mgmt_queue *qs,
+                          const struct dlq_entry *e)
+{
+    const struct mgmt_queue *q = e->queue;
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(q->name));
+    json_object_set_new(o, "vhost", json_string(q->vhost));
+    json_object_set_new(o, "type", str_or_null(q->type));
+    json_object_set_new(o, "messages", q->messages >= 0 ? json_integer(q->messages) : json_null());
+    json_object_set_new(o, "ready", q->ready >= 0 ? json_integer(q->ready) : json_null());
+    json_object_set_new(o, "unacked", q->unacked >= 0 ? json_integer(q->unacked) : json_null());
+    json_object_set_new(o, "consumers",
+                        q->consumers >= 0 ? json_integer(q->consumers) : json_null());
+    json_object_set_new(o, "publish_rate",
+                        q->publish_rate >= 0 ? json_real(q->publish_rate) : json_null());
+    json_object_set_new(o, "role",
+                        json_string(e->role == DLQ_ROLE_DLQ     ? "dlq"
+                                    : e->role == DLQ_ROLE_RETRY ? "retry"
+                                                                : "queue"));
+    json_t *why = json_array();
+    for (unsigned bit = 1; bit && bit <= DLQ_WHY_NAMED; bit <<= 1)
+        if (e->why & bit)
+            json_array_append_new(why, json_string(dlq_why_str(bit)));
+    json_object_set_new(o, "why", why);
+    json_t *src = json_array();
+    for (size_t i = 0; i < e->n_sources; i++)
+        json_array_append_new(src, json_string(qs[e->sources[i].queue].name));
+    json_object_set_new(o, "sources", src);
+    json_t *tgt = json_array();
+    for (size_t i = 0; i < e->n_targets; i++)
+        json_array_append_new(tgt, json_string(qs[e->targets[i].queue].name));
+    json_object_set_new(o, "dead_letters_to", tgt);
+    json_t *warn = json_array();
+    for (unsigned bit = 1; bit && bit <= DLQ_WARN_LOOP; bit <<= 1)
+        if (e->warn & bit)
+            json_array_append_new(warn, json_string(dlq_warn_str(bit)));
+    json_object_set_new(o, "warnings", warn);
+    json_object_set_new(o, "dead_letter_exchange", str_or_null(q->dead_letter_exchange));
+    json_object_set_new(o, "dead_letter_routing_key", str_or_null(q->dead_letter_routing_key));
+    json_object_set_new(o, "delivery_limit",
+                        q->delivery_limit >= 0 ? json_integer(q->delivery_limit) : json_null());
+    json_object_set_new(o, "policy", str_or_null(q->policy));
+    (void)r;
+    return o;
+}
+
+static bool named(char **names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* The management API's counts lag by some seconds: where AMQP is at hand, a passive declare
+ * gives the exact ready count and consumers of each queue shown. */
+static void exact_counts(const struct broker_opts *b, struct dlq_report *rep, bool all,
+                         char **names, int n_names, bool *exact);
+
+static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vhost, bool json,
+                     bool all, char **names, int n_names)
+{
+    struct mgmt_queue *qs = NULL;
+    struct mgmt_exchange *xs = NULL;
+    struct mgmt_binding *bs = NULL;
+    size_t nq = 0, nx = 0, nb = 0;
+    struct error err;
+    error_clear(&err);
+    int rc = EXIT_OK;
+    if (mgmt_list_queues(m, vhost, &qs, &nq, &err) != ST_OK ||
+        mgmt_list_exchanges(m, vhost, &xs, &nx, &err) != ST_OK ||
+        mgmt_list_bindings(m, vhost, &bs, &nb, &err) != ST_OK) {
+        fprintf(stderr, "dlqx: %s\n", err.msg);
+        rc = broker_mgmt_exit(mgmt_last_error(m));
+        goto out;
+    }
+    struct dlq_input in = {qs, nq, xs, nx, bs, nb};
+    struct dlq_report rep;
+    if (dlqfind_run(&in, &rep, &err) != ST_OK) {
+        fprintf(stderr, "dlqx: %s\n", err.msg);
+        rc = EXIT_PROTOCOL;
+        goto out;
+    }
+    bool exact = false;
+    exact_counts(b, &rep, all, names, n_names, &exact);
+    fprintf(stderr,
+            "dlqx: management API at %s: %zu queues in vhost %s, %zu dead-letter queues%s; "
+            "counts %s\n",
+            mgmt_display_url(m), nq, vhost, rep.n_dlq,
+            rep.n_warn ? ", and queues that lose their dead letters (see below)" : "",
+            exact ? "exact (passive declare)" : "from the management API (they lag a few seconds)");
+    struct strbuf sb;
+    sb_init(&sb);
+    if (!json) {
+        cell(&sb, "QUEUE", 28);
+        cell(&sb, "TYPE", 7);
+        cell(&sb, "READY", 7);
+        cell(&sb, "UNACKED", 7);
+        cell(&sb, "CONS", 4);
+        cell(&sb, "IN/S", 6);
+        cell(&sb, "ROLE", 5);
+        sb_adds(&sb, "SOURCE\n");
+    }
+    for (size_t i = 0; i < rep.n; i++) {
+        const struct dlq_entry *e = &rep.entries[i];
+        if (n_names ? !named(names, n_names, e->queue->name) : !all && e->role != DLQ_ROLE_DLQ)
+            continue;
+        if (json) {
+            json_t *o = entry_json(&rep, qs, e);
+            char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+            sb_adds(&sb, line ? line : "{}");
+            sb_addc(&sb, '\n');
+            free(line);
+            json_decref(o);
+            continue;
+        }
+        const struct mgmt_queue *q = e->queue;
+        char ready[24], unacked[24], cons[24], rate[24];
+        num(ready, sizeof ready, q->ready);
+        num(unacked, sizeof unacked, q->unacked);
+        num(cons, sizeof cons, q->consumers);
+        if (q->publish_rate >= 0)
+            snprintf(rate, sizeof rate, "%.1f", q->publish_rate);
+        else
+            snprintf(rate, sizeof rate, "-");
+        cell(&sb, q->name, 28);
+        cell(&sb, q->type ? q->type : "?", 7);
+        cell(&sb, ready, 7);
+        cell(&sb, unacked, 7);
+        cell(&sb, cons, 4);
+        cell(&sb, rate, 6);
+        cell(&sb, e->role == DLQ_ROLE_DLQ ? "dlq" : e->role == DLQ_ROLE_RETRY ? "retry" : "",
+             5);
+        for (size_t k = 0; k < e->n_sources; k++) {
+            if (k)
+                sb_adds(&sb, ", ");
+            const char *n = qs[e->sources[k].queue].name;
+            sanitize_append(&sb, n, strlen(n), 0);
+        }
+        if (!e->n_sources && e->role == DLQ_ROLE_DLQ)
+            sb_adds(&sb, "(named like a DLQ; no queue dead-letters here)");
+        sb_addc(&sb, '\n');
+    }
+    if (!json && rep.n_warn) {
+        sb_adds(&sb, "\nqueues that lose dead letters:\n");
+        for (size_t i = 0; i < rep.n; i++) {
+            const struct dlq_entry *e = &rep.entries[i];
+            for (unsigned bit = 1; bit && bit <= DLQ_WARN_LOOP; bit <<= 1) {
+                if (!(e->warn & bit))
+                    continue;
+                sb_adds(&sb, "  ");
+                sanitize_append(&sb, e->queue->name, strlen(e->queue->name), 0);
+                sb_adds(&sb, ": ");
+                sb_adds(&sb, dlq_warn_str(bit));
+                sb_addc(&sb, '\n');
+            }
+        }
+    }
+    fwrite(sb.buf ? sb.buf : "", 1, sb.len, stdout);
+    sb_free(&sb);
+    dlq_report_free(&rep);
+out:
+    mgmt_queues_free(&qs, &nq);
+    mgmt_exchanges_free(&xs, &nx);
+    mgmt_bindings_free(&bs, &nb);
+    return rc;
+}
+
+static void exact_counts(const struct broker_opts *b, struct dlq_report *rep, bool all,
+                         char **names, int n_names, bool *exact)
+{
+    int rc;
+    struct conn *c = broker_connect(b, &rc);
+    if (!c)
+        return;
+    *exact = true;
+    for (size_t i = 0; i < rep->n && conn_alive(c); i++) {
+        struct dlq_entry *e = &rep->entries[i];
+        if (n_names ? !named(names, n_names, e->queue->name) : !all && e->role != DLQ_ROLE_DLQ)
+            continue;
+        uint32_t ready, consumers;
+        enum conn_err kind;
+        struct error err;
+        /* The report borrows the listing; its counts are ours to correct. */
+        struct mgmt_queue *q = (struct mgmt_queue *)(uintptr_t)e->queue;
+        if (conn_queue_inspect(c, 1, q->name, &ready, &consumers, &kind, &err) == ST_OK) {
+            q->ready = ready;
+            q->consumers = consumers;
+            if (q->unacked >= 0)
+                q->messages = ready + q->unacked;
+        }
+    }
+    conn_close(c);
+}
+
+static int without_mgmt(const struct broker_opts *b, char **names, int n, bool json)
+{
+    if (n == 0) {
+        fprintf(stderr, "dlqx queues: without the management API (give --mgmt-url or set "
+                        "DLQX_MGMT_URL), name the queues to look at\n");
+        return EXIT_USAGE;
+    }
+    int rc = EXIT_OK;
+    struct conn *c = broker_connect(b, &rc);
+    if (!c)
+        return rc;
+    fprintf(stderr,
+            "dlqx: no management API: the queues named, with their depth from a passive "
+            "declare on %s (types and policies unknown)\n",
+            conn_display_url(c));
+    struct strbuf sb;
+    sb_init(&sb);
+    if (!json) {
+        cell(&sb, "QUEUE", 28);
+        cell(&sb, "READY", 7);
+        sb_adds(&sb, "CONSUMERS\n");
+    }
+    for (int i = 0; i < n; i++) {
+        uint32_t ready = 0, consumers = 0;
+        enum conn_err kind;
+        struct error err;
+        if (conn_queue_inspect(c, 1, names[i], &ready, &consumers, &kind, &err) != ST_OK) {
+            fprintf(stderr, "dlqx: %s\n", err.msg);
+            rc = broker_exit_code(kind);
+            if (!conn_alive(c))
+                break;
+            continue;
+        }
+        if (json) {
+            json_t *o = json_pack("{s:s,s:s,s:n,s:i,s:i,s:s}", "name", names[i], "vhost",
+                                  conn_vhost(c), "type", "ready", (json_int_t)ready,
+                                  "consumers", (json_int_t)consumers, "role",
+                                  dlqfind_classify_name(names[i], NULL) == DLQ_NAME_DLQ ? "dlq"
+                                                                                      : "queue");
+            char *line = o ? json_dumps(o, JSON_COMPACT) : NULL;
+            sb_adds(&sb, line ? line : "{}");
+            sb_addc(&sb, '\n');
+            free(line);
+            json_decref(o);
+        } else {
+            char r[24], k[24];
+            snprintf(r, sizeof r, "%u", ready);
+            snprintf(k, sizeof k, "%u", consumers);
+            cell(&sb, names[i], 28);
+            cell(&sb, r, 7);
+            sb_adds(&sb, k);
+            sb_addc(&sb, '\n');
+        }
+    }
+    fwrite(sb.buf ? sb.buf : "", 1, sb.len, stdout);
+    sb_free(&sb);
+    conn_close(c);
+    return rc;
+}
+
+int cmd_queues(int argc, char **argv)
+{
+    struct broker_opts b;
+    broker_opts_init(&b);
+    bool json = false, all = false;
+    char **names = xcalloc((size_t)argc, sizeof *names);
+    int n = 0, rc = EXIT_OK;
+    for (int i = 1; i < argc; i++) {
+        int r = broker_opts_parse(&b, argc, argv, &i);
+        if (r < 0) {
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        if (r > 0)
+            continue;
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--all") == 0) {
+            all = true;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            puts("usage: dlqx queues [--json] [--all] [QUEUE...] [--url URL] [--mgmt-url URL]\n"
+                 "                   [--password-file FILE] [--no-mgmt]");
+            goto out;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "dlqx queues: unknown option %s\n", argv[i]);
+            rc = EXIT_USAGE;
+            goto out;
+        } else {
+            names[n++] = argv[i];
+        }
+    }
+    if (!broker_opts_finish(&b)) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (b.no_mgmt || !b.mgmt_url) {
+        rc = without_mgmt(&b, names, n, json);
+    } else {
+        struct mgmt *m = broker_mgmt(&b, &rc);
+        if (!m)
+            goto out;
+        char *vhost = NULL;
+        conn_url_parts(b.urls[0], NULL, &vhost, NULL);
+        rc = with_mgmt(&b, m, vhost ? vhost : "/", json, all, names, n);
+        free(vhost);
+        mgmt_close(&m);
+    }
+    if (!cli_flush_stdout())
+        rc = EXIT_IOERR;
+out:
+    free(names);
+    broker_opts_free(&b);
+    return rc;
+}
