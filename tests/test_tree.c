@@ -87,13 +87,37 @@ static void test_empty(void **state)
 
 static void test_invalid(void **state)
 {
+    static const struct row ok[] = {{"k", "a", ""}};
     struct forest f;
     tree_init(&f);
+    build_rows(&f, ok, 1);
+    /* A failed rebuild leaves the forest empty, not holding the previous set. */
     struct tree_msg m = {{"a", 1}, {NULL, 3}, {NULL, 0}};
     struct error err;
     assert_int_equal(tree_build(&f, &m, 1, &err), ST_EINVAL);
     assert_non_null(strstr(err.msg, "correlation"));
     assert_int_equal(tree_node_count(&f), 0);
+    assert_int_equal(tree_group_find(&f, "k", 1), TREE_NONE);
+    assert_int_equal(tree_find(&f, "k", 1, "a", 1, NULL, 0), 0);
+    assert_render(&f, 0, "");
+    /* A bad message deep in the input is found before anything reads its bytes. */
+    struct tree_msg many[30];
+    for (int i = 0; i < 30; i++) {
+        many[i].id = span_c("x");
+        many[i].correlation = span_c("k");
+        many[i].causation = span_c("");
+    }
+    many[25].causation.data = NULL;
+    many[25].causation.len = 5;
+    many[20].correlation.data = NULL;
+    assert_int_equal(tree_build(&f, many, 30, &err), ST_EINVAL);
+    assert_string_equal(err.msg, "message 20: correlation id has a length but no data");
+    many[20].correlation.data = "k";
+    assert_int_equal(tree_build(&f, many, 30, &err), ST_EINVAL);
+    assert_string_equal(err.msg, "message 25: causation id has a length but no data");
+    assert_int_equal(tree_node_count(&f), 0);
+    /* Too many is refused before the array is looked at. */
+    assert_int_equal(tree_build(&f, NULL, (size_t)TREE_MAX_MESSAGES + 1, &err), ST_ERANGE);
     tree_free(&f);
 }
 
@@ -359,15 +383,20 @@ static void test_cross_group(void **state)
 
 static void test_self_reference(void **state)
 {
-    static const struct row rows[] = {{"k", "a", "a"}, {"k", "b", "a"}};
+    /* The third message is a copy of the first, and also names itself. */
+    static const struct row rows[] = {{"k", "a", "a"}, {"k", "b", "a"}, {"k", "a", "a"}};
     struct forest f;
     tree_init(&f);
-    build_rows(&f, rows, 2);
+    build_rows(&f, rows, 3);
+    assert_int_equal(f.parent[2], TREE_NONE);
+    assert_int_equal(f.flags[2], TREE_SELF_CAUSED | TREE_DUPLICATE);
     assert_int_equal(f.parent[0], TREE_NONE);
     assert_true(f.flags[0] & TREE_SELF_CAUSED);
     assert_false(f.flags[0] & TREE_CYCLE_BROKEN);
     assert_int_equal(f.parent[1], 0);
-    assert_render(&f, TREE_RENDER_ASCII, "correlation k (2 messages)\na (caused itself)\n`- b\n");
+    assert_render(&f, TREE_RENDER_ASCII,
+                  "correlation k (3 messages)\na (caused itself)\n`- b\n"
+                  "a (duplicate) (caused itself)\n");
     tree_free(&f);
 }
 
@@ -682,8 +711,10 @@ static void test_tags_stable(void **state)
     assert_true(f1.tag[0] != f1.tag[1]);
     assert_true(f1.tag[0] != f1.tag[2]);
     /* Ids that differ only in their last bytes (past a whole word) get different tags. */
-    static const struct row similar[] = {{"k", "request-0001", ""}, {"k", "request-0002", ""},
-                                         {"k", "request-1001", ""}, {"k", "request-00001", ""}};
+    static const struct row similar[] = {{"k", "request-0001", ""},
+                                         {"k", "request-0002", ""},
+                                         {"k", "request-1001", ""},
+                                         {"k", "request-00001", ""}};
     build_rows(&f2, similar, 4);
     for (uint32_t i = 0; i < 4; i++)
         for (uint32_t j = 0; j < i; j++)
