@@ -21,9 +21,10 @@
 static const struct {
     unsigned bit;
     const char *msg;
-} why_msgs[] = {
+} why_msgs[] =
+    {
 #define X(e, v, msg) {v, msg},
-    DLQ_WHY_LIST(X)
+        DLQ_WHY_LIST(X)
 #undef X
 },
   warn_msgs[] = {
@@ -68,9 +69,21 @@ enum dlq_name_kind dlqfind_classify_name(const char *name, size_t *base_len)
     /* Suffixes seen in the wild: AceMQ (.dlq .parked, .NET .dead), BabelQueue (.dlq),
      * MassTransit (_error _skipped), NServiceBus (a queue named "error"), Azure (poison). */
     static const char *const dlq_tokens[] = {
-        "dlq",          "parked",       "dead",          "deadletter",        "deadletters",
-        "dead-letter",  "dead-letters", "dead_letter",   "dead_letters",      "deadletterqueue",
-        "dead-letter-queue", "dead_letter_queue", "error", "errors",          "poison",
+        "dlq",
+        "parked",
+        "dead",
+        "deadletter",
+        "deadletters",
+        "dead-letter",
+        "dead-letters",
+        "dead_letter",
+        "dead_letters",
+        "deadletterqueue",
+        "dead-letter-queue",
+        "dead_letter_queue",
+        "error",
+        "errors",
+        "poison",
         "skipped",
     };
     static const char *const retry_tokens[] = {"retry", "retries"};
@@ -162,8 +175,8 @@ bool dlqfind_topic_match(const char *pattern, const char *key)
             if (hash)
                 cur[j] = prev[j] || cur[j - 1];
             else
-                cur[j] = prev[j - 1] && (star || (w->n == kw[j - 1].n &&
-                                                  memcmp(w->s, kw[j - 1].s, w->n) == 0));
+                cur[j] = prev[j - 1] &&
+                         (star || (w->n == kw[j - 1].n && memcmp(w->s, kw[j - 1].s, w->n) == 0));
         }
         bool *t = prev;
         prev = cur;
@@ -190,6 +203,12 @@ struct ctx {
     struct key *queues;    /* by (vhost, name) */
     struct key *exchanges; /* by (vhost, name) */
     struct key *bindings;  /* by (vhost, source), then input order */
+    /* Per dead letter being routed: seen[first binding position of an exchange] is 1 when
+     * visited on a possible route, 2 on a definite one; touched lists what to reset. Each
+     * position is touched at most twice. */
+    unsigned char *seen;
+    size_t *touched;
+    size_t n_touched;
 };
 
 static int pair_cmp(const char *v1, const char *n1, const char *v2, const char *n2)
@@ -258,6 +277,9 @@ static void ctx_init(struct ctx *c, const struct dlq_input *in)
     for (size_t i = 0; i < in->n_bindings; i++)
         c->bindings[i] = (struct key){in->bindings[i].vhost, in->bindings[i].source, i};
     index_sort(c->bindings, in->n_bindings);
+    c->seen = xcalloc(in->n_bindings + 1, 1);
+    c->touched = xmalloc((2 * in->n_bindings + 1) * sizeof *c->touched);
+    c->n_touched = 0;
 }
 
 /* --- routing ---------------------------------------------------------------------------- */
@@ -265,9 +287,9 @@ static void ctx_init(struct ctx *c, const struct dlq_input *in)
 struct route {
     struct dlq_link *t;
     size_t n, cap;
-    bool missing;   /* the dead-letter exchange does not exist */
-    bool own_key;   /* default exchange, message's own routing key */
-    bool unsure;    /* an alternate exchange set by a policy we could not read */
+    bool missing; /* the dead-letter exchange does not exist */
+    bool own_key; /* default exchange, message's own routing key */
+    bool unsure;  /* an alternate exchange set by a policy we could not read */
 };
 
 static void links_add(struct dlq_link **v, size_t *n, size_t *cap, size_t queue, unsigned how)
@@ -308,8 +330,11 @@ static unsigned binding_match(enum mgmt_exchange_type t, const char *bkey, const
     }
 }
 
-static void route(const struct ctx *c, const char *vhost, const char *exchange, const char *key,
-                  unsigned how, const size_t *seen, size_t depth, struct route *r)
+/* Routes key through exchange into r. Like the broker, each exchange is visited once per
+ * dead letter (twice at most here: a possible route may later turn out definite), so a
+ * tangle of exchange-to-exchange bindings costs linear time. */
+static void route(struct ctx *c, const char *vhost, const char *exchange, const char *key,
+                  unsigned how, size_t depth, struct route *r)
 {
     const struct dlq_input *in = c->in;
     if (!*exchange) { /* the default exchange: the routing key names the queue */
@@ -333,17 +358,18 @@ static void route(const struct ctx *c, const char *vhost, const char *exchange, 
     }
     if (depth >= MAX_ROUTE_DEPTH)
         return;
-    for (size_t i = 0; i < depth; i++)
-        if (seen[i] == xi && xi != SIZE_MAX)
-            return; /* an exchange-to-exchange cycle: the broker visits each once */
-    size_t path[MAX_ROUTE_DEPTH + 1];
-    if (depth)
-        memcpy(path, seen, depth * sizeof *path);
-    path[depth] = xi;
-
-    size_t nb = in->n_bindings;
+    size_t nb = in->n_bindings, p0 = lower_bound(c->bindings, nb, vhost, exchange);
+    bool has_bindings =
+        p0 < nb && pair_cmp(c->bindings[p0].vhost, c->bindings[p0].name, vhost, exchange) == 0;
+    if (has_bindings) {
+        unsigned char need = how == DLQ_WHY_TARGET ? 2 : 1;
+        if (c->seen[p0] >= need)
+            return;
+        c->seen[p0] = need;
+        c->touched[c->n_touched++] = p0;
+    }
     bool definite = false, possible = false;
-    for (size_t p = lower_bound(c->bindings, nb, vhost, exchange); p < nb; p++) {
+    for (size_t p = p0; has_bindings && p < nb; p++) {
         const struct mgmt_binding *b = &in->bindings[c->bindings[p].i];
         if (pair_cmp(b->vhost, b->source, vhost, exchange) != 0)
             break;
@@ -356,7 +382,7 @@ static void route(const struct ctx *c, const char *vhost, const char *exchange, 
         else
             possible = true;
         if (b->dest_type == MGMT_DEST_EXCHANGE) {
-            route(c, vhost, b->destination, key, eff, path, depth + 1, r);
+            route(c, vhost, b->destination, key, eff, depth + 1, r);
         } else {
             size_t q = find_queue(c, vhost, b->destination);
             if (q != SIZE_MAX)
@@ -366,8 +392,8 @@ static void route(const struct ctx *c, const char *vhost, const char *exchange, 
     if (!definite && xi != SIZE_MAX) {
         const struct mgmt_exchange *x = &in->exchanges[xi];
         if (x->alternate_exchange)
-            route(c, vhost, x->alternate_exchange, key, possible ? DLQ_WHY_MAYBE : how, path,
-                  depth + 1, r);
+            route(c, vhost, x->alternate_exchange, key, possible ? DLQ_WHY_MAYBE : how, depth + 1,
+                  r);
         else if (x->alternate_unknown)
             r->unsure = true;
     }
@@ -407,7 +433,7 @@ static int entry_cmp(const void *a, const void *b)
 }
 
 /* Where one queue's dead letters go, and what is wrong with that. */
-static void source_edges(const struct ctx *c, size_t si, struct dlq_entry *e)
+static void source_edges(struct ctx *c, size_t si, struct dlq_entry *e)
 {
     const struct mgmt_queue *q = &c->in->queues[si];
     if (q->qtype == MGMT_QT_QUORUM && q->delivery_limit >= 0 && !q->dead_letter_exchange)
@@ -415,8 +441,10 @@ static void source_edges(const struct ctx *c, size_t si, struct dlq_entry *e)
     if (!dead_letters(q))
         return;
     struct route r = {0};
-    route(c, q->vhost, q->dead_letter_exchange, q->dead_letter_routing_key, DLQ_WHY_TARGET, NULL,
-          0, &r);
+    route(c, q->vhost, q->dead_letter_exchange, q->dead_letter_routing_key, DLQ_WHY_TARGET, 0, &r);
+    for (size_t i = 0; i < c->n_touched; i++)
+        c->seen[c->touched[i]] = 0;
+    c->n_touched = 0;
     bool self = false;
     size_t w = 0;
     for (size_t i = 0; i < r.n; i++) {
@@ -548,6 +576,8 @@ enum status dlqfind_run(const struct dlq_input *in, struct dlq_report *out, stru
     free(c.queues);
     free(c.exchanges);
     free(c.bindings);
+    free(c.seen);
+    free(c.touched);
     return ST_OK;
 }
 

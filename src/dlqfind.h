@@ -23,17 +23,22 @@
 #include "status.h"
 
 /* Why a queue is taken for a DLQ (bits of dlq_entry.why, and of dlq_link.how). */
-#define DLQ_WHY_LIST(X)                                                                         \
-    X(DLQ_WHY_TARGET, 1u << 0, "a dead-letter exchange routes here")                          \
-    X(DLQ_WHY_MAYBE, 1u << 1, "a dead-letter exchange may route here (headers or plugin type)")\
+#define DLQ_WHY_LIST(X)                                                                            \
+    X(DLQ_WHY_TARGET, 1u << 0, "a dead-letter exchange routes here")                               \
+    X(DLQ_WHY_MAYBE, 1u << 1, "a dead-letter exchange may route here (headers or plugin type)")    \
     X(DLQ_WHY_NAMED, 1u << 2, "named like a dead-letter queue")
 
 /* What goes wrong with a queue's own dead letters (bits of dlq_entry.warn). */
-#define DLQ_WARN_LIST(X)                                                                        \
-    X(DLQ_WARN_DROPS, 1u << 0, "its dead-letter exchange routes to no queue: dead letters are dropped") \
-    X(DLQ_WARN_NO_EXCHANGE, 1u << 1, "its dead-letter exchange does not exist: dead letters are dropped") \
-    X(DLQ_WARN_LIMIT_NO_DLX, 1u << 2, "it has a delivery limit but no dead-letter exchange: messages over the limit are dropped") \
-    X(DLQ_WARN_OWN_KEY, 1u << 3, "it dead-letters to the default exchange with each message's own routing key: back to where it came from, or nowhere") \
+#define DLQ_WARN_LIST(X)                                                                           \
+    X(DLQ_WARN_DROPS, 1u << 0,                                                                     \
+      "its dead-letter exchange routes to no queue: dead letters are dropped")                     \
+    X(DLQ_WARN_NO_EXCHANGE, 1u << 1,                                                               \
+      "its dead-letter exchange does not exist: dead letters are dropped")                         \
+    X(DLQ_WARN_LIMIT_NO_DLX, 1u << 2,                                                              \
+      "it has a delivery limit but no dead-letter exchange: messages over the limit are dropped")  \
+    X(DLQ_WARN_OWN_KEY, 1u << 3,                                                                   \
+      "it dead-letters to the default exchange with each message's own routing key: back to "      \
+      "where it came from, or nowhere")                                                            \
     X(DLQ_WARN_LOOP, 1u << 4, "its dead letters route back into itself")
 
 enum dlq_why {
@@ -96,8 +101,8 @@ struct dlq_report {
      * then retry queues, then the rest, each by vhost and name. */
     struct dlq_entry *entries;
     size_t n;
-    size_t *pos;     /* pos[input index] = position in entries */
-    size_t *by_name; /* input indices by vhost then name, for dlq_report_find */
+    size_t *pos;                   /* pos[input index] = position in entries */
+    size_t *by_name;               /* input indices by vhost then name, for dlq_report_find */
     size_t n_dlq, n_retry, n_warn; /* n_warn: entries with any warn bit */
 };
 

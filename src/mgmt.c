@@ -5,10 +5,12 @@
  * list functions; the parsers are public so fixtures can be read without a broker.
  *
  * Measured on 3.10.8: `columns` accepts nested paths (message_stats.publish_details.rate), and
- * message_stats is absent until a queue has seen a publish; paging needs `page` (the
- * `pagination` flag alone does nothing), page_size is at most 500, an empty vhost answers
- * page_count 0, and a page past the end is HTTP 400 page_out_of_range. /api/bindings ignores
- * paging. Every refusal is HTTP 401 (never 403), told apart by its "reason".
+ * message_stats is absent until a queue has seen a publish; a queue younger than the stats
+ * interval (5 s) is listed with only name, vhost, type and arguments. Paging needs `page` (the
+ * `pagination` flag alone does nothing; `name` filters only with `page`), page_size is at
+ * most 500, an empty vhost answers page_count 0, and a page past the end is HTTP 400
+ * page_out_of_range. /api/bindings ignores paging. Every refusal is HTTP 401 (never 403),
+ * told apart by its "reason"; a path outside the API answers 406 to Accept: application/json.
  */
 #include "mgmt.h"
 
@@ -119,11 +121,16 @@ static enum status fail(struct mgmt *m, enum mgmt_error kind, struct error *err,
                         ...)
 {
     static const enum status map[] = {
-        [MGMT_OK] = ST_OK,           [MGMT_CONFIG] = ST_EINVAL,
-        [MGMT_UNREACHABLE] = ST_EIO, [MGMT_TIMEOUT] = ST_EIO,
-        [MGMT_TLS] = ST_EIO,         [MGMT_AUTH] = ST_EINVAL,
-        [MGMT_FORBIDDEN] = ST_EINVAL, [MGMT_NOT_FOUND] = ST_ENOTFOUND,
-        [MGMT_SERVER_ERROR] = ST_EIO, [MGMT_BAD_RESPONSE] = ST_EPARSE,
+        [MGMT_OK] = ST_OK,
+        [MGMT_CONFIG] = ST_EINVAL,
+        [MGMT_UNREACHABLE] = ST_EIO,
+        [MGMT_TIMEOUT] = ST_EIO,
+        [MGMT_TLS] = ST_EIO,
+        [MGMT_AUTH] = ST_EINVAL,
+        [MGMT_FORBIDDEN] = ST_EINVAL,
+        [MGMT_NOT_FOUND] = ST_ENOTFOUND,
+        [MGMT_SERVER_ERROR] = ST_EIO,
+        [MGMT_BAD_RESPONSE] = ST_EPARSE,
     };
     if (m)
         m->last = kind;
@@ -239,9 +246,8 @@ enum status mgmt_open(const struct mgmt_config *cfg, struct mgmt **out, struct e
     m->password = xstrdup(cfg->password ? cfg->password : "");
     m->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : MGMT_DEFAULT_TIMEOUT_MS;
     m->max_response = cfg->max_response ? cfg->max_response : MGMT_DEFAULT_MAX_RESPONSE;
-    m->page_size = cfg->page_size > 0 && cfg->page_size <= MGMT_MAX_PAGE_SIZE
-                       ? cfg->page_size
-                       : MGMT_MAX_PAGE_SIZE;
+    m->page_size = cfg->page_size > 0 && cfg->page_size <= MGMT_MAX_PAGE_SIZE ? cfg->page_size
+                                                                              : MGMT_MAX_PAGE_SIZE;
     m->curl = curl_easy_init();
     if (!m->curl) {
         mgmt_close(&m);
@@ -338,12 +344,11 @@ static enum status transport_error(struct mgmt *m, CURLcode rc, const struct sin
     clip(why, sizeof why, m->errbuf[0] ? m->errbuf : curl_easy_strerror(rc));
     if (s->too_big || rc == CURLE_FILESIZE_EXCEEDED)
         return fail(m, MGMT_BAD_RESPONSE, err,
-                    "the management API at %s sent more than the %zu-byte limit for %s",
-                    m->display, m->max_response, path);
+                    "the management API at %s sent more than the %zu-byte limit for %s", m->display,
+                    m->max_response, path);
     if (is_tls_error(rc))
         return fail(m, MGMT_TLS, err, "TLS with the management API at %s failed: %s%s", m->display,
-                    why,
-                    strstr(why, "wrong version number") ? " (is it plain http?)" : "");
+                    why, strstr(why, "wrong version number") ? " (is it plain http?)" : "");
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return fail(m, MGMT_TIMEOUT, err, "the management API at %s did not answer within %ld ms",
                     m->display, m->timeout_ms);
@@ -352,8 +357,8 @@ static enum status transport_error(struct mgmt *m, CURLcode rc, const struct sin
                     "%s does not answer HTTP (%s): is that the AMQP port rather than the "
                     "management port?",
                     m->display, why);
-    return fail(m, MGMT_UNREACHABLE, err, "cannot reach the management API at %s: %s",
-                m->display, why);
+    return fail(m, MGMT_UNREACHABLE, err, "cannot reach the management API at %s: %s", m->display,
+                why);
 }
 
 /* An HTTP failure as one sentence; the server's "reason" goes in when it helps. */
@@ -384,8 +389,13 @@ static enum status http_error(struct mgmt *m, long code, const struct sink *s, c
         st = fail(m, MGMT_AUTH, err, "the management API at %s refused the credentials for user %s",
                   m->display, u);
     else if (code == 403)
-        st = fail(m, MGMT_FORBIDDEN, err, "the management API at %s does not let user %s read %s: %s",
-                  m->display, u, path, r);
+        st = fail(m, MGMT_FORBIDDEN, err,
+                  "the management API at %s does not let user %s read %s: %s", m->display, u, path,
+                  r);
+    else if (code == 406) /* measured: what a path outside the API answers to JSON clients */
+        st = fail(m, MGMT_CONFIG, err,
+                  "the management API is not at %s (HTTP 406 for %s): check the URL's path",
+                  m->display, path);
     else if (code == 404 && vhost)
         st = fail(m, MGMT_NOT_FOUND, err, "vhost %s does not exist at %s", v, m->display);
     else if (code == 404)
@@ -393,11 +403,13 @@ static enum status http_error(struct mgmt *m, long code, const struct sink *s, c
                   "the management API at %s has no %s (HTTP 404): check the URL's path", m->display,
                   path);
     else if (code >= 500)
-        st = fail(m, MGMT_SERVER_ERROR, err, "the management API at %s failed with HTTP %ld for %s: %s",
-                  m->display, code, path, r);
+        st = fail(m, MGMT_SERVER_ERROR, err,
+                  "the management API at %s failed with HTTP %ld for %s: %s", m->display, code,
+                  path, r);
     else
-        st = fail(m, MGMT_BAD_RESPONSE, err, "the management API at %s answered HTTP %ld for %s: %s",
-                  m->display, code, path, r);
+        st =
+            fail(m, MGMT_BAD_RESPONSE, err, "the management API at %s answered HTTP %ld for %s: %s",
+                 m->display, code, path, r);
     json_decref(j);
     return st;
 }
@@ -453,23 +465,44 @@ static enum status parse_body(struct mgmt *m, const struct strbuf *b, const char
     if (!*out) {
         char t[160];
         return fail(m, MGMT_BAD_RESPONSE, err,
-                    "the management API at %s sent invalid JSON for %s: %s at line %d",
-                    m->display, what, clip(t, sizeof t, je.text), je.line);
+                    "the management API at %s sent invalid JSON for %s: %s at line %d", m->display,
+                    what, clip(t, sizeof t, je.text), je.line);
     }
     return ST_OK;
+}
+
+/* A wrong path prefix answers 404 with the very body of a missing vhost: when a vhost's
+ * collection is not found, ask for /api/overview to tell which it is. */
+static enum status vhost_or_path(struct mgmt *m, const char *what, struct error *err)
+{
+    struct strbuf b;
+    struct error probe;
+    if (perform(m, "GET", "/api/overview?columns=node", NULL, NULL, 1 << 20, false, &b, &probe) ==
+        ST_OK)
+        sb_free(&b);
+    else if (m->last == MGMT_NOT_FOUND)
+        return fail(m, MGMT_CONFIG, err,
+                    "the management API is not at %s (HTTP 404 for %s and /api/overview): check "
+                    "the URL's path",
+                    m->display, what);
+    m->last = MGMT_NOT_FOUND;
+    m->last_http = 404;
+    return ST_ENOTFOUND;
 }
 
 static enum status get_json(struct mgmt *m, const char *path, const char *vhost, size_t *budget,
                             json_t **out, struct error *err)
 {
     struct strbuf b;
-    enum status st = perform(m, "GET", path, NULL, vhost, *budget, false, &b, err);
-    if (st != ST_OK)
-        return st;
-    *budget -= b.len;
     char what[200];
     const char *q = strchr(path, '?');
     snprintf(what, sizeof what, "%.*s", (int)(q ? (size_t)(q - path) : strlen(path)), path);
+    enum status st = perform(m, "GET", path, NULL, vhost, *budget, false, &b, err);
+    if (st != ST_OK && vhost && m->last == MGMT_NOT_FOUND)
+        return vhost_or_path(m, what, err);
+    if (st != ST_OK)
+        return st;
+    *budget -= b.len;
     st = parse_body(m, &b, what, out, err);
     sb_free(&b);
     return st;
@@ -514,8 +547,8 @@ static enum status get_paged(struct mgmt *m, const char *what, const char *vhost
     size_t budget = m->max_response;
     enum status st = ST_OK;
     for (long page = 1; page <= MGMT_MAX_PAGES; page++) {
-        char *path = xasprintf("%s?columns=%s&page=%ld&page_size=%d&pagination=true", base,
-                               columns, page, m->page_size);
+        char *path = xasprintf("%s?columns=%s&page=%ld&page_size=%d&pagination=true", base, columns,
+                               page, m->page_size);
         json_t *j = NULL;
         st = get_json(m, path, vhost, &budget, &j, err);
         free(path);
@@ -558,15 +591,14 @@ struct queues_ctx {
     size_t *n;
 };
 
-static enum status queues_page(const json_t *items, const char *vhost, void *ctx,
-                               struct error *err)
+static enum status queues_page(const json_t *items, const char *vhost, void *ctx, struct error *err)
 {
     struct queues_ctx *q = ctx;
     return mgmt_queues_from_json(items, vhost, q->out, q->n, err);
 }
 
-enum status mgmt_list_queues(struct mgmt *m, const char *vhost, struct mgmt_queue **out,
-                             size_t *n, struct error *err)
+enum status mgmt_list_queues(struct mgmt *m, const char *vhost, struct mgmt_queue **out, size_t *n,
+                             struct error *err)
 {
     *out = NULL;
     *n = 0;
@@ -656,8 +688,7 @@ enum status mgmt_overview(struct mgmt *m, struct mgmt_overview *out, struct erro
     if (!json_is_object(j)) {
         json_decref(j);
         return fail(m, MGMT_BAD_RESPONSE, err,
-                    "the management API at %s sent an overview that is not an object",
-                    m->display);
+                    "the management API at %s sent an overview that is not an object", m->display);
     }
     mgmt_overview_from_json(j, out);
     json_decref(j);
@@ -762,6 +793,8 @@ static void queue_read(const json_t *o, char *name, char *vhost, struct mgmt_que
     q->unacked = jcount(o, "messages_unacknowledged");
     q->consumers = jcount(o, "consumers");
     q->publish_rate = -1;
+    q->stats_pending =
+        !json_object_get(o, "messages") && !json_object_get(o, "effective_policy_definition");
     const json_t *ms = json_object_get(o, "message_stats");
     const json_t *rate = json_object_get(json_object_get(ms, "publish_details"), "rate");
     if (json_is_number(rate) && json_number_value(rate) >= 0)
@@ -800,8 +833,8 @@ static enum status not_items(const char *what, struct error *err)
                      what);
 }
 
-enum status mgmt_queues_from_json(const json_t *j, const char *vhost_hint,
-                                  struct mgmt_queue **out, size_t *n, struct error *err)
+enum status mgmt_queues_from_json(const json_t *j, const char *vhost_hint, struct mgmt_queue **out,
+                                  size_t *n, struct error *err)
 {
     const json_t *items = items_of(j);
     if (!items)
@@ -837,8 +870,7 @@ static enum mgmt_exchange_type exchange_type_of(const char *t)
 }
 
 /* The definition of policy `name` in vhost, from /api/policies' array, or NULL. */
-static const json_t *policy_definition(const json_t *policies, const char *vhost,
-                                       const char *name)
+static const json_t *policy_definition(const json_t *policies, const char *vhost, const char *name)
 {
     for (size_t i = 0; i < json_array_size(policies); i++) {
         const json_t *p = json_array_get(policies, i);
@@ -852,8 +884,8 @@ static const json_t *policy_definition(const json_t *policies, const char *vhost
 }
 
 enum status mgmt_exchanges_from_json(const json_t *j, const json_t *policies,
-                                     const char *vhost_hint, struct mgmt_exchange **out,
-                                     size_t *n, struct error *err)
+                                     const char *vhost_hint, struct mgmt_exchange **out, size_t *n,
+                                     struct error *err)
 {
     const json_t *items = items_of(j);
     if (!items)
@@ -918,7 +950,7 @@ enum status mgmt_bindings_from_json(const json_t *j, const char *vhost_hint,
         b->source = source;
         b->destination = dest;
         const char *dt = json_string_value(json_object_get(o, "destination_type"));
-        b->dest_type = !dt                          ? MGMT_DEST_UNKNOWN
+        b->dest_type = !dt                           ? MGMT_DEST_UNKNOWN
                        : strcmp(dt, "queue") == 0    ? MGMT_DEST_QUEUE
                        : strcmp(dt, "exchange") == 0 ? MGMT_DEST_EXCHANGE
                                                      : MGMT_DEST_UNKNOWN;

@@ -11,7 +11,8 @@
  * failure (what the CLI maps to an exit code) is mgmt_last_error().
  *
  * Ownership: every char * and json_t * in the structs below is owned by the array that holds
- * it and released by the matching *_free; json_t pointers are references the struct holds.
+ * it and released by the matching *_free; each json_t is a deep copy with one reference,
+ * owned by the struct (json_incref it to keep it past *_free).
  */
 #ifndef DLQX_MGMT_H
 #define DLQX_MGMT_H
@@ -24,16 +25,16 @@
 
 #include "status.h"
 
-#define MGMT_ERROR_LIST(X)                                                                      \
-    X(MGMT_OK, "ok")                                                                           \
-    X(MGMT_CONFIG, "invalid management API settings")                                          \
-    X(MGMT_UNREACHABLE, "management API unreachable")                                          \
-    X(MGMT_TIMEOUT, "management API timed out")                                                \
-    X(MGMT_TLS, "TLS failure")                                                                 \
-    X(MGMT_AUTH, "credentials refused")                                                        \
-    X(MGMT_FORBIDDEN, "not permitted")                                                         \
-    X(MGMT_NOT_FOUND, "not found")                                                             \
-    X(MGMT_SERVER_ERROR, "management API server error")                                        \
+#define MGMT_ERROR_LIST(X)                                                                         \
+    X(MGMT_OK, "ok")                                                                               \
+    X(MGMT_CONFIG, "invalid management API settings")                                              \
+    X(MGMT_UNREACHABLE, "management API unreachable")                                              \
+    X(MGMT_TIMEOUT, "management API timed out")                                                    \
+    X(MGMT_TLS, "TLS failure")                                                                     \
+    X(MGMT_AUTH, "credentials refused")                                                            \
+    X(MGMT_FORBIDDEN, "not permitted")                                                             \
+    X(MGMT_NOT_FOUND, "not found")                                                                 \
+    X(MGMT_SERVER_ERROR, "management API server error")                                            \
     X(MGMT_BAD_RESPONSE, "unusable response")
 
 enum mgmt_error {
@@ -45,20 +46,20 @@ enum mgmt_error {
 const char *mgmt_error_str(enum mgmt_error e);
 
 struct mgmt_config {
-    const char *url;           /* http://host:port/ or https://host:port/prefix/; no userinfo */
-    const char *user;          /* required */
-    const char *password;      /* from a file or a prompt, never from argv; may be "" */
-    long timeout_ms;           /* whole request, 0 = 30000 */
-    long connect_timeout_ms;   /* 0 = 5000 */
+    const char *url;         /* http://host:port/ or https://host:port/prefix/; no userinfo */
+    const char *user;        /* required */
+    const char *password;    /* from a file or a prompt, never from argv; may be "" */
+    long timeout_ms;         /* whole request, 0 = 30000 */
+    long connect_timeout_ms; /* 0 = 5000 */
     /* https only; the peer and its host name are verified unless told otherwise. */
-    const char *ca_file;       /* PEM bundle; NULL = the system's */
-    const char *client_cert;   /* PEM client certificate; NULL = none */
-    const char *client_key;    /* PEM key for client_cert; NULL = in client_cert */
+    const char *ca_file;             /* PEM bundle; NULL = the system's */
+    const char *client_cert;         /* PEM client certificate; NULL = none */
+    const char *client_key;          /* PEM key for client_cert; NULL = in client_cert */
     const char *client_key_password; /* NULL = unencrypted key */
     bool insecure_no_verify_peer;
     bool insecure_no_verify_host;
-    size_t max_response;       /* bytes per listing (all of its pages), 0 = 256 MiB */
-    int page_size;             /* queues/exchanges per page, 0 = 500 (the API's maximum); tests */
+    size_t max_response; /* bytes per listing (all of its pages), 0 = 256 MiB */
+    int page_size;       /* queues/exchanges per page, 0 = 500 (the API's maximum); tests */
 };
 
 struct mgmt;
@@ -96,25 +97,28 @@ enum mgmt_origin {
 };
 
 struct mgmt_queue {
-    char *name;          /* never NULL */
-    char *vhost;         /* never NULL */
-    char *type;          /* as sent ("classic", "quorum", "stream"); NULL unknown */
+    char *name;  /* never NULL */
+    char *vhost; /* never NULL */
+    char *type;  /* as sent ("classic", "quorum", "stream"); NULL unknown */
     enum mgmt_queue_type qtype;
-    char *state;         /* "running", …; NULL unknown */
-    char *policy;        /* the policy's name; NULL none or unknown */
+    char *state;                                 /* "running", …; NULL unknown */
+    char *policy;                                /* the policy's name; NULL none or unknown */
     int64_t messages, ready, unacked, consumers; /* -1 unknown (they lag ~5 s) */
     double publish_rate; /* msg/s over the last sample; -1 unknown (no message_stats yet) */
-    json_t *arguments;         /* an object, or NULL; a reference this struct holds */
-    json_t *policy_definition; /* effective_policy_definition, an object, or NULL; held */
+    /* The listing carried no stats for it: a queue younger than the stats interval (~5 s)
+     * shows only its name, type and arguments, so its policy is not known yet either. */
+    bool stats_pending;
+    json_t *arguments;         /* an object, or NULL; owned */
+    json_t *policy_definition; /* effective_policy_definition, an object, or NULL; owned */
 
     /* Resolved as the broker does: for the exchange, routing key and overflow the argument
      * wins over the policy; for the limits the smaller one applies. */
     char *dead_letter_exchange;    /* NULL: none; "" is the default exchange */
     char *dead_letter_routing_key; /* NULL: none (the message's own routing keys are used) */
     enum mgmt_origin dlx_origin, dlrk_origin;
-    int64_t delivery_limit;        /* quorum queues; -1 none */
+    int64_t delivery_limit;                            /* quorum queues; -1 none */
     int64_t max_length, max_length_bytes, message_ttl; /* -1 none */
-    char *overflow;                /* "drop-head", "reject-publish", …; NULL default */
+    char *overflow; /* "drop-head", "reject-publish", …; NULL default */
 };
 
 enum mgmt_exchange_type {
@@ -133,7 +137,7 @@ struct mgmt_exchange {
     enum mgmt_exchange_type etype;
     bool internal;
     char *policy;             /* NULL none */
-    json_t *arguments;        /* object or NULL; held */
+    json_t *arguments;        /* object or NULL; owned */
     char *alternate_exchange; /* argument, else the policy's; NULL none */
     bool alternate_unknown;   /* it has a policy whose definition could not be read */
 };
@@ -146,7 +150,7 @@ struct mgmt_binding {
     char *destination; /* never NULL */
     enum mgmt_dest_type dest_type;
     char *routing_key; /* NULL unknown */
-    json_t *arguments; /* object or NULL; held */
+    json_t *arguments; /* object or NULL; owned */
 };
 
 struct mgmt_overview {
@@ -157,9 +161,10 @@ struct mgmt_overview {
 /* GET /api/queues[/vhost]?columns=…, page by page, vhost NULL = every vhost the user may see.
  * *out (NULL when *n is 0) is sorted by vhost then name, duplicates from pages that shifted
  * under concurrent changes removed. ST_ENOTFOUND (MGMT_NOT_FOUND) when the vhost does not
- * exist. Release with mgmt_queues_free. */
-enum status mgmt_list_queues(struct mgmt *m, const char *vhost, struct mgmt_queue **out,
-                             size_t *n, struct error *err);
+ * exist, ST_EINVAL (MGMT_CONFIG) when the URL's path does not lead to the API. On failure *out
+ * is NULL and *n 0. Release with mgmt_queues_free. */
+enum status mgmt_list_queues(struct mgmt *m, const char *vhost, struct mgmt_queue **out, size_t *n,
+                             struct error *err);
 /* GET /api/exchanges[/vhost] (paged) and /api/policies[/vhost] for alternate exchanges set by
  * policy (when the user may not read policies, alternate_unknown says so). */
 enum status mgmt_list_exchanges(struct mgmt *m, const char *vhost, struct mgmt_exchange **out,
@@ -176,11 +181,11 @@ enum status mgmt_overview(struct mgmt *m, struct mgmt_overview *out, struct erro
  * appended to *out and *n (which may start as NULL/0). vhost_hint fills a missing vhost (NULL:
  * such items are skipped). policies (NULL allowed) is /api/policies' array, for exchanges'
  * alternate exchanges. ST_EPARSE when j is neither an array nor a page object. */
-enum status mgmt_queues_from_json(const json_t *j, const char *vhost_hint,
-                                  struct mgmt_queue **out, size_t *n, struct error *err);
+enum status mgmt_queues_from_json(const json_t *j, const char *vhost_hint, struct mgmt_queue **out,
+                                  size_t *n, struct error *err);
 enum status mgmt_exchanges_from_json(const json_t *j, const json_t *policies,
-                                     const char *vhost_hint, struct mgmt_exchange **out,
-                                     size_t *n, struct error *err);
+                                     const char *vhost_hint, struct mgmt_exchange **out, size_t *n,
+                                     struct error *err);
 enum status mgmt_bindings_from_json(const json_t *j, const char *vhost_hint,
                                     struct mgmt_binding **out, size_t *n, struct error *err);
 void mgmt_overview_from_json(const json_t *j, struct mgmt_overview *out);

@@ -249,7 +249,9 @@ static enum peek_end read_holding(struct run *run, enum conn_err *kind, struct e
     if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "starting to read", kind,
                          err) != ST_OK)
         return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
-    int idle = o->idle_timeout_ms > 0 ? o->idle_timeout_ms : 5000;
+    /* Patient: with half a million messages held the broker has been seen to pause for
+     * several seconds (bench/README.md). */
+    int idle = o->idle_timeout_ms > 0 ? o->idle_timeout_ms : 30000;
     while (run->r->fetched < run->total) {
         amqp_envelope_t e;
         amqp_maybe_release_buffers(st);

@@ -63,6 +63,8 @@ enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, s
             error_set(err, e.code, "%s:%ld: %s", r->name, r->line, e.msg);
             return SNAP_BAD_RECORD;
         }
+        r->last = s;
+        r->last_len = len;
         return SNAP_RECORD;
     }
 }

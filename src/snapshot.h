@@ -32,6 +32,8 @@ struct snapshot_reader {
     long line;        /* number of the line last read, from 1 */
     char *buf;
     size_t cap;
+    const char *last;  /* the text of the record last read (in buf), without its newline */
+    size_t last_len;
 };
 
 void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name);

@@ -33,6 +33,7 @@ struct store {
     size_t budget;
     FILE *spill;
     uint64_t spill_len;
+    uint64_t spill_pos; /* where the file position is (reads move it) */
     bool full; /* the arena ran out: no more appends */
     char *rejects[32];
     uint16_t n_rejects;
@@ -301,8 +302,23 @@ static uint16_t reject_index(struct store *s, const char *name)
     return s->n_rejects++;
 }
 
+static enum status append(struct store *s, const struct message *m, const char *line,
+                          size_t line_len, int64_t now_ms, struct error *err);
+
 enum status store_append(struct store *s, const struct message *m, int64_t now_ms,
                          struct error *err)
+{
+    return append(s, m, NULL, 0, now_ms, err);
+}
+
+enum status store_append_line(struct store *s, const struct message *m, const char *line,
+                              size_t len, int64_t now_ms, struct error *err)
+{
+    return append(s, m, line, len, now_ms, err);
+}
+
+static enum status append(struct store *s, const struct message *m, const char *line,
+                          size_t line_len, int64_t now_ms, struct error *err)
 {
     struct decoded d;
     decode_message_ex(m, now_ms, DECODE_NO_BODY, &d);
@@ -331,27 +347,40 @@ enum status store_append(struct store *s, const struct message *m, int64_t now_m
     if (s->full)
         return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
 
-    /* The record, lossless. */
+    /* The record, lossless: the line it was read from, or the message written anew. */
     size_t before = s->mem.len;
     if (s->mem.len < s->budget) {
-        snapshot_format(m, &s->mem);
+        if (line) {
+            sb_add(&s->mem, line, line_len);
+            sb_addc(&s->mem, '\n');
+        } else {
+            snapshot_format(m, &s->mem);
+        }
         e->offset = before;
         e->length = (uint32_t)(s->mem.len - before);
     } else {
-        struct strbuf line;
-        sb_init(&line);
-        snapshot_format(m, &line);
-        if (fseeko(s->spill, (off_t)s->spill_len, SEEK_SET) != 0 ||
-            fwrite(line.buf, 1, line.len, s->spill) != line.len) {
-            sb_free(&line);
+        struct strbuf rec;
+        sb_init(&rec);
+        if (line) {
+            sb_add(&rec, line, line_len);
+            sb_addc(&rec, '\n');
+        } else {
+            snapshot_format(m, &rec);
+        }
+        /* Appends only: the file position is the end unless a read moved it. */
+        if ((s->spill_pos != s->spill_len &&
+             fseeko(s->spill, (off_t)s->spill_len, SEEK_SET) != 0) ||
+            fwrite(rec.buf, 1, rec.len, s->spill) != rec.len) {
+            sb_free(&rec);
             return error_set(err, ST_EIO, "cannot write the store's temporary file: %s",
                              strerror(errno));
         }
         e->offset = s->spill_len;
-        e->length = (uint32_t)line.len;
+        e->length = (uint32_t)rec.len;
         e->flags |= SE_IN_FILE;
-        s->spill_len += line.len;
-        sb_free(&line);
+        s->spill_len += rec.len;
+        s->spill_pos = s->spill_len;
+        sb_free(&rec);
     }
     s->n++;
     return ST_OK;
@@ -376,6 +405,8 @@ static enum status record(const struct store *s, const struct store_entry *e, st
         return ST_OK;
     }
     xgrow((void **)&out->buf, &out->cap, (size_t)e->length + 1, 1);
+    struct store *ms = (struct store *)(uintptr_t)s;
+    ms->spill_pos = UINT64_MAX; /* a read moves the position */
     if (fseeko(s->spill, (off_t)e->offset, SEEK_SET) != 0 ||
         fread(out->buf, 1, e->length, s->spill) != e->length)
         return error_set(err, ST_EIO, "cannot read the store's temporary file: %s",

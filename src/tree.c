@@ -229,15 +229,15 @@ static void nodes_reserve(struct forest *f, size_t need)
 
 /* At a million messages the indexes and the id bytes are beyond the caches and each probe
  * would stall on a miss. So each pass hashes a string AHEAD messages in advance, keeps the
- * hash in a small ring and prefetches the slot it will probe (and, for parents, later the
- * id bytes the slot names), so that the misses overlap. */
+ * hash (or key) in a small ring and prefetches the slot it will probe, and build_parents
+ * also what the slot names, so that the misses overlap instead of queueing. */
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
 #else
 #define PREFETCH(p) ((void)(p))
 #endif
 #define AHEAD 16u
-#define RING 64u /* a power of two above 2 * AHEAD */
+#define RING 64u /* a power of two above 3 * AHEAD */
 
 static const struct tree_slot *first_slot(const struct tree_index *t, uint64_t key)
 {
@@ -254,24 +254,48 @@ static uint64_t node_key_of(const struct forest *f, uint32_t v)
     return id_key(f, f->group[v], hash_bytes(f->id[v], f->id_len[v]));
 }
 
-static uint64_t groups_ahead(struct forest *f, const struct tree_msg *msgs, uint32_t j)
+static enum status check_msg(const struct tree_msg *m, size_t i, struct error *err)
 {
-    uint64_t h = hash_bytes(msgs[j].correlation.data, msgs[j].correlation.len);
-    PREFETCH(first_slot(&f->by_group, group_key(f, h)));
-    return h;
+    const struct tree_span *sp[3] = {&m->id, &m->correlation, &m->causation};
+    static const char *const what[3] = {"id", "correlation id", "causation id"};
+    for (int k = 0; k < 3; k++) {
+        if (sp[k]->len && !sp[k]->data)
+            return error_set(err, ST_EINVAL, "message %zu: %s has a length but no data", i,
+                             what[k]);
+        if (sp[k]->len > UINT32_MAX)
+            return error_set(err, ST_ERANGE, "message %zu: %s is too long", i, what[k]);
+    }
+    return ST_OK;
+}
+
+/* Checks message j (the first look at it) and hashes its correlation id into *h. */
+static enum status groups_ahead(struct forest *f, const struct tree_msg *msgs, uint32_t j,
+                                uint64_t *h, struct error *err)
+{
+    enum status st = check_msg(&msgs[j], j, err);
+    if (st != ST_OK)
+        return st;
+    *h = hash_bytes(msgs[j].correlation.data, msgs[j].correlation.len);
+    PREFETCH(first_slot(&f->by_group, group_key(f, *h)));
+    return ST_OK;
 }
 
 /* Groups every message by correlation id; groups in order of first appearance. The index
- * starts at the size the previous build needed (rebuilds are usually of similar sets). */
-static void build_groups(struct forest *f, const struct tree_msg *msgs, uint32_t n, uint32_t hint)
+ * starts at the size the previous build needed (rebuilds are usually of similar sets).
+ * The input is checked here too, each message before anything reads it (that saves a
+ * sweep over the input). */
+static enum status build_groups(struct forest *f, const struct tree_msg *msgs, uint32_t n,
+                                uint32_t hint, struct error *err)
 {
     uint64_t ring[RING];
     index_alloc(&f->by_group, hint > 64 ? hint : 64);
-    for (uint32_t j = 0; j < n && j < AHEAD; j++)
-        ring[j % RING] = groups_ahead(f, msgs, j);
-    for (uint32_t i = 0; i < n; i++) {
-        if (i + AHEAD < n)
-            ring[(i + AHEAD) % RING] = groups_ahead(f, msgs, i + AHEAD);
+    enum status st = ST_OK;
+    for (uint32_t j = 0; j < n && j < AHEAD && st == ST_OK; j++)
+        st = groups_ahead(f, msgs, j, &ring[j % RING], err);
+    for (uint32_t i = 0; i < n && st == ST_OK; i++) {
+        if (i + AHEAD < n &&
+            (st = groups_ahead(f, msgs, i + AHEAD, &ring[(i + AHEAD) % RING], err)) != ST_OK)
+            break;
         const struct tree_span *c = &msgs[i].correlation;
         uint64_t h = ring[i % RING], key = group_key(f, h);
         uint32_t g = group_lookup(f, key, c->data, c->len);
@@ -288,10 +312,12 @@ static void build_groups(struct forest *f, const struct tree_msg *msgs, uint32_t
             index_put(&f->by_group, key, g);
         }
         f->groups[g].n_messages++;
+        f->tag[i] = f->groups[g].tag; /* for build_ids, which reads it in order */
         f->group[i] = g;
         f->id[i] = msgs[i].id.data;
         f->id_len[i] = (uint32_t)msgs[i].id.len;
     }
+    return st;
 }
 
 static uint64_t ids_ahead(struct forest *f, uint32_t j)
@@ -302,8 +328,8 @@ static uint64_t ids_ahead(struct forest *f, uint32_t j)
 }
 
 /* Indexes every message by (group, id); later copies join the first one's dup chain.
- * last[first] is the tail of that chain. */
-static void build_ids(struct forest *f, uint32_t *last, uint32_t n)
+ * last[first] is the tail of that chain; first_of[i] the first node with i's id. */
+static void build_ids(struct forest *f, uint32_t *last, uint32_t *first_of, uint32_t n)
 {
     uint64_t ring[RING];
     for (uint32_t j = 0; j < n && j < AHEAD; j++)
@@ -318,8 +344,9 @@ static void build_ids(struct forest *f, uint32_t *last, uint32_t n)
         f->flags[i] = 0;
         if (first == TREE_NONE) {
             index_put(&f->by_id, key, i);
-            last[i] = i;
+            last[i] = first_of[i] = i;
         } else {
+            first_of[i] = first;
             uint32_t tail = last[first];
             f->next_dup[tail] = i;
             last[first] = i;
@@ -329,30 +356,39 @@ static void build_ids(struct forest *f, uint32_t *last, uint32_t n)
             if (f->id_len[i])
                 f->flags[i] = TREE_DUPLICATE;
         }
-        f->tag[i] = node_tag(f->groups[f->group[i]].tag, h, f->occurrence[i]);
+        f->tag[i] = node_tag(f->tag[i], h, f->occurrence[i]);
     }
 }
 
-static bool has_cause(const struct forest *f, const struct tree_msg *msgs, uint32_t i)
-{
-    return msgs[i].causation.len && !(f->flags[i] & TREE_SELF_CAUSED);
-}
-
-/* Stage one for message j of build_parents: note a self-reference, hash the cause and
- * prefetch its slot. */
-static uint64_t parents_ahead(struct forest *f, const struct tree_msg *msgs, uint32_t j)
+/* build_parents looks at message j three times before it links it: stage 0 hashes its
+ * cause and prefetches the slot; stage 1 (the slot now in cache) prefetches the node the
+ * slot names; stage 2 prefetches that node's id bytes, which the lookup will compare. */
+static uint64_t parents_stage0(struct forest *f, const struct tree_msg *msgs, uint32_t j)
 {
     const struct tree_span *cause = &msgs[j].causation;
     f->parent[j] = TREE_NONE;
     if (!cause->len)
         return 0;
-    if (span_eq(cause->data, cause->len, f->id[j], f->id_len[j])) {
-        f->flags[j] |= TREE_SELF_CAUSED;
-        return 0;
+    uint64_t key = id_key(f, f->group[j], hash_bytes(cause->data, cause->len));
+    PREFETCH(first_slot(&f->by_id, key));
+    return key;
+}
+
+static void parents_stage(const struct forest *f, const struct tree_msg *msgs, uint32_t j,
+                          uint64_t key, int stage)
+{
+    if (!msgs[j].causation.len)
+        return;
+    uint32_t e = first_slot(&f->by_id, key)->entry;
+    if (e == TREE_NONE)
+        return;
+    if (stage == 1) {
+        PREFETCH(&f->id[e]);
+        PREFETCH(&f->id_len[e]);
+        PREFETCH(&f->group[e]);
+    } else {
+        PREFETCH(f->id[e]);
     }
-    uint64_t h = hash_bytes(cause->data, cause->len);
-    PREFETCH(first_slot(&f->by_id, id_key(f, f->group[j], h)));
-    return h;
 }
 
 static uint32_t placeholder_add(struct forest *f, const struct tree_span *id, uint32_t g,
@@ -372,31 +408,34 @@ static uint32_t placeholder_add(struct forest *f, const struct tree_span *id, ui
     return p;
 }
 
-/* Sets each message's parent, creating placeholders for causes missing from the group. */
+/* Sets each message's parent, creating placeholders for causes missing from the group.
+ * A cause that is the message's own id finds the first copy of the message in the index
+ * (build_ids left it in pre[], which placeholders may move: hence no cached pointer), so
+ * the bytes need not be compared twice. */
 static void build_parents(struct forest *f, const struct tree_msg *msgs, uint32_t n)
 {
-    uint64_t ring[RING];
-    for (uint32_t j = 0; j < n && j < 2 * AHEAD; j++)
-        ring[j % RING] = parents_ahead(f, msgs, j);
+    uint64_t ring[RING]; /* keys, by message */
+    for (uint32_t j = 0; j < n && j < 3 * AHEAD; j++)
+        ring[j % RING] = parents_stage0(f, msgs, j);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t j = i + 2 * AHEAD;
-        if (j < n)
-            ring[j % RING] = parents_ahead(f, msgs, j);
-        j = i + AHEAD;
-        if (j < n && has_cause(f, msgs, j)) { /* stage two: its slot is in cache by now */
-            uint32_t e = first_slot(&f->by_id, id_key(f, f->group[j], ring[j % RING]))->entry;
-            if (e != TREE_NONE)
-                PREFETCH(f->id[e]);
-        }
-        if (!has_cause(f, msgs, i))
-            continue;
+        if (i + 3 * AHEAD < n)
+            ring[(i + 3 * AHEAD) % RING] = parents_stage0(f, msgs, i + 3 * AHEAD);
+        if (i + 2 * AHEAD < n)
+            parents_stage(f, msgs, i + 2 * AHEAD, ring[(i + 2 * AHEAD) % RING], 1);
+        if (i + AHEAD < n)
+            parents_stage(f, msgs, i + AHEAD, ring[(i + AHEAD) % RING], 2);
         const struct tree_span *cause = &msgs[i].causation;
+        if (!cause->len)
+            continue;
         uint32_t g = f->group[i];
-        uint64_t h = ring[i % RING], key = id_key(f, g, h);
+        uint64_t key = ring[i % RING];
         uint32_t p = id_lookup(f, key, g, cause->data, cause->len);
         if (p == TREE_NONE)
-            p = placeholder_add(f, cause, g, h, key);
-        f->parent[i] = p;
+            p = placeholder_add(f, cause, g, hash_bytes(cause->data, cause->len), key);
+        if (p == f->pre[i])
+            f->flags[i] |= TREE_SELF_CAUSED;
+        else
+            f->parent[i] = p;
     }
 }
 
@@ -502,32 +541,13 @@ static void build_order(struct forest *f)
     assert(pos == f->n_nodes); /* every node hangs off a root once cycles are broken */
 }
 
-static enum status check_input(const struct tree_msg *msgs, size_t n, struct error *err)
-{
-    if (n > TREE_MAX_MESSAGES)
-        return error_set(err, ST_ERANGE, "%zu messages is more than a forest can hold", n);
-    for (size_t i = 0; i < n; i++) {
-        const struct tree_span *sp[3] = {&msgs[i].id, &msgs[i].correlation, &msgs[i].causation};
-        static const char *const what[3] = {"id", "correlation id", "causation id"};
-        for (int k = 0; k < 3; k++) {
-            if (sp[k]->len && !sp[k]->data)
-                return error_set(err, ST_EINVAL, "message %zu: %s has a length but no data", i,
-                                 what[k]);
-            if (sp[k]->len > UINT32_MAX)
-                return error_set(err, ST_ERANGE, "message %zu: %s is too long", i, what[k]);
-        }
-    }
-    return ST_OK;
-}
-
 enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, struct error *err)
 {
     /* Keep the arrays (and their pages) for reuse; forget the contents. */
     uint32_t prev_groups = f->n_groups;
     f->n_nodes = f->n_messages = f->n_groups = f->n_roots = 0;
-    enum status st = check_input(msgs, n, err);
-    if (st != ST_OK)
-        return st;
+    if (n > TREE_MAX_MESSAGES)
+        return error_set(err, ST_ERANGE, "%zu messages is more than a forest can hold", n);
     uint32_t nm = (uint32_t)n;
     int anchor;
     f->seed = mix64((uint64_t)clock_now_ms() ^ (uint64_t)(uintptr_t)&anchor);
@@ -536,10 +556,15 @@ enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, 
 
     index_alloc(&f->by_id, (size_t)nm + nm / 16);
 
-    /* depth[] is only filled by the last pass, so until then it is the scratch array
-     * (dup chain tails, then cycle stamps, then last children): no allocation per build. */
-    build_groups(f, msgs, nm, prev_groups < nm ? prev_groups : nm);
-    build_ids(f, f->depth, nm);
+    enum status st = build_groups(f, msgs, nm, prev_groups < nm ? prev_groups : nm, err);
+    if (st != ST_OK) {
+        f->n_nodes = f->n_messages = f->n_groups = 0;
+        return st;
+    }
+    /* depth[] and pre[] are only filled by the last pass, so until then they are scratch
+     * (dup chain tails, cycle stamps, last children; first copies): no allocation per
+     * build. */
+    build_ids(f, f->depth, f->pre, nm);
     build_parents(f, msgs, nm);
     build_break_cycles(f, f->depth, nm);
     build_links(f, f->depth, nm);
@@ -602,42 +627,6 @@ size_t tree_find_id(const struct forest *f, const void *id, size_t id_len, uint3
         }
     }
     return k;
-}
-
-void tree_walk_all(const struct forest *f, struct tree_walk *w)
-{
-    w->pos = 0;
-    w->end = f->n_nodes;
-}
-
-void tree_walk_group(const struct forest *f, uint32_t group, struct tree_walk *w)
-{
-    w->pos = f->groups[group].pre;
-    w->end = w->pos + f->groups[group].n_nodes;
-}
-
-void tree_walk_subtree(const struct forest *f, uint32_t node, struct tree_walk *w)
-{
-    w->pos = f->pre[node];
-    w->end = w->pos + f->size[node];
-}
-
-bool tree_walk_next(const struct forest *f, struct tree_walk *w, uint32_t *node, uint32_t *depth)
-{
-    if (w->pos >= w->end)
-        return false;
-    uint32_t v = f->order[w->pos++];
-    *node = v;
-    if (depth)
-        *depth = f->depth[v];
-    return true;
-}
-
-void tree_walk_skip(const struct forest *f, struct tree_walk *w, uint32_t node)
-{
-    uint32_t after = f->pre[node] + f->size[node];
-    if (after > w->pos)
-        w->pos = after < w->end ? after : w->end;
 }
 
 /* ---- rendering -------------------------------------------------------------------------- */

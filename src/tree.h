@@ -204,15 +204,42 @@ struct tree_walk {
     uint32_t pos;
     uint32_t end;
 };
-void tree_walk_all(const struct forest *f, struct tree_walk *w);
-void tree_walk_group(const struct forest *f, uint32_t group, struct tree_walk *w);
+static inline void tree_walk_all(const struct forest *f, struct tree_walk *w)
+{
+    w->pos = 0;
+    w->end = f->n_nodes;
+}
+static inline void tree_walk_group(const struct forest *f, uint32_t group, struct tree_walk *w)
+{
+    w->pos = f->groups[group].pre;
+    w->end = w->pos + f->groups[group].n_nodes;
+}
 /* node and its descendants. */
-void tree_walk_subtree(const struct forest *f, uint32_t node, struct tree_walk *w);
+static inline void tree_walk_subtree(const struct forest *f, uint32_t node, struct tree_walk *w)
+{
+    w->pos = f->pre[node];
+    w->end = w->pos + f->size[node];
+}
 /* The next node (and its depth, when depth is not NULL); false at the end. */
-bool tree_walk_next(const struct forest *f, struct tree_walk *w, uint32_t *node, uint32_t *depth);
+static inline bool tree_walk_next(const struct forest *f, struct tree_walk *w, uint32_t *node,
+                                  uint32_t *depth)
+{
+    if (w->pos >= w->end)
+        return false;
+    uint32_t v = f->order[w->pos++];
+    *node = v;
+    if (depth)
+        *depth = f->depth[v];
+    return true;
+}
 /* Skips the descendants of node, which the walk must have just returned (a collapsed
  * node in a UI). */
-void tree_walk_skip(const struct forest *f, struct tree_walk *w, uint32_t node);
+static inline void tree_walk_skip(const struct forest *f, struct tree_walk *w, uint32_t node)
+{
+    uint32_t after = f->pre[node] + f->size[node];
+    if (after > w->pos)
+        w->pos = after < w->end ? after : w->end;
+}
 
 /* Rendering. ids are untrusted: every id and correlation goes through escape. */
 typedef void (*tree_escape_fn)(struct strbuf *out, const void *data, size_t len);

@@ -2,6 +2,12 @@
  * DLQ discovery: the topology captured from a RabbitMQ 3.10 node (fixtures/mgmt), hand-made
  * topologies for each routing rule, queue names, topic matching, and API responses whose
  * fields have the wrong types.
+ *
+ * fixtures/mgmt was captured from a private 3.10.8 node (scripts/broker) on which the
+ * topology asserted below was declared through the API, then pretty-printed: queues.json,
+ * exchanges.json (pages of 500 with dlqx's columns), bindings.json, policies.json, and
+ * overview.json (trimmed to the version fields). queues-young.json is a listing taken right
+ * after two queues were declared, before their first stats emission.
  */
 #include "testutil.h"
 
@@ -56,8 +62,8 @@ static void topo_build(struct topo *t, json_t *queues, json_t *exchanges, json_t
     if (queues)
         assert_int_equal(mgmt_queues_from_json(queues, "/", &t->q, &t->nq, &err), ST_OK);
     if (exchanges)
-        assert_int_equal(
-            mgmt_exchanges_from_json(exchanges, policies, "/", &t->x, &t->nx, &err), ST_OK);
+        assert_int_equal(mgmt_exchanges_from_json(exchanges, policies, "/", &t->x, &t->nx, &err),
+                         ST_OK);
     if (bindings)
         assert_int_equal(mgmt_bindings_from_json(bindings, "/", &t->b, &t->nb, &err), ST_OK);
     json_decref(queues);
@@ -91,8 +97,7 @@ static bool has_source(const struct topo *t, const struct dlq_entry *e, const ch
                        unsigned how)
 {
     for (size_t i = 0; i < e->n_sources; i++)
-        if (strcmp(t->q[e->sources[i].queue].name, name) == 0 &&
-            (!how || e->sources[i].how == how))
+        if (strcmp(t->q[e->sources[i].queue].name, name) == 0 && (!how || e->sources[i].how == how))
             return true;
     return false;
 }
@@ -104,8 +109,7 @@ static void assert_dlq(const struct topo *t, const char *name, unsigned why, con
     if (e->role != DLQ_ROLE_DLQ || e->why != why)
         fail_msg("%s: role %d why %#x, expected DLQ why %#x", name, (int)e->role, e->why, why);
     if (source && !has_source(t, e, source, how))
-        fail_msg("%s: %s is not among its %zu sources (how %#x)", name, source, e->n_sources,
-                 how);
+        fail_msg("%s: %s is not among its %zu sources (how %#x)", name, source, e->n_sources, how);
 }
 
 static void assert_role(const struct topo *t, const char *name, enum dlq_role role)
@@ -178,9 +182,9 @@ static void test_fixture_node(void **state)
     assert_int_equal(t.r.n_dlq, 11);
 
     /* DLQs first, deepest first; then retry queues; then the rest by name. */
-    static const char *const order[] = {"orders.dlq",  "jobs.parked",    "mail.DLQ",
-                                        "notify.dead", "billing.dlq",    "payments_error",
-                                        "all.failures", "audit.rejects", "error",
+    static const char *const order[] = {"orders.dlq",          "jobs.parked",   "mail.DLQ",
+                                        "notify.dead",         "billing.dlq",   "payments_error",
+                                        "all.failures",        "audit.rejects", "error",
                                         "shipping.deadletter", "unrouted"};
     for (size_t i = 0; i < sizeof order / sizeof *order; i++)
         assert_string_equal(t.r.entries[i].queue->name, order[i]);
@@ -212,6 +216,7 @@ static void test_fixture_fields(void **state)
     assert_int_equal(q->max_length, 1000);
     assert_string_equal(q->overflow, "reject-publish");
     assert_true(q->publish_rate == -1); /* no message_stats until a first publish */
+    assert_false(q->stats_pending);
 
     /* The smaller of argument (3) and policy (10) applies. */
     q = entry(&t, "reports")->queue;
@@ -265,6 +270,31 @@ static void test_fixture_fields(void **state)
     assert_non_null(o.cluster_name);
     mgmt_overview_free(&o);
     json_decref(ov);
+}
+
+static void test_fixture_young(void **state)
+{
+    /* Listed right after it was declared: no counts, no policy (though one applies). */
+    struct topo t;
+    memset(&t, 0, sizeof t);
+    json_t *j = parse_fixture("mgmt/queues-young.json");
+    assert_int_equal(mgmt_queues_from_json(j, NULL, &t.q, &t.nq, NULL), ST_OK);
+    json_decref(j);
+    struct dlq_input in = {t.q, t.nq, NULL, 0, NULL, 0};
+    assert_int_equal(dlqfind_run(&in, &t.r, NULL), ST_OK);
+    const struct dlq_entry *e = dlq_report_find(&t.r, "young", "fresh");
+    assert_non_null(e);
+    assert_true(e->queue->stats_pending);
+    assert_int_equal(e->queue->messages, -1);
+    assert_null(e->queue->policy);
+    assert_null(e->queue->dead_letter_exchange);
+    e = dlq_report_find(&t.r, "young", "fresh.dlq");
+    assert_non_null(e);
+    assert_int_equal(e->role, DLQ_ROLE_DLQ);
+    assert_int_equal(e->why, DLQ_WHY_NAMED);
+    assert_int_equal(e->n_sources, 1);
+    assert_string_equal(t.q[e->sources[0].queue].name, "fresh");
+    topo_free(&t);
 }
 
 /* --- names and topics ------------------------------------------------------------------- */
@@ -352,8 +382,7 @@ static void test_topic(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         if (dlqfind_topic_match(cases[i].pattern, cases[i].key) != cases[i].match)
-            fail_msg("topic %s vs %s: expected %d", cases[i].pattern, cases[i].key,
-                     cases[i].match);
+            fail_msg("topic %s vs %s: expected %d", cases[i].pattern, cases[i].key, cases[i].match);
     /* Many #s against a long key: quadratic, not exponential. */
     struct strbuf p, k;
     sb_init(&p);
@@ -506,9 +535,10 @@ static void test_unbound_exchange_and_cycles(void **state)
                   "\"x-dead-letter-routing-key\":\"k\"}},"
                   "{\"name\":\"h\",\"arguments\":{\"x-dead-letter-exchange\":\"hdr\"}},"
                   "{\"name\":\"maybe-here\"}]"),
-        exchanges_with(",{\"name\":\"empty.dlx\",\"type\":\"direct\"},"
-                       "{\"name\":\"x1\",\"type\":\"fanout\"},{\"name\":\"x2\",\"type\":\"fanout\"},"
-                       "{\"name\":\"hdr\",\"type\":\"headers\"}"),
+        exchanges_with(
+            ",{\"name\":\"empty.dlx\",\"type\":\"direct\"},"
+            "{\"name\":\"x1\",\"type\":\"fanout\"},{\"name\":\"x2\",\"type\":\"fanout\"},"
+            "{\"name\":\"hdr\",\"type\":\"headers\"}"),
         NULL,
         parse_str("[{\"source\":\"x1\",\"destination\":\"x2\",\"destination_type\":\"exchange\","
                   "\"routing_key\":\"\"},"
@@ -522,6 +552,40 @@ static void test_unbound_exchange_and_cycles(void **state)
     assert_dlq(&t, "maybe-here", DLQ_WHY_MAYBE, "h", DLQ_WHY_MAYBE);
     assert_warn(&t, "h", 0);
     topo_free(&t);
+}
+
+static void test_exchange_tangle(void **state)
+{
+    /* 12 levels of 4 fanout exchanges, each bound to all 4 of the next level: 4^12 paths, but
+     * the broker (and dlqfind) visit each exchange once. */
+    struct strbuf x, b;
+    sb_init(&x);
+    sb_init(&b);
+    sb_adds(&x, "[{\"name\":\"\",\"type\":\"direct\"}");
+    sb_adds(&b, "[{\"source\":\"L11-0\",\"destination\":\"end\",\"destination_type\":"
+                "\"queue\",\"routing_key\":\"\"}");
+    for (int level = 0; level < 12; level++) {
+        for (int i = 0; i < 4; i++) {
+            sb_addf(&x, ",{\"name\":\"L%d-%d\",\"type\":\"fanout\"}", level, i);
+            for (int j = 0; level < 11 && j < 4; j++)
+                sb_addf(&b,
+                        ",{\"source\":\"L%d-%d\",\"destination\":\"L%d-%d\","
+                        "\"destination_type\":\"exchange\",\"routing_key\":\"\"}",
+                        level, i, level + 1, j);
+        }
+    }
+    sb_addc(&x, ']');
+    sb_addc(&b, ']');
+    struct topo t;
+    topo_build(&t,
+               parse_str("[{\"name\":\"s\",\"arguments\":{\"x-dead-letter-exchange\":"
+                         "\"L0-0\",\"x-dead-letter-routing-key\":\"k\"}},{\"name\":\"end\"}]"),
+               parse_str(x.buf), NULL, parse_str(b.buf));
+    assert_dlq(&t, "end", DLQ_WHY_TARGET, "s", DLQ_WHY_TARGET);
+    assert_warn(&t, "s", 0);
+    topo_free(&t);
+    sb_free(&x);
+    sb_free(&b);
 }
 
 static void test_delay_queue(void **state)
@@ -599,8 +663,8 @@ static void test_wrong_types(void **state)
         &t,
         parse_str(
             "{\"page\":1,\"page_count\":1,\"items\":["
-            "{\"name\":17},"                            /* no usable name: skipped */
-            "42, null, \"queue\", [],"                  /* not objects: skipped */
+            "{\"name\":17},"           /* no usable name: skipped */
+            "42, null, \"queue\", []," /* not objects: skipped */
             "{\"name\":\"bad\",\"vhost\":[1],\"type\":7,\"messages\":\"lots\","
             "\"messages_ready\":-5,\"messages_unacknowledged\":1.5,\"consumers\":true,"
             "\"arguments\":[\"x-dead-letter-exchange\"],\"effective_policy_definition\":\"x\","
@@ -717,12 +781,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixture_node),
         cmocka_unit_test(test_fixture_fields),
+        cmocka_unit_test(test_fixture_young),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_topic),
         cmocka_unit_test(test_default_exchange),
         cmocka_unit_test(test_direct_fanout_topic),
         cmocka_unit_test(test_policy_and_precedence),
         cmocka_unit_test(test_unbound_exchange_and_cycles),
+        cmocka_unit_test(test_exchange_tangle),
         cmocka_unit_test(test_delay_queue),
         cmocka_unit_test(test_vhosts_apart),
         cmocka_unit_test(test_wrong_types),

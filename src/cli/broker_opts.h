@@ -59,6 +59,13 @@ struct mgmt *broker_mgmt(const struct broker_opts *b, int *exit_code);
 /* The exit code for a management API failure. */
 int broker_mgmt_exit(int mgmt_error);
 
+struct peek_queue_info;
+/* Fills what the management API knows of a queue (type, delivery limit, dead-letter exchange),
+ * leaving the parts given on the command line alone. Says so on stderr when there is no API. */
+void broker_queue_info(const struct broker_opts *b, const char *queue,
+                       struct peek_queue_info *info, bool type_given, bool limit_given,
+                       bool dlx_given);
+
 /* Connects, reporting a failure on stderr; NULL then, with *exit_code set. */
 struct conn *broker_connect(const struct broker_opts *b, int *exit_code);
 

@@ -42,6 +42,8 @@ int cmd_tree(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_peek(int argc, char **argv);
 int cmd_queues(int argc, char **argv);
+/* The interactive explorer (ui/cmd_ui.c): argv holds the arguments after the command. */
+int cmd_ui(int argc, char **argv, bool open_files);
 
 /* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
 bool cli_flush_stdout(void);

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "dlqfind.h"
 #include "mgmt.h"
+#include "peek.h"
 #include "sanitize.h"
 
 int broker_mgmt_exit(int e)
@@ -397,3 +398,55 @@ out:
     broker_opts_free(&b);
     return rc;
 }
+
+/* What the management API knows of the queue: type, delivery limit (argument or policy),
+ * whether it has a dead-letter exchange. Options given on the command line win. */
+void broker_queue_info(const struct broker_opts *b, const char *queue, struct peek_queue_info *info,
+                       bool type_given, bool limit_given, bool dlx_given)
+{
+    int rc;
+    struct mgmt *m = broker_mgmt(b, &rc);
+    if (!m) {
+        fprintf(stderr, "dlqx: no management API (--mgmt-url or DLQX_MGMT_URL): the queue's "
+                        "type and delivery limit come from --type and --delivery-limit\n");
+        return;
+    }
+    char *vhost = NULL;
+    conn_url_parts(b->urls[0], NULL, &vhost, NULL);
+    char *ev = mgmt_escape(vhost ? vhost : "/"), *eq = mgmt_escape(queue);
+    char *path = xasprintf("/api/queues/%s/%s", ev, eq);
+    long status = 0;
+    json_t *resp = NULL;
+    struct error err;
+    error_clear(&err);
+    if (mgmt_request(m, "GET", path, NULL, &status, &resp, &err) == ST_OK && status == 200 &&
+        json_is_object(resp)) {
+        json_t *arr = json_array();
+        json_array_append(arr, resp);
+        struct mgmt_queue *qs = NULL;
+        size_t n = 0;
+        if (mgmt_queues_from_json(arr, vhost, &qs, &n, &err) == ST_OK && n == 1) {
+            if (!type_given)
+                info->kind = qs[0].qtype == MGMT_QT_CLASSIC  ? QK_CLASSIC
+                             : qs[0].qtype == MGMT_QT_QUORUM ? QK_QUORUM
+                             : qs[0].qtype == MGMT_QT_STREAM ? QK_STREAM
+                                                             : QK_UNKNOWN;
+            if (!limit_given)
+                info->delivery_limit = qs[0].delivery_limit;
+            if (!dlx_given)
+                info->has_dlx = qs[0].dead_letter_exchange != NULL;
+        }
+        mgmt_queues_free(&qs, &n);
+        json_decref(arr);
+    } else if (err.msg[0]) {
+        fprintf(stderr, "dlqx: the management API did not say what %s is (%s); going on without it\n",
+                queue, err.msg);
+    }
+    json_decref(resp);
+    free(path);
+    free(ev);
+    free(eq);
+    free(vhost);
+    mgmt_close(&m);
+}
+

@@ -10,7 +10,9 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: dlqx COMMAND [OPTIONS] [ARGS]\n"
+    "usage: dlqx [BROKER OPTIONS] [QUEUE...]     the explorer: the broker's DLQs, or those queues\n"
+    "       dlqx open FILE...                    the explorer on snapshot files (no broker)\n"
+    "       dlqx COMMAND [OPTIONS] [ARGS]\n"
     "\n"
     "Read dead letters from a live RabbitMQ queue or from snapshot files (JSON Lines; see\n"
     "dlqx(1) and docs/snapshot-format.md).\n"
@@ -41,11 +43,11 @@ int main(int argc, char **argv)
     setlocale(LC_ALL, "");
     /* A closed pipe (dlqx decode | head) is a write error, not a signal death. */
     signal(SIGPIPE, SIG_IGN);
-    if (argc < 2) {
-        fputs(usage, stderr);
-        return EXIT_USAGE;
-    }
+    if (argc < 2)
+        return cmd_ui(0, argv + 1, false);
     const char *cmd = argv[1];
+    if (strcmp(cmd, "open") == 0)
+        return cmd_ui(argc - 2, argv + 2, true);
     if (strcmp(cmd, "decode") == 0)
         return cmd_decode(argc - 1, argv + 1);
     if (strcmp(cmd, "tree") == 0)
@@ -64,6 +66,6 @@ int main(int argc, char **argv)
         printf("dlqx %s\n", DLQX_VERSION_STRING);
         return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;
     }
-    fprintf(stderr, "dlqx: unknown command \"%s\" (see dlqx help)\n", cmd);
-    return EXIT_USAGE;
+    /* Anything else is the explorer on a broker: options, or queue names. */
+    return cmd_ui(argc - 1, argv + 1, false);
 }

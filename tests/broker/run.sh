@@ -22,7 +22,7 @@ trap '[ $own -eq 1 ] && "$root/scripts/broker" stop "$dir" >/dev/null 2>&1' EXIT
 . "$dir/env"
 export DLQX_URL DLQX_PASSWORD_FILE DLQX_MGMT_URL DLQX_AMQP_PORT DLQX_MGMT_PORT DLQX_BROKER_DIR
 export DLQX_BROKER_DIR="$dir" DLQX_SOURCE_ROOT="$root"
-export DLQX_BIN="${DLQX_BIN:-$root/build/src/dlqx}"
+export DLQX_BIN="${DLQX_BIN:-$root/build/dlqx}"
 status=0
 while [ $# -gt 0 ]; do
   if [ "$1" = "--" ]; then

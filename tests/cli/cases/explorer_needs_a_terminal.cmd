@@ -1,0 +1,1 @@
+open snapshots/incident.jsonl

@@ -1,0 +1,104 @@
+/*
+ * actions: names, keys and help of the actions (from ACTION_LIST), and the default key map.
+ */
+#include "actions.h"
+
+#include <curses.h>
+#include <stddef.h>
+
+static const char *const names[] = {
+#define X(e, name, keys, help) name,
+    ACTION_LIST(X)
+#undef X
+};
+static const char *const keys[] = {
+#define X(e, name, keys, help) keys,
+    ACTION_LIST(X)
+#undef X
+};
+static const char *const helps[] = {
+#define X(e, name, keys, help) help,
+    ACTION_LIST(X)
+#undef X
+};
+
+const char *action_name(enum action a)
+{
+    return (unsigned)a < ACT_COUNT ? names[a] : "?";
+}
+
+const char *action_keys(enum action a)
+{
+    return (unsigned)a < ACT_COUNT ? keys[a] : "";
+}
+
+const char *action_help(enum action a)
+{
+    return (unsigned)a < ACT_COUNT ? helps[a] : "";
+}
+
+#define CTRL(c) ((c) & 0x1f)
+
+/* The bindings, as the "keys" column of ACTION_LIST says. */
+static const struct {
+    int key;
+    enum action act;
+} bindings[] = {
+    {'k', ACT_UP},
+    {KEY_UP, ACT_UP},
+    {'j', ACT_DOWN},
+    {KEY_DOWN, ACT_DOWN},
+    {KEY_PPAGE, ACT_PAGE_UP},
+    {CTRL('b'), ACT_PAGE_UP},
+    {KEY_NPAGE, ACT_PAGE_DOWN},
+    {CTRL('f'), ACT_PAGE_DOWN},
+    {' ', ACT_PAGE_DOWN},
+    {CTRL('u'), ACT_HALF_UP},
+    {CTRL('d'), ACT_HALF_DOWN},
+    {'g', ACT_FIRST},
+    {KEY_HOME, ACT_FIRST},
+    {'G', ACT_LAST},
+    {KEY_END, ACT_LAST},
+    {'h', ACT_LEFT},
+    {KEY_LEFT, ACT_LEFT},
+    {'l', ACT_RIGHT},
+    {KEY_RIGHT, ACT_RIGHT},
+    {'\n', ACT_ENTER},
+    {'\r', ACT_ENTER},
+    {KEY_ENTER, ACT_ENTER},
+    {27, ACT_BACK},
+    {KEY_BACKSPACE, ACT_BACK},
+    {127, ACT_BACK},
+    {'/', ACT_SEARCH},
+    {'n', ACT_SEARCH_NEXT},
+    {'N', ACT_SEARCH_PREV},
+    {'f', ACT_FILTER},
+    {'F', ACT_CLEAR_FILTER},
+    {'s', ACT_SORT},
+    {'S', ACT_REVERSE},
+    {'1', ACT_VIEW_QUEUES},
+    {'Q', ACT_VIEW_QUEUES},
+    {'2', ACT_VIEW_MESSAGES},
+    {'m', ACT_VIEW_MESSAGES},
+    {'3', ACT_VIEW_GROUPS},
+    {'e', ACT_VIEW_GROUPS},
+    {'4', ACT_VIEW_TREE},
+    {'t', ACT_VIEW_TREE},
+    {'5', ACT_VIEW_TIMELINE},
+    {'T', ACT_VIEW_TIMELINE},
+    {'o', ACT_TOGGLE},
+    {'r', ACT_REFRESH},
+    {CTRL('r'), ACT_REFRESH},
+    {CTRL('l'), ACT_REDRAW},
+    {'?', ACT_HELP},
+    {KEY_F(1), ACT_HELP},
+    {'q', ACT_QUIT},
+};
+
+enum action action_for_key(int key)
+{
+    for (size_t i = 0; i < sizeof bindings / sizeof *bindings; i++)
+        if (bindings[i].key == key)
+            return bindings[i].act;
+    return ACT_NONE;
+}

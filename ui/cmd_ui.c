@@ -1,0 +1,176 @@
+/*
+ * cmd_ui: the interactive explorer's entry points —
+ *   dlqx [BROKER OPTIONS]            the dead-letter queues of the broker
+ *   dlqx [BROKER OPTIONS] QUEUE...   those queues' dead letters (a snapshot of each)
+ *   dlqx open FILE...                snapshot files, no broker at all
+ * While curses owns the terminal, standard error goes to a temporary file and is replayed
+ * after the terminal is restored, so no library message can scribble over the screen.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/cli/broker_opts.h"
+#include "../src/cli/cli.h"
+#include "app.h"
+#include "mgmt.h"
+
+static int saved_stderr = -1;
+static FILE *captured;
+
+static void capture_stderr(void)
+{
+    fflush(stderr);
+    captured = tmpfile();
+    if (!captured)
+        return;
+    saved_stderr = dup(STDERR_FILENO);
+    dup2(fileno(captured), STDERR_FILENO);
+}
+
+static void release_stderr(void)
+{
+    if (saved_stderr < 0)
+        return;
+    fflush(stderr);
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stderr);
+    saved_stderr = -1;
+    rewind(captured);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, captured)) > 0)
+        fwrite(buf, 1, n, stderr);
+    fclose(captured);
+    captured = NULL;
+}
+
+static void load_files(struct app *a)
+{
+    app_load_files(a);
+}
+
+static void load_queues(struct app *a)
+{
+    app_peek_queues(a, a->queues, a->n_queues);
+    app_switch(a, &view_messages_ops);
+}
+
+static void usage(FILE *to)
+{
+    fputs("usage: dlqx [--ascii] [BROKER OPTIONS] [QUEUE...]\n"
+          "       dlqx open [--ascii] FILE...\n"
+          "keys: ? in the program; see dlqx(1)\n",
+          to);
+}
+
+int cmd_ui(int argc, char **argv, bool open_files)
+{
+    struct app a;
+    memset(&a, 0, sizeof a);
+    tree_init(&a.forest);
+    a.read_only = true; /* nothing in this version writes to the broker */
+    const char *lc = getenv("LC_ALL");
+    if (!lc || !*lc)
+        lc = getenv("LC_CTYPE");
+    if (!lc || !*lc)
+        lc = getenv("LANG");
+    a.ascii = !(lc && (strstr(lc, "UTF-8") || strstr(lc, "utf-8") || strstr(lc, "UTF8") ||
+                       strstr(lc, "utf8")));
+    struct broker_opts b;
+    broker_opts_init(&b);
+    char **names = xcalloc((size_t)argc + 1, sizeof *names);
+    int n = 0, rc = EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        if (!open_files) {
+            int r = broker_opts_parse(&b, argc, argv, &i);
+            if (r < 0) {
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            if (r > 0)
+                continue;
+        }
+        if (strcmp(argv[i], "--ascii") == 0) {
+            a.ascii = true;
+        } else if (strcmp(argv[i], "--utf8") == 0) {
+            a.ascii = false;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            goto out;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "dlqx: unknown option %s\n", argv[i]);
+            usage(stderr);
+            rc = EXIT_USAGE;
+            goto out;
+        } else {
+            names[n++] = argv[i];
+        }
+    }
+    const struct view_ops *first = &view_queues_ops;
+    if (open_files) {
+        if (!n) {
+            usage(stderr);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        a.source = SOURCE_FILES;
+        a.files = names;
+        a.n_files = n;
+        a.source_label = xstrdup(n == 1 ? names[0] : "several snapshot files");
+        a.after_start = load_files;
+        first = &view_messages_ops;
+    } else {
+        if (!broker_opts_finish(&b)) {
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        a.source = SOURCE_BROKER;
+        a.broker = &b;
+        mgmt_global_init();
+        a.mgmt = broker_mgmt(&b, &rc);
+        rc = EXIT_OK;
+        /* Check the broker answers before the screen is taken over. */
+        struct conn *c = broker_connect(&b, &rc);
+        if (!c)
+            goto out;
+        a.source_label = xstrdup(conn_display_url(c));
+        conn_close(c);
+        if (n) {
+            a.queues = xcalloc((size_t)n, sizeof *a.queues);
+            for (int i = 0; i < n; i++)
+                a.queues[i] = xstrdup(names[i]);
+            a.n_queues = n;
+            a.after_start = load_queues;
+            first = &view_messages_ops;
+        }
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "dlqx: the interactive view needs a terminal; for scripts use dlqx "
+                        "peek, decode and tree\n");
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (!a.store) {
+        struct error err;
+        if (store_new(0, NULL, &a.store, &err) != ST_OK) {
+            fprintf(stderr, "dlqx: %s\n", err.msg);
+            rc = EXIT_IOERR;
+            goto out;
+        }
+    }
+    capture_stderr();
+    rc = app_run(&a, first);
+    release_stderr();
+out:
+    if (a.mgmt)
+        mgmt_close(&a.mgmt);
+    for (int i = 0; i < a.n_queues; i++)
+        free(a.queues[i]);
+    free(a.queues);
+    app_free(&a);
+    free(names);
+    broker_opts_free(&b);
+    return rc;
+}

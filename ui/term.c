@@ -1,0 +1,188 @@
+/*
+ * term: the one file that owns the terminal — curses set-up and tear-down, colours (8, 256,
+ * none with NO_COLOR), the signal handlers that restore the terminal before anything is
+ * printed, and the drawing calls the views use. Every byte that came from a message passes
+ * through the sanitizer here before curses sees it.
+ */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "term.h"
+
+#include <curses.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sanitize.h"
+#include "ui.h"
+
+static bool active;
+static bool ascii_mode;
+static attr_t attrs[UA_COUNT];
+
+static void restore(void)
+{
+    if (active) {
+        endwin();
+        active = false;
+    }
+}
+
+static void on_fatal(int sig)
+{
+    /* Restore the terminal first, then die of the same signal. */
+    restore();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void set_attr(enum ui_attr a, short pair, short fg, short bg, attr_t extra, int colours)
+{
+    if (colours > 0) {
+        init_pair(pair, fg, bg);
+        attrs[a] = COLOR_PAIR(pair) | extra;
+    } else {
+        attrs[a] = extra;
+    }
+}
+
+int term_init(struct app *a)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "dlqx: the interactive view needs a terminal (use dlqx decode or "
+                        "dlqx tree in scripts)\n");
+        return -1;
+    }
+    initscr();
+    active = true;
+    atexit(restore);
+    signal(SIGTERM, on_fatal);
+    signal(SIGHUP, on_fatal);
+    signal(SIGSEGV, on_fatal);
+    signal(SIGABRT, on_fatal);
+    signal(SIGBUS, on_fatal);
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    const char *nc = getenv("NO_COLOR");
+    int colours = 0;
+    if (!(nc && *nc) && has_colors()) {
+        start_color();
+        use_default_colors();
+        colours = COLORS >= 256 ? 256 : 8;
+    }
+    a->colours = colours;
+    ascii_mode = a->ascii;
+    short bg = -1;
+    set_attr(UA_NORMAL, 1, -1, bg, A_NORMAL, colours);
+    set_attr(UA_TITLE, 2, COLOR_BLACK, COLOR_CYAN, A_BOLD, colours);
+    set_attr(UA_HEADER, 3, COLOR_CYAN, bg, A_BOLD | A_UNDERLINE, colours);
+    set_attr(UA_SELECTED, 4, COLOR_BLACK, COLOR_WHITE, A_REVERSE * (colours == 0), colours);
+    set_attr(UA_STATUS, 5, COLOR_BLACK, COLOR_CYAN, colours ? A_NORMAL : A_REVERSE, colours);
+    set_attr(UA_DIM, 6, colours >= 256 ? 244 : COLOR_BLUE, bg, colours ? A_NORMAL : A_DIM,
+             colours);
+    set_attr(UA_ERROR, 7, COLOR_RED, bg, colours ? A_NORMAL : A_BOLD, colours);
+    set_attr(UA_WARN, 8, COLOR_YELLOW, bg, colours ? A_NORMAL : A_BOLD, colours);
+    set_attr(UA_ACCENT, 9, COLOR_MAGENTA, bg, A_NORMAL, colours);
+    set_attr(UA_GOOD, 10, COLOR_GREEN, bg, A_NORMAL, colours);
+    if (colours == 0) {
+        attrs[UA_TITLE] = A_REVERSE | A_BOLD;
+        attrs[UA_HEADER] = A_BOLD | A_UNDERLINE;
+        attrs[UA_SELECTED] = A_REVERSE;
+    }
+    getmaxyx(stdscr, a->rows_on_screen, a->cols_on_screen);
+    return 0;
+}
+
+void term_done(void)
+{
+    restore();
+}
+
+void term_size(struct app *a)
+{
+    getmaxyx(stdscr, a->rows_on_screen, a->cols_on_screen);
+}
+
+int term_key(int timeout_ms)
+{
+    timeout(timeout_ms);
+    return getch();
+}
+
+void term_clear(void)
+{
+    erase();
+}
+
+void term_flush(void)
+{
+    refresh();
+}
+
+void term_redraw_all(void)
+{
+    clearok(stdscr, TRUE);
+}
+
+void draw_safe(int y, int x, int width, const char *safe, enum ui_attr attr)
+{
+    if (width <= 0)
+        return;
+    struct strbuf sb;
+    sb_init(&sb);
+    /* Already sanitized, but fitted (and re-checked: sanitizing safe text is the identity). */
+    sanitize_fit(&sb, safe, strlen(safe), width, SAN_PAD | (ascii_mode ? SAN_ASCII : 0));
+    attron(attrs[attr]);
+    mvaddstr(y, x, sb.buf ? sb.buf : "");
+    attroff(attrs[attr]);
+    sb_free(&sb);
+}
+
+void draw_text(int y, int x, int width, const void *data, size_t len, enum ui_attr attr)
+{
+    if (width <= 0)
+        return;
+    struct strbuf sb;
+    sb_init(&sb);
+    sanitize_fit(&sb, data, len, width, SAN_PAD | (ascii_mode ? SAN_ASCII : 0));
+    attron(attrs[attr]);
+    mvaddstr(y, x, sb.buf ? sb.buf : "");
+    attroff(attrs[attr]);
+    sb_free(&sb);
+}
+
+void draw_textf(int y, int x, int width, enum ui_attr attr, const char *fmt, ...)
+{
+    struct strbuf sb;
+    va_list ap;
+    sb_init(&sb);
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    draw_text(y, x, width, sb.buf, sb.len, attr);
+    sb_free(&sb);
+}
+
+void draw_fill(int y, int x, int width, enum ui_attr attr)
+{
+    if (width <= 0)
+        return;
+    attron(attrs[attr]);
+    mvhline(y, x, ' ', width);
+    attroff(attrs[attr]);
+}
+
+const char *glyph(const struct app *a, int which)
+{
+    static const char *const utf8[G_COUNT] = {"│", "├─", "└─", "█", "▾", "▸"};
+    static const char *const ascii[G_COUNT] = {"|", "|-", "`-", "#", "v", ">"};
+    if ((unsigned)which >= G_COUNT)
+        return "";
+    return a->ascii ? ascii[which] : utf8[which];
+}

@@ -1,0 +1,19 @@
+/*
+ * term: set-up, tear-down and the loop's primitives (the drawing calls are in ui.h).
+ */
+#ifndef DLQX_UI_TERM_H
+#define DLQX_UI_TERM_H
+
+struct app;
+
+/* Starts curses; -1 (reported) when there is no terminal. */
+int term_init(struct app *a);
+void term_done(void);
+void term_size(struct app *a);
+/* The next key, or ERR (-1) after timeout_ms (negative: wait). KEY_RESIZE on a resize. */
+int term_key(int timeout_ms);
+void term_clear(void);
+void term_flush(void);
+void term_redraw_all(void);
+
+#endif

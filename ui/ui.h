@@ -1,0 +1,161 @@
+/*
+ * ui: what the views share — the application state, the view interface (a vtable per view
+ * file, as tig's view_ops and tmux's window_mode), the result flags of a request, and the
+ * drawing calls. Only ui/ includes curses; the core never does.
+ *
+ * Ownership: the app owns the store, the forest, the filter and the view stack. Views own
+ * their state (v->state), released by ops->close.
+ */
+#ifndef DLQX_UI_H
+#define DLQX_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actions.h"
+#include "store.h"
+#include "tree.h"
+
+struct app;
+struct view;
+struct broker_opts;
+struct filter;
+
+/* Attributes the views draw with; term.c maps them to colours (8 or 256) or, with NO_COLOR,
+ * to bold/reverse/dim only. */
+enum ui_attr {
+    UA_NORMAL,
+    UA_TITLE,    /* the top line */
+    UA_HEADER,   /* column headers */
+    UA_SELECTED, /* the cursor line */
+    UA_STATUS,   /* the bottom line */
+    UA_DIM,      /* secondary text */
+    UA_ERROR,    /* errors, rejected messages */
+    UA_WARN,     /* warnings, high attempts */
+    UA_ACCENT,   /* ids, keys, emphasis */
+    UA_GOOD,     /* accepted, healthy */
+    UA_COUNT
+};
+
+/* What a request did, for the loop. */
+enum {
+    HR_UNHANDLED = 0,
+    HR_HANDLED = 1 << 0,
+    HR_REDRAW = 1 << 1,
+    HR_QUIT = 1 << 2,
+};
+
+struct view_ops {
+    const char *name;  /* shown in the title: "messages", "detail"… */
+    enum action which; /* the action that opens it (ACT_VIEW_*), or ACT_NONE */
+    void (*open)(struct app *a, struct view *v);
+    void (*close)(struct app *a, struct view *v);
+    /* Draws rows [top, top + height) of the screen, width columns. */
+    void (*draw)(struct app *a, struct view *v, int top, int height, int width);
+    /* Handles an action; returns HR_* flags. Movement is usually left to view_move. */
+    int (*request)(struct app *a, struct view *v, enum action act);
+    /* Moves the cursor to the next (dir 1) or previous (dir -1) line matching text; false
+     * when none. NULL: the view cannot be searched. */
+    bool (*search)(struct app *a, struct view *v, const char *text, int dir);
+    /* The data under the view changed (a new snapshot, a filter): rebuild, keep the cursor
+     * on the same item where it still exists. NULL: nothing to do. */
+    void (*reload)(struct app *a, struct view *v);
+    /* One line for the status bar (position, counts…), or NULL. */
+    void (*status)(struct app *a, struct view *v, struct strbuf *out);
+};
+
+struct view {
+    const struct view_ops *ops;
+    void *state;
+    size_t cursor; /* the selected line */
+    size_t top;    /* the first line drawn */
+    size_t lines;  /* how many lines the view has */
+    int hscroll;
+    size_t arg;    /* what it was opened on (a message index…); SIZE_MAX: nothing */
+};
+
+#define VIEW_STACK_MAX 12
+
+/* Where the messages come from: a snapshot file, or a live broker's queues. */
+enum source_kind { SOURCE_FILES, SOURCE_BROKER };
+
+struct app {
+    enum source_kind source;
+    char **files; /* SOURCE_FILES */
+    int n_files;
+    struct broker_opts *broker; /* SOURCE_BROKER (borrowed) */
+    char **queues;              /* queues named on the command line */
+    int n_queues;
+
+    struct store *store;
+    struct forest forest;
+    bool forest_ready;
+    size_t *rows; /* message indices that pass the filter, in the current order */
+    size_t n_rows;
+    int sort_column; /* messages view: 0 = as received */
+    bool sort_reverse;
+    struct filter *filter;
+    char *filter_text;
+    char *search_text;
+
+    int64_t now_ms;
+    bool ascii;  /* no UTF-8 box drawing */
+    int colours; /* 0 (NO_COLOR or none), 8 or 256 */
+    bool read_only;
+
+    struct view stack[VIEW_STACK_MAX];
+    int depth;
+    char message[512]; /* a one-off message for the status line */
+    bool message_is_error;
+    bool quit;
+    int rows_on_screen, cols_on_screen;
+
+    char *forest_text;  /* the strings the forest borrows */
+    char *source_label; /* shown in the title: the file or the queues */
+    void (*after_start)(struct app *a); /* work to do once the screen is up (loading) */
+    struct mgmt *mgmt;  /* the management API, when there is one (SOURCE_BROKER) */
+    struct loader *loader; /* reading snapshot files a screenful at a time; NULL when done */
+};
+
+/* View stack. */
+struct view *app_view(struct app *a);
+void app_push(struct app *a, const struct view_ops *ops, size_t arg);
+void app_pop(struct app *a);
+/* Replaces the whole stack with one view (the number keys). */
+void app_switch(struct app *a, const struct view_ops *ops);
+void app_message(struct app *a, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The data. */
+void app_rebuild_rows(struct app *a); /* after a filter or sort change */
+void app_ensure_forest(struct app *a);
+/* Asks for a line of text on the bottom line; NULL when cancelled (Esc). */
+char *app_prompt(struct app *a, const char *prompt, const char *initial);
+
+/* Standard cursor movement over v->lines lines on a page of `page` lines: HR_* flags. */
+int view_move(struct view *v, enum action act, size_t page);
+/* Keeps the cursor on screen. */
+void view_scroll_to_cursor(struct view *v, size_t page);
+
+/* Drawing (term.c). Text from messages is sanitized here: callers pass raw bytes. */
+void draw_text(int y, int x, int width, const void *data, size_t len, enum ui_attr attr);
+void draw_textf(int y, int x, int width, enum ui_attr attr, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Text already safe (built by the views from sanitized parts and ASCII). */
+void draw_safe(int y, int x, int width, const char *safe, enum ui_attr attr);
+void draw_fill(int y, int x, int width, enum ui_attr attr);
+/* A horizontal rule or tree glyphs in ASCII or UTF-8 as the app is set up. */
+const char *glyph(const struct app *a, int which);
+enum { G_VLINE, G_TEE, G_ELBOW, G_BLOCK, G_EXPANDED, G_COLLAPSED, G_COUNT };
+
+/* The views. */
+extern const struct view_ops view_queues_ops;
+extern const struct view_ops view_messages_ops;
+extern const struct view_ops view_groups_ops;
+extern const struct view_ops view_detail_ops;
+extern const struct view_ops view_tree_ops;
+extern const struct view_ops view_timeline_ops;
+extern const struct view_ops view_help_ops;
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * groups: the failures grouped by cause — a fingerprint of the error (numbers, ids, quoted
+ * values normalised away), the exception and the type — with count, first and last seen and
+ * the queues. This is how 40,000 dead letters turn out to be three bugs. Enter shows a
+ * group's messages.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "filter.h"
+#include "groups.h"
+
+struct groups_state {
+    struct groups *g;
+};
+
+static void build(struct app *a, struct view *v)
+{
+    struct groups_state *s = v->state;
+    groups_free(s->g);
+    uint32_t *idx = xcalloc(a->n_rows ? a->n_rows : 1, sizeof *idx);
+    for (size_t i = 0; i < a->n_rows; i++)
+        idx[i] = (uint32_t)a->rows[i];
+    struct groups_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.indices = idx;
+    opt.n_indices = a->n_rows;
+    s->g = a->store ? groups_build(a->store, &opt) : NULL;
+    free(idx);
+    v->lines = s->g ? groups_count(s->g) : 0;
+    if (v->cursor >= v->lines)
+        v->cursor = v->lines ? v->lines - 1 : 0;
+}
+
+static void open_(struct app *a, struct view *v)
+{
+    v->state = xcalloc(1, sizeof(struct groups_state));
+    build(a, v);
+}
+
+static void close_(struct app *a, struct view *v)
+{
+    struct groups_state *s = v->state;
+    groups_free(s->g);
+    free(s);
+    v->state = NULL;
+}
+
+static void ago(const struct app *a, int64_t ms, char out[32])
+{
+    if (ms <= 0) {
+        snprintf(out, 32, "?");
+        return;
+    }
+    duration_format(((double)a->now_ms - (double)ms) / 1000.0, out);
+}
+
+static void draw(struct app *a, struct view *v, int top, int height, int width)
+{
+    struct groups_state *s = v->state;
+    size_t n = s->g ? groups_count(s->g) : 0;
+    v->lines = n;
+    size_t page = height > 1 ? (size_t)height - 1 : 1;
+    view_scroll_to_cursor(v, page);
+    draw_fill(top, 0, width, UA_HEADER);
+    draw_safe(top, 0, width, "  COUNT  FIRST     LAST      TYPE                      QUEUES              "
+                             "CAUSE",
+              UA_HEADER);
+    if (!n) {
+        draw_safe(top + 2, 2, width - 4, "no dead letters to group", UA_DIM);
+        return;
+    }
+    char buf[STORE_TEXT_MAX];
+    for (int row = 0; row < height - 1; row++) {
+        size_t k = v->top + (size_t)row;
+        if (k >= n)
+            break;
+        const struct group *grp = groups_at(s->g, k);
+        int y = top + 1 + row;
+        bool sel = k == v->cursor;
+        enum ui_attr at = sel ? UA_SELECTED : UA_NORMAL;
+        if (sel)
+            draw_fill(y, 0, width, UA_SELECTED);
+        char c[24], f[32], l[32];
+        snprintf(c, sizeof c, "%7u", grp->count);
+        ago(a, grp->first_ms, f);
+        ago(a, grp->last_ms, l);
+        draw_safe(y, 0, 7, c, sel ? at : UA_WARN);
+        draw_safe(y, 9, 8, f, at);
+        draw_safe(y, 19, 8, l, at);
+        draw_text(y, 29, 24, grp->type ? grp->type : "", grp->type ? strlen(grp->type) : 0, at);
+        struct strbuf q;
+        sb_init(&q);
+        for (size_t i = 0; i < grp->n_queues; i++) {
+            if (i)
+                sb_adds(&q, ",");
+            size_t len = store_text(a->store, grp->queues[i].queue, buf);
+            sb_add(&q, buf, len);
+        }
+        draw_text(y, 55, 18, q.buf ? q.buf : "", q.len, at);
+        sb_free(&q);
+        struct strbuf cause;
+        sb_init(&cause);
+        if (grp->exception && *grp->exception) {
+            sb_adds(&cause, grp->exception);
+            sb_adds(&cause, "  ");
+        }
+        sb_adds(&cause, grp->key && *grp->key ? grp->key : "(no error)");
+        draw_text(y, 75, width - 75, cause.buf, cause.len,
+                  sel ? at : grp->from_broker ? UA_DIM : UA_ERROR);
+        sb_free(&cause);
+    }
+}
+
+static int request(struct app *a, struct view *v, enum action act)
+{
+    struct groups_state *s = v->state;
+    if (act == ACT_ENTER) {
+        if (!s->g || v->cursor >= groups_count(s->g))
+            return HR_HANDLED;
+        struct strbuf expr;
+        sb_init(&expr);
+        group_filter_expr(groups_at(s->g, v->cursor), &expr);
+        if (a->filter_text) {
+            /* Narrow the filter in force rather than replace it. */
+            struct strbuf both;
+            sb_init(&both);
+            sb_addf(&both, "(%s) %s", a->filter_text, expr.buf ? expr.buf : "");
+            sb_free(&expr);
+            expr = both;
+        }
+        struct filter *f = NULL;
+        struct error err;
+        error_clear(&err);
+        if (filter_compile(expr.buf ? expr.buf : "", &f, &err) == ST_OK) {
+            filter_free(a->filter);
+            a->filter = f;
+            free(a->filter_text);
+            a->filter_text = sb_detach(&expr, NULL);
+            app_rebuild_rows(a);
+            app_switch(a, &view_messages_ops);
+        } else {
+            app_message(a, true, "cannot open the group: %s", err.msg);
+        }
+        sb_free(&expr);
+        return HR_HANDLED | HR_REDRAW;
+    }
+    return view_move(v, act, app_page(a));
+}
+
+static bool search(struct app *a, struct view *v, const char *text, int dir)
+{
+    struct groups_state *s = v->state;
+    size_t n = s->g ? groups_count(s->g) : 0;
+    size_t k = v->cursor;
+    for (size_t step = 1; step <= n; step++) {
+        k = dir > 0 ? (k + 1) % n : (k + n - 1) % n;
+        const struct group *grp = groups_at(s->g, k);
+        if ((grp->key && strstr(grp->key, text)) || (grp->type && strstr(grp->type, text)) ||
+            (grp->exception && strstr(grp->exception, text))) {
+            v->cursor = k;
+            view_scroll_to_cursor(v, app_page(a));
+            return true;
+        }
+    }
+    return false;
+}
+
+static void status(struct app *a, struct view *v, struct strbuf *out)
+{
+    struct groups_state *s = v->state;
+    size_t n = s->g ? groups_count(s->g) : 0;
+    sb_addf(out, "%zu causes for %zu dead letters  Enter: its messages", n, a->n_rows);
+}
+
+const struct view_ops view_groups_ops = {
+    .name = "groups",
+    .which = ACT_VIEW_GROUPS,
+    .open = open_,
+    .close = close_,
+    .draw = draw,
+    .request = request,
+    .search = search,
+    .reload = build,
+    .status = status,
+};

@@ -1,0 +1,325 @@
+/*
+ * messages: one row per dead letter — age, attempt, type or URN, error, id, queue — drawn
+ * from the store's index a screen at a time (never all rows at once), sorted by any column.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "sanitize.h"
+
+enum col { COL_ORDER, COL_AGE, COL_ATTEMPT, COL_TYPE, COL_ERROR, COL_ID, COL_QUEUE, COL_N };
+static const char *const col_names[COL_N] = {"as received", "age", "attempt", "type",
+                                             "error", "id", "queue"};
+
+/* ---- sorting -------------------------------------------------------------------------- */
+
+static const struct store *sort_store;
+static bool sort_rev;
+static enum col sort_col;
+static uint32_t *sort_rank; /* for text columns: the rank of each ref's text */
+
+static int64_t key_num(const struct store_entry *e)
+{
+    switch (sort_col) {
+    case COL_AGE:
+        return -e->first_seen_ms; /* oldest first means largest age first */
+    case COL_ATTEMPT:
+        return e->attempt;
+    default:
+        return 0;
+    }
+}
+
+static store_ref key_ref(const struct store_entry *e)
+{
+    switch (sort_col) {
+    case COL_TYPE:
+        return e->type;
+    case COL_ERROR:
+        return e->error;
+    case COL_ID:
+        return e->id;
+    case COL_QUEUE:
+        return e->queue;
+    default:
+        return STORE_NONE;
+    }
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const struct store_entry *ea = store_entry_at(sort_store, a);
+    const struct store_entry *eb = store_entry_at(sort_store, b);
+    int c = 0;
+    if (sort_col == COL_AGE || sort_col == COL_ATTEMPT) {
+        int64_t x = key_num(ea), y = key_num(eb);
+        c = (x > y) - (x < y);
+    } else if (sort_col != COL_ORDER) {
+        store_ref x = key_ref(ea), y = key_ref(eb);
+        if (sort_col == COL_ID) {
+            static char bx[STORE_TEXT_MAX], by[STORE_TEXT_MAX];
+            store_text(sort_store, x, bx);
+            store_text(sort_store, y, by);
+            c = strcmp(bx, by);
+        } else {
+            uint32_t rx = x == STORE_NONE ? 0 : sort_rank[x], ry = y == STORE_NONE ? 0 : sort_rank[y];
+            c = (rx > ry) - (rx < ry);
+        }
+    }
+    if (sort_rev)
+        c = -c;
+    return c ? c : (a > b) - (a < b); /* stable: arrival order within equal keys */
+}
+
+/* Text columns hold interned refs: rank the distinct texts once, then sort by rank. */
+static int cmp_text_ref(const void *pa, const void *pb)
+{
+    static char bx[STORE_TEXT_MAX], by[STORE_TEXT_MAX];
+    store_text(sort_store, *(const store_ref *)pa, bx);
+    store_text(sort_store, *(const store_ref *)pb, by);
+    return strcmp(bx, by);
+}
+
+void app_sort_rows(struct app *a)
+{
+    if (!a->store || a->sort_column == COL_ORDER) {
+        if (a->sort_reverse)
+            for (size_t i = 0; i < a->n_rows / 2; i++) {
+                size_t t = a->rows[i];
+                a->rows[i] = a->rows[a->n_rows - 1 - i];
+                a->rows[a->n_rows - 1 - i] = t;
+            }
+        return;
+    }
+    sort_store = a->store;
+    sort_rev = a->sort_reverse;
+    sort_col = (enum col)a->sort_column;
+    sort_rank = NULL;
+    if (sort_col == COL_TYPE || sort_col == COL_ERROR || sort_col == COL_QUEUE) {
+        size_t n = store_count(a->store), nd = 0, cap = 0;
+        store_ref *distinct = NULL;
+        uint32_t max = 0;
+        for (size_t i = 0; i < n; i++) {
+            store_ref r = key_ref(store_entry_at(a->store, i));
+            if (r != STORE_NONE && r >= max)
+                max = r + 1;
+        }
+        sort_rank = xcalloc((size_t)max + 1, sizeof *sort_rank);
+        for (size_t i = 0; i < n; i++) {
+            store_ref r = key_ref(store_entry_at(a->store, i));
+            if (r == STORE_NONE || sort_rank[r])
+                continue;
+            sort_rank[r] = 1;
+            xgrow((void **)&distinct, &cap, nd + 1, sizeof *distinct);
+            distinct[nd++] = r;
+        }
+        qsort(distinct, nd, sizeof *distinct, cmp_text_ref);
+        for (size_t i = 0; i < nd; i++)
+            sort_rank[distinct[i]] = (uint32_t)i + 1;
+        free(distinct);
+    }
+    qsort(a->rows, a->n_rows, sizeof *a->rows, cmp_rows);
+    free(sort_rank);
+    sort_rank = NULL;
+}
+
+/* ---- the view ------------------------------------------------------------------------- */
+
+struct msgs_state {
+    size_t selected_store_index; /* to keep the cursor across a reload */
+};
+
+static void open_(struct app *a, struct view *v)
+{
+    struct msgs_state *s = xcalloc(1, sizeof *s);
+    s->selected_store_index = SIZE_MAX;
+    v->state = s;
+    v->lines = a->n_rows;
+}
+
+static void close_(struct app *a, struct view *v)
+{
+    free(v->state);
+    v->state = NULL;
+}
+
+/* Column widths for a screen `width` wide: the error takes what is left. */
+static void widths(int width, int w[COL_N])
+{
+    w[COL_AGE] = 7;
+    w[COL_ATTEMPT] = 3;
+    w[COL_TYPE] = width >= 140 ? 28 : 22;
+    w[COL_ID] = width >= 160 ? 36 : 13;
+    w[COL_QUEUE] = width >= 120 ? 20 : 14;
+    int rest = width - (w[COL_AGE] + w[COL_ATTEMPT] + w[COL_TYPE] + w[COL_ID] + w[COL_QUEUE]) -
+               6 * 2;
+    w[COL_ERROR] = rest > 10 ? rest : 10;
+}
+
+static void draw(struct app *a, struct view *v, int top, int height, int width)
+{
+    v->lines = a->n_rows;
+    size_t page = height > 1 ? (size_t)height - 1 : 1;
+    view_scroll_to_cursor(v, page);
+    int w[COL_N];
+    widths(width, w);
+    /* header */
+    static const enum col order[] = {COL_AGE, COL_ATTEMPT, COL_TYPE, COL_ERROR, COL_ID, COL_QUEUE};
+    static const char *const titles[] = {"AGE", "ATT", "TYPE", "ERROR", "ID", "QUEUE"};
+    int x = 0;
+    draw_fill(top, 0, width, UA_HEADER);
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        char t[32];
+        snprintf(t, sizeof t, "%s%s", titles[k],
+                 a->sort_column == (int)order[k] ? (a->sort_reverse ? " ^" : " v") : "");
+        draw_safe(top, x, w[order[k]], t, UA_HEADER);
+        x += w[order[k]] + 2;
+    }
+    if (!a->n_rows) {
+        draw_safe(top + 2, 2, width - 4,
+                  a->filter ? "no message matches the filter (F clears it)"
+                            : "no dead letters here",
+                  UA_DIM);
+        return;
+    }
+    char buf[STORE_TEXT_MAX];
+    for (int row = 0; row < height - 1; row++) {
+        size_t i = v->top + (size_t)row;
+        if (i >= a->n_rows)
+            break;
+        const struct store_entry *e = store_entry_at(a->store, a->rows[i]);
+        bool sel = i == v->cursor;
+        int y = top + 1 + row;
+        enum ui_attr base = sel ? UA_SELECTED : UA_NORMAL;
+        if (sel)
+            draw_fill(y, 0, width, UA_SELECTED);
+        x = 0;
+        char age[32], att[16];
+        duration_format(((double)a->now_ms - (double)e->first_seen_ms) / 1000.0, age);
+        snprintf(att, sizeof att, "%d", e->attempt);
+        draw_safe(y, x, w[COL_AGE], age, base);
+        x += w[COL_AGE] + 2;
+        draw_safe(y, x, w[COL_ATTEMPT], att, sel ? base : e->attempt >= 5 ? UA_WARN : base);
+        x += w[COL_ATTEMPT] + 2;
+        size_t n = store_text(a->store, e->type, buf);
+        draw_text(y, x, w[COL_TYPE], buf, n, base);
+        x += w[COL_TYPE] + 2;
+        struct strbuf err;
+        sb_init(&err);
+        if (!(e->flags & SE_ACCEPTED)) {
+            sb_addc(&err, '[');
+            sb_adds(&err, store_reject_name(a->store, e->reject));
+            sb_adds(&err, "] ");
+        }
+        n = store_text(a->store, e->error, buf);
+        sb_add(&err, buf, n);
+        draw_text(y, x, w[COL_ERROR], err.buf ? err.buf : "", err.len,
+                  sel ? base : (e->flags & SE_ACCEPTED) ? (e->flags & SE_ERROR_FROM_BROKER ? UA_DIM : UA_ERROR) : UA_ERROR);
+        sb_free(&err);
+        x += w[COL_ERROR] + 2;
+        n = store_text(a->store, e->id, buf);
+        draw_text(y, x, w[COL_ID], buf, n, sel ? base : UA_ACCENT);
+        x += w[COL_ID] + 2;
+        n = store_text(a->store, e->queue, buf);
+        draw_text(y, x, w[COL_QUEUE], buf, n, base);
+    }
+}
+
+static int request(struct app *a, struct view *v, enum action act)
+{
+    switch (act) {
+    case ACT_ENTER:
+        if (v->cursor < a->n_rows)
+            app_push(a, &view_detail_ops, a->rows[v->cursor]);
+        return HR_HANDLED | HR_REDRAW;
+    case ACT_SORT: {
+        size_t keep = v->cursor < a->n_rows ? a->rows[v->cursor] : SIZE_MAX;
+        a->sort_column = (a->sort_column + 1) % COL_N;
+        a->sort_reverse = false;
+        app_rebuild_rows(a);
+        for (size_t i = 0; keep != SIZE_MAX && i < a->n_rows; i++)
+            if (a->rows[i] == keep)
+                v->cursor = i;
+        app_message(a, false, "sorted by %s", col_names[a->sort_column]);
+        return HR_HANDLED | HR_REDRAW;
+    }
+    case ACT_REVERSE:
+        a->sort_reverse = !a->sort_reverse;
+        app_rebuild_rows(a);
+        app_message(a, false, "sorted by %s, %s", col_names[a->sort_column],
+                    a->sort_reverse ? "reversed" : "forward");
+        return HR_HANDLED | HR_REDRAW;
+    default:
+        v->lines = a->n_rows;
+        return view_move(v, act, app_page(a));
+    }
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (!n)
+        return true;
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] &&
+               tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
+            k++;
+        if (k == n)
+            return true;
+    }
+    return false;
+}
+
+static bool search(struct app *a, struct view *v, const char *text, int dir)
+{
+    if (!a->n_rows)
+        return false;
+    char buf[STORE_TEXT_MAX];
+    size_t i = v->cursor;
+    for (size_t step = 1; step <= a->n_rows; step++) {
+        i = dir > 0 ? (i + 1) % a->n_rows : (i + a->n_rows - 1) % a->n_rows;
+        const struct store_entry *e = store_entry_at(a->store, a->rows[i]);
+        store_ref refs[] = {e->id, e->type, e->error, e->queue, e->correlation};
+        for (size_t k = 0; k < sizeof refs / sizeof *refs; k++) {
+            store_text(a->store, refs[k], buf);
+            if (contains_ci(buf, text)) {
+                v->cursor = i;
+                view_scroll_to_cursor(v, app_page(a));
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void reload(struct app *a, struct view *v)
+{
+    v->lines = a->n_rows;
+    if (v->cursor >= a->n_rows)
+        v->cursor = a->n_rows ? a->n_rows - 1 : 0;
+}
+
+static void status(struct app *a, struct view *v, struct strbuf *out)
+{
+    sb_addf(out, "%zu/%zu", a->n_rows ? v->cursor + 1 : 0, a->n_rows);
+    if (a->sort_column)
+        sb_addf(out, "  sort: %s%s", col_names[a->sort_column], a->sort_reverse ? " (rev)" : "");
+    sb_adds(out, "  Enter detail  t tree  e groups  f filter  / search  s sort");
+}
+
+const struct view_ops view_messages_ops = {
+    .name = "messages",
+    .which = ACT_VIEW_MESSAGES,
+    .open = open_,
+    .close = close_,
+    .draw = draw,
+    .request = request,
+    .search = search,
+    .reload = reload,
+    .status = status,
+};
