@@ -284,7 +284,8 @@ static int request(struct app *a, struct view *v, enum action act)
         if (a->source == SOURCE_BROKER) {
             char *q[1] = {name};
             app_peek_queues(a, q, 1);
-            app_switch(a, &view_messages_ops);
+            /* On top of the queues, so that q comes back here. */
+            app_push(a, &view_messages_ops, SIZE_MAX);
         } else {
             char *expr = xasprintf("queue=\"%s\"", name);
             struct filter *f = NULL;
@@ -298,7 +299,7 @@ static int request(struct app *a, struct view *v, enum action act)
                 app_data_changed(a);
             }
             free(expr);
-            app_switch(a, &view_messages_ops);
+            app_push(a, &view_messages_ops, SIZE_MAX);
         }
         return HR_HANDLED | HR_REDRAW;
     }
