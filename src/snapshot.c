@@ -293,12 +293,96 @@ static int sb_dump_cb(const char *buffer, size_t size, void *data)
     return 0;
 }
 
+/* A JSON string of valid UTF-8, escaped exactly as jansson's compact dump escapes it (so
+ * the fast path below and snapshot_to_json write the same bytes): runs of plain bytes are
+ * copied at once — this is most of a snapshot's size, the body. */
+static void json_string_append(struct strbuf *out, const unsigned char *s, size_t n)
+{
+    sb_addc(out, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        sb_add(out, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"':
+            sb_adds(out, "\\\"");
+            break;
+        case '\\':
+            sb_adds(out, "\\\\");
+            break;
+        case '\b':
+            sb_adds(out, "\\b");
+            break;
+        case '\f':
+            sb_adds(out, "\\f");
+            break;
+        case '\n':
+            sb_adds(out, "\\n");
+            break;
+        case '\r':
+            sb_adds(out, "\\r");
+            break;
+        case '\t':
+            sb_adds(out, "\\t");
+            break;
+        default:
+            sb_addf(out, "\\u%04X", c);
+            break;
+        }
+    }
+    sb_add(out, s + run, n - run);
+    sb_addc(out, '"');
+}
+
+static void json_value_append(struct strbuf *out, json_t *v)
+{
+    json_dump_callback(v, sb_dump_cb, out,
+                       JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+    json_decref(v);
+}
+
+/* The record without building it as a JSON tree first: the envelope of keys is written
+ * here, the small parts (properties, headers, non-UTF-8 strings) through jansson. The output
+ * is byte for byte what dumping snapshot_to_json gives (a test holds them to it). */
 void snapshot_format(const struct message *m, struct strbuf *out)
 {
-    json_t *o = snapshot_to_json(m);
-    json_dump_callback(o, sb_dump_cb, out, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    sb_addc(out, '\n');
-    json_decref(o);
+    sb_addf(out, "{\"v\":%d,\"queue\":", SNAPSHOT_VERSION);
+    json_value_append(out, bytes_to_json(m->queue.data, m->queue.len));
+    sb_adds(out, ",\"exchange\":");
+    json_value_append(out, bytes_to_json(m->exchange.data, m->exchange.len));
+    sb_adds(out, ",\"routing_key\":");
+    json_value_append(out, bytes_to_json(m->routing_key.data, m->routing_key.len));
+    sb_addf(out, ",\"redelivered\":%s,\"fetched_at_ms\":%lld", m->redelivered ? "true" : "false",
+            (long long)m->fetched_at_ms);
+    if (m->has_stream_offset)
+        sb_addf(out, ",\"stream_offset\":%lld", (long long)m->stream_offset);
+    json_t *full = NULL;
+    /* Properties and headers: built as JSON (they are small and typed). */
+    struct message shell = *m;
+    shell.body = (struct bytes){0, NULL};
+    full = snapshot_to_json(&shell);
+    sb_adds(out, ",\"properties\":");
+    json_value_append(out, json_incref(json_object_get(full, "properties")));
+    if (m->headers_present) {
+        sb_adds(out, ",\"headers\":");
+        json_value_append(out, json_incref(json_object_get(full, "headers")));
+    }
+    json_decref(full);
+    const unsigned char *b = m->body.data ? m->body.data : (const unsigned char *)"";
+    if (utf8_valid(b, m->body.len)) {
+        sb_adds(out, ",\"body\":");
+        json_string_append(out, b, m->body.len);
+    } else {
+        char *b64 = base64_encode(b, m->body.len);
+        sb_adds(out, ",\"body_base64\":\"");
+        sb_adds(out, b64);
+        sb_addc(out, '"');
+        free(b64);
+    }
+    sb_adds(out, "}\n");
 }
 
 enum status snapshot_write(FILE *f, const struct message *m, struct error *err)

@@ -57,8 +57,31 @@ static void test_hand_written_record(void **state)
     message_free(&m);
 }
 
+static int dump_cb(const char *buffer, size_t size, void *data)
+{
+    sb_add(data, buffer, size);
+    return 0;
+}
+
+/* The fast writer and the JSON tree write the same bytes. */
+static void same_as_tree(const struct message *m)
+{
+    struct strbuf fast, tree;
+    sb_init(&fast);
+    sb_init(&tree);
+    snapshot_format(m, &fast);
+    json_t *o = snapshot_to_json(m);
+    json_dump_callback(o, dump_cb, &tree, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    sb_addc(&tree, '\n');
+    json_decref(o);
+    assert_string_equal(fast.buf, tree.buf);
+    sb_free(&fast);
+    sb_free(&tree);
+}
+
 static void round_trip(const struct message *m)
 {
+    same_as_tree(m);
     struct strbuf sb;
     sb_init(&sb);
     snapshot_format(m, &sb);
