@@ -250,8 +250,11 @@ static enum peek_end read_holding(struct run *run, enum conn_err *kind, struct e
                          err) != ST_OK)
         return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
     /* Patient: with half a million messages held the broker has been seen to pause for
-     * several seconds (bench/README.md). */
-    int idle = o->idle_timeout_ms > 0 ? o->idle_timeout_ms : 30000;
+     * several seconds (bench/README.md). With other consumers on the queue a silence more
+     * likely means they hold the rest: then wait less. */
+    int idle = o->idle_timeout_ms > 0            ? o->idle_timeout_ms
+               : run->r->consumers_before > 0 ? 5000
+                                              : 30000;
     while (run->r->fetched < run->total) {
         amqp_envelope_t e;
         amqp_maybe_release_buffers(st);
