@@ -375,6 +375,61 @@ static void test_failures_named(void **state)
     conn_close(bad);
 }
 
+/* Another consumer holds the head of the queue: the peek says so, takes what is there,
+ * and when the other consumer lets go every message is back, in order. */
+static void test_other_consumer(void **state)
+{
+    struct conn *c = bt_connect(), *other = bt_connect();
+    bt_queue_fresh(c, "it.shared.dlq", NULL);
+    struct msglist msgs = bt_mixed_messages(10, 31);
+    bt_publish(c, "", "it.shared.dlq", msgs.m, 10);
+    amqp_connection_state_t os = conn_state(other);
+    amqp_basic_qos(os, 1, 0, 4, 0);
+    amqp_get_rpc_reply(os);
+    amqp_basic_consume(os, 1, amqp_cstring_bytes("it.shared.dlq"), amqp_empty_bytes, 0, 0, 0,
+                       amqp_empty_table);
+    amqp_get_rpc_reply(os);
+    for (int i = 0; i < 4; i++) {
+        amqp_envelope_t e;
+        struct timeval tv = {10, 0};
+        amqp_maybe_release_buffers(os);
+        assert_int_equal(amqp_consume_message(os, &e, &tv, 0).reply_type, AMQP_RESPONSE_NORMAL);
+        amqp_destroy_envelope(&e);
+    }
+    struct collect got = {{NULL, 0}, 0};
+    struct peek_opts o;
+    memset(&o, 0, sizeof o);
+    o.queue = "it.shared.dlq";
+    o.info.kind = QK_CLASSIC;
+    o.info.delivery_limit = -1;
+    o.sink = collect_sink;
+    o.ctx = &got;
+    struct strbuf plan;
+    sb_init(&plan);
+    peek_plan(&o, 6, 1, &plan);
+    assert_non_null(strstr(plan.buf, "1 other consumer is attached"));
+    sb_free(&plan);
+    struct peek_report r;
+    struct error err;
+    enum conn_err k;
+    assert_int_equal(peek_run(c, &o, &r, &k, &err), ST_OK);
+    assert_int_equal(r.consumers_before, 1);
+    assert_int_equal(r.ready_before, 6);
+    assert_int_equal(r.fetched, 6);
+    for (size_t i = 0; i < 6; i++)
+        assert_true(bt_same_message(&msgs.m[4 + i], &got.l.m[i], false));
+    conn_close(other); /* lets go of its four */
+    assert_int_equal(bt_depth_settled(c, "it.shared.dlq", 10), 10);
+    struct msglist after = bt_read_all(c, "it.shared.dlq", 10);
+    for (size_t i = 0; i < 10; i++)
+        assert_true(bt_same_message(&msgs.m[i], &after.m[i], false));
+    msglist_free(&after);
+    msglist_free(&got.l);
+    msglist_free(&msgs);
+    bt_queue_delete(c, "it.shared.dlq");
+    conn_close(c);
+}
+
 static long count_lines(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -473,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_classic_unchanged),    cmocka_unit_test(test_quorum_unchanged),
         cmocka_unit_test(test_broker_made_deaths),   cmocka_unit_test(test_quorum_limit_refusal),
         cmocka_unit_test(test_stream),               cmocka_unit_test(test_failures_named),
+        cmocka_unit_test(test_other_consumer),
         cmocka_unit_test(test_broker_killed_mid_peek),
     };
     return cmocka_run_group_tests_name("peek_live", tests, NULL, NULL);
