@@ -465,7 +465,7 @@ static void test_search(void **state)
 }
 
 /* 300 groups: collapsed by default. */
-static struct row *many_groups(size_t groups, char (**names)[16])
+static struct row *many_groups(size_t groups, char (**names)[32])
 {
     *names = xcalloc(groups, sizeof **names);
     struct row *rows = xcalloc(groups * 3, sizeof *rows);
@@ -480,7 +480,7 @@ static struct row *many_groups(size_t groups, char (**names)[16])
 
 static void test_default_by_group_count(void **state)
 {
-    char(*names)[16];
+    char(*names)[32];
     struct row *rows = many_groups(TREEVIEW_AUTO_EXPAND_GROUPS + 1, &names);
     struct forest f;
     tree_init(&f);
@@ -508,7 +508,7 @@ static void test_default_by_group_count(void **state)
 static void test_focus(void **state)
 {
     enum { G = 300 };
-    char(*names)[16];
+    char(*names)[32];
     struct row *rows = many_groups(G, &names);
     struct forest f;
     tree_init(&f);
