@@ -90,24 +90,29 @@ static bool word_at(const unsigned char *s, size_t i, size_t n)
 
 /* ---- output ---- */
 
+/* The normalised text is written into a fixed buffer (it is bounded) and copied out once. */
 struct out {
-    struct strbuf *sb;
+    char buf[FINGERPRINT_MAX + 1];
+    size_t len;
     bool space; /* a space is pending */
     bool full;
 };
 
 static void put(struct out *o, const void *p, size_t n)
 {
-    if (o->full)
-        return;
-    if (o->space && o->sb->len)
-        sb_addc(o->sb, ' ');
+    size_t sp = o->space && o->len;
     o->space = false;
-    if (o->sb->len + n > FINGERPRINT_MAX) {
+    if (o->full || o->len + sp + n > FINGERPRINT_MAX) {
         o->full = true;
         return;
     }
-    sb_add(o->sb, p, n);
+    if (sp)
+        o->buf[o->len++] = ' ';
+    if (n == 1)
+        o->buf[o->len++] = *(const char *)p;
+    else
+        memcpy(o->buf + o->len, p, n);
+    o->len += n == 1 ? 0 : n;
 }
 
 static void puts_(struct out *o, const char *s)
@@ -426,18 +431,32 @@ static uint64_t fp_hash(const void *p, size_t n)
     return h ^ (h >> 33);
 }
 
+enum { HAS_DASH = 1, HAS_COLON = 2, HAS_DOT = 4, HAS_AT = 8, HAS_SCHEME = 16 };
+
 uint64_t error_fingerprint(const char *error, size_t len, struct strbuf *normalised)
 {
-    struct strbuf own;
-    sb_init(&own);
-    struct strbuf *sb = normalised ? normalised : &own;
-    sb_reset(sb);
-    struct out o = {sb, false, false};
+    if (normalised)
+        sb_reset(normalised);
+    struct out o;
+    o.len = 0;
+    o.space = o.full = false;
     const unsigned char *s = (const unsigned char *)(error ? error : "");
-    size_t n = len > FINGERPRINT_SCAN_MAX ? FINGERPRINT_SCAN_MAX : len;
+    size_t n = !error ? 0 : len > FINGERPRINT_SCAN_MAX ? FINGERPRINT_SCAN_MAX : len;
     /* The broker's own errors are reason and queue: kept as they are, so they group by both. */
     bool verbatim = error_from_broker_text(error, len);
     bool in_url = false;
+    unsigned has = (memchr(s, '-', n) ? HAS_DASH : 0) | (memchr(s, '.', n) ? HAS_DOT : 0) |
+                   (memchr(s, '@', n) ? HAS_AT : 0);
+    const unsigned char *colon = memchr(s, ':', n);
+    if (colon) {
+        has |= HAS_COLON;
+        for (const unsigned char *q = colon; q && q + 2 < s + n;
+             q = memchr(q + 1, ':', (size_t)(s + n - q - 1)))
+            if (q[1] == '/' && q[2] == '/') {
+                has |= HAS_SCHEME;
+                break;
+            }
+    }
     size_t i = 0;
     while (i < n && !o.full) {
         unsigned char c = s[i];
@@ -494,15 +513,18 @@ uint64_t error_fingerprint(const char *error, size_t len, struct strbuf *normali
             i += k;
             continue;
         }
-        if ((k = iso_time(s, i, n)) != 0) {
+        /* Each matcher needs a character the text may not hold at all: checked once. */
+        bool digit = is_digit(c), hex = is_hex(c);
+        if (digit && (has & (HAS_DASH | HAS_COLON)) && (k = iso_time(s, i, n)) != 0) {
             puts_(&o, "<time>");
-        } else if ((k = uuid_at(s, i, n)) != 0) {
+        } else if (hex && (has & HAS_DASH) && (k = uuid_at(s, i, n)) != 0) {
             puts_(&o, "<id>");
-        } else if ((k = ipv4_at(s, i, n)) != 0 || (k = ipv6_at(s, i, n)) != 0) {
+        } else if ((digit && (has & HAS_DOT) && (k = ipv4_at(s, i, n)) != 0) ||
+                   (hex && (has & HAS_COLON) && (k = ipv6_at(s, i, n)) != 0)) {
             puts_(&o, "<ip>");
-        } else if ((k = email_at(s, i, n)) != 0) {
+        } else if ((has & HAS_AT) && (k = email_at(s, i, n)) != 0) {
             puts_(&o, "<email>");
-        } else if ((k = url_scheme(s, i, n)) != 0) {
+        } else if ((has & HAS_SCHEME) && (k = url_scheme(s, i, n)) != 0) {
             put(&o, s + i, k);
             in_url = true;
         } else if (!is_digit(c) || (k = number_at(&o, s, i, n)) == 0) {
@@ -511,8 +533,9 @@ uint64_t error_fingerprint(const char *error, size_t len, struct strbuf *normali
         }
         i += k;
     }
-    uint64_t h = fp_hash(sb->buf ? sb->buf : "", sb->len);
-    sb_free(&own);
+    uint64_t h = fp_hash(o.buf, o.len);
+    if (normalised)
+        sb_add(normalised, o.buf, o.len);
     return h;
 }
 
@@ -770,6 +793,14 @@ int64_t entry_time_first_seen(const struct store *s, size_t i, void *ctx)
     return e ? e->first_seen_ms : 0;
 }
 
+int64_t entry_time_dead_at(const struct store *s, size_t i, void *ctx)
+{
+    const struct store_entry *e = store_entry_at(s, i);
+    if (!e)
+        return 0;
+    return e->dead_at_ms > 0 ? e->dead_at_ms : e->first_seen_ms;
+}
+
 int64_t entry_time_fetched(const struct store *s, size_t i, void *ctx)
 {
     (void)ctx;
@@ -866,7 +897,10 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
     struct texts queues;
     texts_init(&queues, seed ^ 7);
     struct qcount *qc = NULL;
-    size_t n_qc = 0, qc_cap = 0, cap = 0;
+    size_t n_qc = 0, qc_cap = 0, cap = 0, gk_cap = 0;
+    struct {
+        uint32_t fp, type;
+    } *gk = NULL; /* each group's key, until the texts stop growing */
     uint32_t *gid = xmalloc((count ? count : 1) * sizeof *gid);
     char *buf = xmalloc(STORE_TEXT_MAX);
     struct strbuf tmp;
@@ -895,14 +929,14 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
         uint32_t *slot = u64map_slot(&group_of, (uint64_t)fp << 32 | type, &found);
         if (!found) {
             xgrow((void **)&g->g, &cap, g->n + 1, sizeof *g->g);
+            xgrow((void **)&gk, &gk_cap, g->n + 1, sizeof *gk);
+            gk[g->n].fp = fp;
+            gk[g->n].type = type;
             struct group *ng = &g->g[g->n];
             memset(ng, 0, sizeof *ng);
             ng->fingerprint = g->fps[fp].hash;
             ng->from_broker = g->fps[fp].broker;
             ng->type_ref = e->type;
-            /* key, exception and type are offsets until the texts stop growing */
-            ng->key = (const char *)(uintptr_t)fp;
-            ng->type = (const char *)(uintptr_t)type;
             ng->example = (uint32_t)i;
             ng->first_ms = INT64_MAX;
             ng->first_fetched_ms = INT64_MAX;
@@ -989,7 +1023,7 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
 
     for (size_t j = 0; j < g->n; j++) {
         struct group *grp = &g->g[j];
-        uint32_t fp = (uint32_t)(uintptr_t)grp->key, type = (uint32_t)(uintptr_t)grp->type;
+        uint32_t fp = gk[j].fp, type = gk[j].type;
         grp->key = g->keys.buf.buf + g->keys.e[fp].off;
         grp->type = g->types.buf.buf + g->types.e[type].off;
         grp->exception = g->exc.buf + g->fps[fp].exc_off;
@@ -998,6 +1032,7 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
         if (grp->first_fetched_ms == INT64_MAX)
             grp->first_fetched_ms = 0;
     }
+    free(gk);
     /* Sort, then renumber entry_group to the sorted order. */
     struct sortrec *rec = xmalloc((g->n ? g->n : 1) * sizeof *rec);
     for (size_t j = 0; j < g->n; j++) {

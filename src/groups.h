@@ -60,6 +60,9 @@ typedef int64_t (*entry_time_fn)(const struct store *s, size_t i, void *ctx);
 /* The accessors the store supports today. */
 int64_t entry_time_first_seen(const struct store *s, size_t i, void *ctx);
 int64_t entry_time_fetched(const struct store *s, size_t i, void *ctx);
+/* When it was dead-lettered where the message says (BabelQueue's failed_at, the newest
+ * x-death time), else when it was first seen: the arrival time the timeline shows. */
+int64_t entry_time_dead_at(const struct store *s, size_t i, void *ctx);
 
 /* ---- groups ---- */
 
@@ -127,7 +130,8 @@ struct timeline {
     size_t n;          /* buckets */
     uint32_t *counts;  /* n counts (owned) */
     uint64_t total;    /* dated entries counted */
-    uint64_t undated;  /* entries whose time is unknown (<= 0) */
+    uint64_t undated;  /* entries whose time is unknown (<= 0), or older than a caller's
+                          bucket_ms can reach in 100,000 buckets */
     size_t peak;       /* bucket with the most (the earliest of equals) */
     size_t first, last; /* first and last non-empty buckets (0 when total is 0) */
     double recent_rate; /* arrivals per bucket over the recent window */
@@ -137,7 +141,8 @@ struct timeline {
 };
 
 struct timeline_options {
-    int64_t bucket_ms;  /* 0: chosen from the span (1m, 5m, 15m, 1h, 6h, 1d, 1w, …) */
+    int64_t bucket_ms;  /* 0: the smallest of 1m 5m 15m 30m 1h 3h 6h 12h 1d 1w 30d 365d
+                           that fits max_buckets, else whole days */
     size_t max_buckets; /* for the automatic choice (0: 60) */
     int64_t now_ms;     /* > 0: the timeline runs up to now, so a quiet end shows */
     size_t window;      /* recent buckets for the trend (0: 3) */
@@ -153,7 +158,7 @@ void timeline_build(const struct store *s, const struct timeline_options *opt,
 void timeline_free(struct timeline *t);
 
 enum timeline_render_flag {
-    TIMELINE_ASCII = 1u << 0, /* " .:-=+*#" instead of the block characters */
+    TIMELINE_ASCII = 1u << 0, /* " .:-=+*#@" instead of the block characters */
 };
 
 /* Two lines into out (appended): a sparkline of at most width columns (buckets merged when

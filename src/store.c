@@ -343,6 +343,13 @@ static enum status append(struct store *s, const struct message *m, const char *
                          (d.error_from_broker ? SE_ERROR_FROM_BROKER : 0) |
                          (env->defaulted & ED_ID ? SE_ID_DEFAULTED : 0));
     e->reject = reject_index(s, d.reject_reason);
+    if (d.dialect == DIALECT_BABELQUEUE && d.bq.dead_letter.failed_at.is_int &&
+        d.bq.dead_letter.failed_at.v > 0)
+        e->dead_at_ms = d.bq.dead_letter.failed_at.v;
+    else if (d.death.has_times)
+        e->dead_at_ms = d.death.last_time_ms;
+    if (e->dead_at_ms)
+        e->flags |= SE_DEAD_AT_KNOWN;
     decoded_free(&d);
     if (s->full)
         return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");

@@ -33,6 +33,7 @@ enum store_entry_flag {
     SE_ERROR_FROM_BROKER = 1u << 2,
     SE_ID_DEFAULTED = 1u << 3,
     SE_IN_FILE = 1u << 4, /* the record lives in the spill file */
+    SE_DEAD_AT_KNOWN = 1u << 5, /* dead_at_ms was read off the message */
 };
 
 struct store_entry {
@@ -41,6 +42,8 @@ struct store_entry {
     store_ref id, type, correlation, causation, queue, error;
     int64_t first_seen_ms;
     int64_t fetched_at_ms;
+    int64_t dead_at_ms; /* when it was dead-lettered (dead_letter.failed_at, the newest x-death
+                           time); 0 unknown (AceMQ set-aside copies carry neither) */
     int32_t attempt;
     uint32_t body_size;
     uint8_t dialect; /* enum dialect */

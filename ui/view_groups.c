@@ -27,6 +27,7 @@ static void build(struct app *a, struct view *v)
     memset(&opt, 0, sizeof opt);
     opt.indices = idx;
     opt.n_indices = a->n_rows;
+    opt.time = entry_time_dead_at;
     s->g = a->store ? groups_build(a->store, &opt) : NULL;
     free(idx);
     v->lines = s->g ? groups_count(s->g) : 0;

@@ -1,5 +1,6 @@
 /*
- * timeline: dead-letter arrivals over time, per minute or hour as the span asks — when the
+ * timeline: dead-letter arrivals over time (when each was dead-lettered, where the message says;
+ * else when it was first seen), per minute or hour as the span asks — when the
  * incident began and whether it is still going. A sparkline over the whole span, then one
  * bar per bucket; Enter shows the messages of a bucket.
  */
@@ -25,6 +26,7 @@ static void build(struct app *a, struct view *v)
     struct timeline_options opt;
     memset(&opt, 0, sizeof opt);
     opt.now_ms = a->now_ms;
+    opt.time = entry_time_dead_at; /* arrivals in the DLQ, where the message says when */
     opt.indices = idx;
     opt.n_indices = a->n_rows;
     if (a->store)
