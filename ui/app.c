@@ -340,7 +340,7 @@ static void do_search(struct app *a, int dir)
         app_message(a, true, "not found: %s", a->search_text);
 }
 
-static void set_filter(struct app *a, const char *text)
+bool app_set_filter(struct app *a, const char *text)
 {
     if (!text || !*text) {
         filter_free(a->filter);
@@ -349,14 +349,14 @@ static void set_filter(struct app *a, const char *text)
         a->filter_text = NULL;
         app_data_changed(a);
         app_message(a, false, "filter cleared");
-        return;
+        return true;
     }
     struct filter *f = NULL;
     struct error err;
     error_clear(&err);
     if (filter_compile(text, &f, &err) != ST_OK) {
         app_message(a, true, "filter: %s", err.msg);
-        return;
+        return false;
     }
     filter_free(a->filter);
     a->filter = f;
@@ -364,6 +364,7 @@ static void set_filter(struct app *a, const char *text)
     a->filter_text = xstrdup(text);
     app_data_changed(a);
     app_message(a, false, "%zu messages match", a->n_rows);
+    return true;
 }
 
 static const struct view_ops *view_for(enum action act)
@@ -428,12 +429,12 @@ int app_handle(struct app *a, enum action act)
     case ACT_FILTER: {
         char *text = app_prompt(a, "filter: ", a->filter_text);
         if (text)
-            set_filter(a, text);
+            app_set_filter(a, text);
         free(text);
         return HR_REDRAW;
     }
     case ACT_CLEAR_FILTER:
-        set_filter(a, NULL);
+        app_set_filter(a, NULL);
         return HR_REDRAW;
     case ACT_REFRESH:
         app_refresh(a);

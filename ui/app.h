@@ -17,6 +17,9 @@ int app_handle(struct app *a, enum action act);
 size_t app_page(const struct app *a);
 
 bool app_row_matches(struct app *a, size_t i);
+/* Compiles and applies a filter (NULL or "" clears it); false, with the reason on the status
+ * line, when it does not compile. */
+bool app_set_filter(struct app *a, const char *text);
 void app_sort_rows(struct app *a); /* view_messages.c: by a->sort_column */
 void app_data_changed(struct app *a);
 void app_reload_views(struct app *a);

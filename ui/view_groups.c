@@ -132,19 +132,8 @@ static int request(struct app *a, struct view *v, enum action act)
             sb_free(&expr);
             expr = both;
         }
-        struct filter *f = NULL;
-        struct error err;
-        error_clear(&err);
-        if (filter_compile(expr.buf ? expr.buf : "", &f, &err) == ST_OK) {
-            filter_free(a->filter);
-            a->filter = f;
-            free(a->filter_text);
-            a->filter_text = sb_detach(&expr, NULL);
-            app_rebuild_rows(a);
+        if (app_set_filter(a, expr.buf ? expr.buf : ""))
             app_switch(a, &view_messages_ops);
-        } else {
-            app_message(a, true, "cannot open the group: %s", err.msg);
-        }
         sb_free(&expr);
         return HR_HANDLED | HR_REDRAW;
     }

@@ -287,19 +287,13 @@ static int request(struct app *a, struct view *v, enum action act)
             /* On top of the queues, so that q comes back here. */
             app_push(a, &view_messages_ops, SIZE_MAX);
         } else {
-            char *expr = xasprintf("queue=\"%s\"", name);
-            struct filter *f = NULL;
-            struct error err;
-            if (filter_compile(expr, &f, &err) == ST_OK) {
-                filter_free(a->filter);
-                a->filter = f;
-                free(a->filter_text);
-                a->filter_text = expr;
-                expr = NULL;
-                app_data_changed(a);
-            }
-            free(expr);
-            app_push(a, &view_messages_ops, SIZE_MAX);
+            struct strbuf expr;
+            sb_init(&expr);
+            sb_adds(&expr, "queue=");
+            filter_quote(name, strlen(name), true, &expr);
+            if (app_set_filter(a, expr.buf))
+                app_push(a, &view_messages_ops, SIZE_MAX);
+            sb_free(&expr);
         }
         return HR_HANDLED | HR_REDRAW;
     }

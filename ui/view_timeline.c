@@ -119,20 +119,8 @@ static int request(struct app *a, struct view *v, enum action act)
         time_format_rfc3339(start, false, from);
         time_format_rfc3339(start + s->t.bucket_ms, false, to);
         char *expr = xasprintf("first_seen>=%s first_seen<%s", from, to);
-        struct filter *f = NULL;
-        struct error err;
-        error_clear(&err);
-        if (filter_compile(expr, &f, &err) == ST_OK) {
-            filter_free(a->filter);
-            a->filter = f;
-            free(a->filter_text);
-            a->filter_text = expr;
-            expr = NULL;
-            app_rebuild_rows(a);
+        if (app_set_filter(a, expr))
             app_switch(a, &view_messages_ops);
-        } else {
-            app_message(a, true, "%s", err.msg);
-        }
         free(expr);
         return HR_HANDLED | HR_REDRAW;
     }

@@ -1,0 +1,382 @@
+#!/usr/bin/env bash
+# The sanitizer smoke run (htop's CI idea): the real dlqx, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer, in a real terminal (tmux), driven through every view and action
+# by a few hundred scripted keys — moving, paging, search, filters good and bad, sorting,
+# tree expand/collapse, the detail's toggle, going back, the help, resizing down to 1x1 and
+# up again — then q. A run passes when dlqx exited 0 on its own and the sanitizers wrote
+# nothing (ASan and LeakSanitizer at exit to one log file, UBSan to another, each absent or
+# empty; and nothing of theirs on stderr, where GCC's UBSan writes when linked with ASan).
+# What the screens look like is the screen tests' job (run.sh), not this.
+#
+# usage: tests/screen/smoke.sh [DLQX]
+#   DLQX: a sanitizer build of dlqx; default build-asan/dlqx, built with `ninja -C build-asan`
+#   (set it up with: meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+#    -Dc_args=-fno-sanitize-recover=all)
+# environment: SMOKE_ONLY="FIXTURE:SCRIPT ..." runs only those (e.g. incident:tree)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+if [ $# -ge 1 ]; then
+  dlqx=$1
+else
+  dlqx=$root/build-asan/dlqx
+  if [ ! -d "$root/build-asan" ]; then
+    echo "smoke: no build-asan (meson setup build-asan -Db_sanitize=address,undefined" \
+      "-Db_lundef=false -Dc_args=-fno-sanitize-recover=all), and no DLQX given" >&2
+    exit 2
+  fi
+  ninja -C "$root/build-asan" dlqx >/dev/null || { echo "smoke: the sanitizer build failed" >&2; exit 2; }
+fi
+[ -x "$dlqx" ] || { echo "smoke: $dlqx is not an executable" >&2; exit 2; }
+dlqx=$(cd "$(dirname "$dlqx")" && pwd)/$(basename "$dlqx")
+command -v tmux >/dev/null || { echo "smoke: tmux is missing" >&2; exit 2; }
+if ! nm -D "$dlqx" 2>/dev/null | grep -q __asan_init && ! nm "$dlqx" 2>/dev/null | grep -q __asan_init; then
+  echo "smoke: note: $dlqx does not look like an AddressSanitizer build"
+fi
+fixtures=$root/fixtures/snapshots
+sock=dlqx-smoke-$$
+tmp=$(mktemp -d)
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+T() { tmux -L "$sock" "$@"; }
+pass=0
+fail=0
+
+capture() { T capture-pane -p -t s 2>/dev/null; }
+exited() { [ -s "$tmp/run/status" ]; }
+settle() { # until the screen is the same in two captures 20 ms apart (2 s at most)
+  local prev="" cur i=0
+  while [ $i -lt 100 ]; do
+    cur=$(capture)
+    [ "$cur" = "$prev" ] && return 0
+    prev=$cur
+    sleep 0.02
+    i=$((i + 1))
+  done
+}
+
+# The scripts: size COLS ROWS (resize the terminal), keys K... (tmux key names, one at a
+# time, the screen settled after each), type TEXT (literal text), wait TEXT (10 s at most).
+script_views='
+wait messages
+keys j j j k PgDn PgUp C-f C-b Space C-d C-u End Home G g l l h h Right Left Down Up
+keys Enter
+wait  detail 
+keys j j C-d C-d C-u o o l l h G g End Home k Escape
+keys j Enter BSpace
+keys 1
+wait  queues 
+keys j j k G g Enter j Enter Escape Escape
+keys Q j Enter G Enter Escape Escape
+keys 3
+wait  groups 
+keys j j Enter j Enter Escape Escape G Enter Escape g
+keys e G g PgDn PgUp
+keys 4
+wait  tree 
+keys j j h l o o t t G g h h l l Enter Escape
+keys t j j j o
+keys 5
+wait  timeline 
+keys j k G g Enter Escape PgDn PgUp Enter j Enter Escape Escape
+keys T j Enter Escape
+keys 2 ?
+wait  help 
+keys j j PgDn C-d G g k q
+keys F1 j Escape
+keys m C-l r C-r
+wait messages
+keys G Enter o o Escape
+keys 2 3 4 5 1 2 1 5 4 3 2 ? 1 ? 3 ? 4 ? 5 ? q
+'
+script_search='
+wait messages
+keys /
+type gateway
+keys Enter n n n n N N N N N Enter Escape
+keys /
+type no-such-thing
+keys Enter n N
+keys / Enter n
+keys /
+type ([*+?\.^$
+keys Enter n
+keys /
+type abc
+keys Escape n
+keys /
+type xé€😀
+keys BSpace BSpace BSpace BSpace BSpace BSpace C-u Escape
+keys /
+type aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+keys Enter
+keys f
+type attempt>3 error:~timeout
+keys Enter j j Enter Escape G g
+keys f C-u
+type tpye:x
+keys Enter j
+keys f C-u
+type (((
+keys Enter
+keys f C-u
+type attempt>
+keys Enter
+keys f C-u
+type attempt>99999999999999999999999999
+keys Enter
+keys f C-u
+type queue:orders.dlq OR (type:order.placed AND NOT attempt<2)
+keys Enter j Enter Escape
+keys f C-u
+type -error:~timeout
+keys Enter
+keys f C-u
+type error:~(
+keys Enter
+keys f C-u
+type "unterminated
+keys Enter
+keys f C-u
+type ) OR OR NOT - ( :~ >< 
+keys Enter
+keys f C-u Enter
+keys F F
+keys f
+type attempt>1
+keys Enter 3 j Enter Escape 4 5 1 2 / 
+type order
+keys Enter n N
+keys F
+keys f
+type bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb:x
+keys Enter F
+keys f
+type abc
+keys Escape F
+keys 3 /
+type Timeout
+keys Enter n N 4 /
+type 0000
+keys Enter n n N 5 / Enter 2
+'
+script_sort='
+wait messages
+keys s s s s s s s s s s s s S S s S G g j Enter Escape
+keys 1 s s s s s S S j Enter Escape Escape
+keys 3 s s s s s S j Enter Escape Escape
+keys 4 s S j
+keys 5 s S j
+keys 2 S s S
+keys f
+type attempt>1
+keys Enter s s s S G g F s S
+'
+script_tree='
+wait messages
+keys j t
+wait tree
+keys j j j h h h l l l o o o Enter Escape
+keys t G g j j j j j j h l o o o PgDn PgUp End Home
+keys h h h h h h h h k k k k l l l l
+keys G h h o o l g
+keys j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+keys o o o o o o o o o o k k k k k k k k k k k k k k k k k k k k k k k k k k k k k
+keys /
+type b0000000
+keys Enter n N Escape
+keys C-d C-d C-u C-u Space C-b Enter Escape t t t t
+keys Escape 2 G 4 g 4 2 j j j j 4 h l o
+'
+script_detail='
+wait messages
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter C-d C-d C-d o l l l h h h G o g Escape j
+keys Enter t Escape Escape Enter / 
+type error
+keys Enter n n N Escape Escape
+'
+script_resize='
+wait messages
+size 80 24
+size 40 12
+keys j j Enter
+size 20 6
+keys C-d o l h
+size 10 3
+keys j k G g
+size 2 2
+keys Escape j
+size 1 1
+keys j k Enter Escape 3 4 5 ? q 2
+size 120 40
+keys Enter
+size 30 8
+keys C-d C-d o Escape
+size 200 60
+keys 3 j
+size 15 5
+keys Enter Escape 4 h l o
+size 50 10
+keys 5 j G
+size 12 4
+keys ? j G
+size 60 7
+keys q /
+type gateway
+keys Enter
+size 5 2
+keys n N f
+type attempt>3
+keys Enter
+size 9 9
+keys F
+size 120 40
+keys 1 j
+size 33 3
+keys Enter
+size 3 33
+keys Escape G
+size 120 40
+keys 2 g
+'
+
+# run FIXTURE SCRIPT_NAME: one run, with its own sanitizer logs.
+run() {
+  local fixture=$1 name=$2 script line verb rest cols=120 rows=40 nkeys=0 ntyped=0 ok=1 why="" k
+  local var=script_$name
+  script=${!var}
+  rm -rf "$tmp/run"
+  mkdir -p "$tmp/run"
+  T kill-server 2>/dev/null
+  sleep 0.1
+  # Colours on for the incident, off for the others: both ways of drawing get exercised.
+  local colour=""
+  [ "$fixture" = incident ] || colour="NO_COLOR=1"
+  T -f /dev/null new-session -d -s s -x $cols -y $rows \
+    "cd '$fixtures' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=xterm-256color $colour \
+     ASAN_OPTIONS=detect_leaks=1:log_path=$tmp/run/asan:abort_on_error=0:print_summary=1 \
+     UBSAN_OPTIONS=log_path=$tmp/run/ubsan:print_stacktrace=1:halt_on_error=1 \
+     LSAN_OPTIONS=log_path=$tmp/run/asan \
+     '$dlqx' open '$fixture.jsonl' 2>'$tmp/run/stderr'; echo \$? >'$tmp/run/status'; sleep 600"
+  T set-option -g status off >/dev/null
+  settle
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    exited && { ok=0; why="dlqx exited during the script, after $nkeys keys"; break; }
+    verb=${line%% *}
+    rest=${line#* }
+    case $verb in
+    size)
+      cols=${rest% *} rows=${rest#* }
+      T resize-window -t s -x "$cols" -y "$rows" 2>/dev/null
+      settle
+      ;;
+    keys)
+      set -f # the keys are words, never globs (? is a key)
+      for k in $rest; do
+        T send-keys -t s "$k"
+        nkeys=$((nkeys + 1))
+        echo "$k" >>"$tmp/run/keys"
+        settle
+        exited && break
+      done
+      set +f
+      ;;
+    type)
+      T send-keys -t s -l -- "$rest"
+      ntyped=$((ntyped + ${#rest}))
+      echo "type $rest" >>"$tmp/run/keys"
+      settle
+      ;;
+    wait)
+      local i=0
+      until capture | grep -qF -- "$rest"; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && { ok=0; why="\"$rest\" never appeared"; break; }
+        sleep 0.1
+      done
+      settle
+      ;;
+    *) ok=0; why="unknown script line: $line" ;;
+    esac
+    [ $ok -eq 1 ] || break
+  done <<EOF
+$script
+EOF
+  # q until dlqx is gone (it goes back first from a view opened from another).
+  local q=0
+  while ! exited && [ $q -lt 20 ]; do
+    T send-keys -t s q
+    q=$((q + 1))
+    settle
+  done
+  local i=0
+  while ! exited && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done # LeakSanitizer's turn
+  if ! exited; then
+    ok=0
+    why="${why:+$why; }dlqx did not exit after $q q"
+  elif [ "$(cat "$tmp/run/status")" != 0 ]; then
+    ok=0
+    why="${why:+$why; }dlqx exited $(cat "$tmp/run/status")"
+  fi
+  local f
+  for f in "$tmp/run"/asan* "$tmp/run"/ubsan*; do
+    [ -s "$f" ] || continue
+    ok=0
+    why="${why:+$why; }$(basename "$f" | sed 's/\..*//') wrote $(wc -l <"$f") lines"
+  done
+  # GCC's UBSan, linked with ASan, ignores log_path and reports on stderr.
+  if grep -qE 'runtime error:|Sanitizer|SUMMARY: ' "$tmp/run/stderr" 2>/dev/null; then
+    ok=0
+    why="${why:+$why; }a sanitizer report on stderr"
+  fi
+  if [ $ok -eq 1 ]; then
+    pass=$((pass + 1))
+    printf 'ok    %-10s %-8s %4d keys, %4d characters typed\n' "$fixture" "$name" "$nkeys" "$ntyped"
+    if [ -s "$tmp/run/stderr" ]; then
+      echo "      (stderr: $(head -c 300 "$tmp/run/stderr" | tr '\n' ' '))"
+    fi
+  else
+    fail=$((fail + 1))
+    printf 'FAIL  %-10s %-8s %4d keys, %4d characters typed: %s\n' "$fixture" "$name" "$nkeys" \
+      "$ntyped" "$why"
+    for f in "$tmp/run"/asan* "$tmp/run"/ubsan* "$tmp/run/stderr"; do
+      [ -s "$f" ] || continue
+      echo "---- $(basename "$f"):"
+      head -60 "$f"
+    done
+    echo "---- the last keys: $(tail -15 "$tmp/run/keys" 2>/dev/null | tr '\n' ' ')"
+    echo "---- the screen:"
+    capture | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' | head -45
+  fi
+  T kill-server 2>/dev/null
+}
+
+for fixture in incident hostile malformed; do
+  for name in views search sort tree detail resize; do
+    # malformed.jsonl (two good records among bad ones) gets the views only.
+    [ "$fixture" = malformed ] && [ "$name" != views ] && continue
+    if [ -n "${SMOKE_ONLY:-}" ] && ! echo " $SMOKE_ONLY " | grep -q " $fixture:$name "; then continue; fi
+    run "$fixture" "$name"
+  done
+done
+echo "smoke: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
