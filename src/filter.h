@@ -7,8 +7,8 @@
  * Terms side by side are ANDed, OR binds looser, `-term` / NOT negate, parentheses group.
  * A bare word searches id, type, error and queue. Evaluation reads only the store's index
  * entry unless a term needs the message itself (header.NAME, body, origin): then the message
- * is loaded with store_get, and only when evaluation reaches that term (`type:x header.t=a`
- * loads nothing for the entries whose type is not x).
+ * is loaded with store_get, and only when evaluation reaches that term. AND and OR run the
+ * entry's own terms first, so `header.t=a type:x` loads nothing for entries whose type is not x.
  *
  * Ownership: filter_compile returns a filter the caller frees with filter_free. The filter
  * keeps a private memo of expensive results (regex, fingerprints) that it updates while
@@ -41,7 +41,7 @@ enum status filter_compile_at(const char *expr, struct filter **out, size_t *col
                               struct error *err);
 void filter_free(struct filter *f);
 
-/* Whether f matches everything (the empty filter). */
+/* Whether f matches everything (the empty filter; a NULL filter is empty too). */
 bool filter_is_empty(const struct filter *f);
 /* Whether some term reads the message itself (header.NAME, body, origin): matching an entry
  * then may cost a store_get. */
