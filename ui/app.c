@@ -214,6 +214,8 @@ static void draw_title(struct app *a)
     char right[128];
     if (a->filter)
         snprintf(right, sizeof right, "%zu of %zu  ", a->n_rows, n);
+    else if (!n && a->source == SOURCE_BROKER)
+        snprintf(right, sizeof right, "no snapshot yet (Enter on a queue)  ");
     else
         snprintf(right, sizeof right, "%zu messages  ", n);
     int w = (int)strlen(right);
