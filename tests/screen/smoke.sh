@@ -329,7 +329,7 @@ run() {
       local i=0
       until capture | grep -qF -- "$rest"; do
         i=$((i + 1))
-        [ $i -gt 100 ] && { ok=0; why="\"$rest\" never appeared"; break; }
+        [ $i -gt 300 ] && { ok=0; why="\"$rest\" never appeared"; break; }
         sleep 0.1
       done
       settle
