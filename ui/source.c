@@ -26,8 +26,7 @@ bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total
                   double started)
 {
     /* Esc cancels; anything else waits. */
-    timeout(0);
-    int ch = getch();
+    int ch = term_key(0);
     if (ch == 27)
         return false;
     int y = a->rows_on_screen - 1, w = a->cols_on_screen;

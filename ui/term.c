@@ -109,10 +109,71 @@ void term_size(struct app *a)
     getmaxyx(stdscr, a->rows_on_screen, a->cols_on_screen);
 }
 
+/* The rest of an escape sequence curses did not recognise (a TERM that does not match the
+ * terminal): read it whole, map the common keys, and never let its bytes count as keys of
+ * their own ("\e[4~" is not Esc, '[', '4' and '~'). */
+static int escape_sequence(void)
+{
+    timeout(30);
+    int c = getch();
+    if (c == ERR)
+        return 27; /* a real Esc */
+    if (c != '[' && c != 'O') {
+        ungetch(c); /* Alt+key: Esc, then the key */
+        return 27;
+    }
+    int param = 0, final = ERR;
+    for (int i = 0; i < 16; i++) {
+        int d = getch();
+        if (d == ERR)
+            break;
+        if (d >= '0' && d <= '9') {
+            param = param * 10 + (d - '0');
+            continue;
+        }
+        if (d == ';')
+            continue;
+        final = d;
+        break;
+    }
+    switch (final) {
+    case 'A':
+        return KEY_UP;
+    case 'B':
+        return KEY_DOWN;
+    case 'C':
+        return KEY_RIGHT;
+    case 'D':
+        return KEY_LEFT;
+    case 'H':
+        return KEY_HOME;
+    case 'F':
+        return KEY_END;
+    case '~':
+        switch (param) {
+        case 1:
+        case 7:
+            return KEY_HOME;
+        case 4:
+        case 8:
+            return KEY_END;
+        case 5:
+            return KEY_PPAGE;
+        case 6:
+            return KEY_NPAGE;
+        default:
+            return TERM_KEY_IGNORED;
+        }
+    default:
+        return TERM_KEY_IGNORED;
+    }
+}
+
 int term_key(int timeout_ms)
 {
     timeout(timeout_ms);
-    return getch();
+    int c = getch();
+    return c == 27 ? escape_sequence() : c;
 }
 
 void term_clear(void)

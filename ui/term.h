@@ -10,6 +10,8 @@ struct app;
 int term_init(struct app *a);
 void term_done(void);
 void term_size(struct app *a);
+/* A key that stands for nothing (an escape sequence that was read and dropped). */
+#define TERM_KEY_IGNORED (-2)
 /* The next key, or ERR (-1) after timeout_ms (negative: wait). KEY_RESIZE on a resize. */
 int term_key(int timeout_ms);
 void term_clear(void);
