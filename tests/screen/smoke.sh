@@ -13,7 +13,9 @@
 #   (set it up with: meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 #    -Dc_args=-fno-sanitize-recover=all)
 # environment: SMOKE_ONLY="FIXTURE:SCRIPT ..." runs only those (e.g. incident:tree);
-#   SMOKE_SEED: another sequence for the monkey script (random keys from a fixed seed)
+#   SMOKE_SEED: another sequence for the monkey script (random keys from a fixed seed);
+#   SMOKE_TRACE=1: the title and the last line after every script line
+# shellcheck disable=SC2034 # the scripts below are read by name (${!var})
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -35,6 +37,9 @@ if ! nm -D "$dlqx" 2>/dev/null | grep -q __asan_init && ! nm "$dlqx" 2>/dev/null
   echo "smoke: note: $dlqx does not look like an AddressSanitizer build"
 fi
 fixtures=$root/fixtures/snapshots
+tmux_term=tmux-256color
+infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen-256color
+infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen
 sock=dlqx-smoke-$$
 tmp=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -56,41 +61,42 @@ settle() { # until the screen is the same in two captures 20 ms apart (2 s at mo
 }
 
 # The scripts: size COLS ROWS (resize the terminal), keys K... (tmux key names, one at a
-# time, the screen settled after each), type TEXT (literal text), wait TEXT (10 s at most).
+# time, the screen settled after each), type TEXT (literal text), wait TEXT (30 s at most;
+# "dlqx  VIEW " is the title of a view).
 script_views='
-wait messages
+wait dlqx  messages 
 keys j j j k PgDn PgUp C-f C-b Space C-d C-u End Home G g l l h h Right Left Down Up
 keys Enter
-wait  detail 
+wait dlqx  detail 
 keys j j C-d C-d C-u o o l l h G g End Home k Escape
 keys j Enter BSpace
 keys 1
-wait  queues 
+wait dlqx  queues 
 keys j j k G g Enter j Enter Escape Escape
 keys Q j Enter G Enter Escape Escape
 keys 3
-wait  groups 
+wait dlqx  groups 
 keys j j Enter j Enter Escape Escape G Enter Escape g
 keys e G g PgDn PgUp
 keys 4
-wait  tree 
+wait dlqx  tree 
 keys j j h l o o t t G g h h l l Enter Escape
 keys t j j j o
 keys 5
-wait  timeline 
+wait dlqx  timeline 
 keys j k G g Enter Escape PgDn PgUp Enter j Enter Escape Escape
 keys T j Enter Escape
 keys 2 ?
-wait  help 
+wait dlqx  help 
 keys j j PgDn C-d G g k q
 keys F1 j Escape
 keys m C-l r C-r
-wait messages
+wait dlqx  messages 
 keys G Enter o o Escape
 keys 2 3 4 5 1 2 1 5 4 3 2 ? 1 ? 3 ? 4 ? 5 ? q
 '
 script_search='
-wait messages
+wait dlqx  messages 
 keys /
 type gateway
 keys Enter n n n n N N N N N Enter Escape
@@ -161,7 +167,7 @@ type 0000
 keys Enter n n N 5 / Enter 2
 '
 script_sort='
-wait messages
+wait dlqx  messages 
 keys s s s s s s s s s s s s S S s S G g j Enter Escape
 keys 1 s s s s s S S j Enter Escape Escape
 keys 3 s s s s s S j Enter Escape Escape
@@ -173,9 +179,9 @@ type attempt>1
 keys Enter s s s S G g F s S
 '
 script_tree='
-wait messages
+wait dlqx  messages 
 keys j t
-wait tree
+wait dlqx  tree 
 keys j j j h h h l l l o o o Enter Escape
 keys t G g j j j j j j h l o o o PgDn PgUp End Home
 keys h h h h h h h h k k k k l l l l
@@ -189,7 +195,7 @@ keys C-d C-d C-u C-u Space C-b Enter Escape t t t t
 keys Escape 2 G 4 g 4 2 j j j j 4 h l o
 '
 script_detail='
-wait messages
+wait dlqx  messages 
 keys Enter C-d C-d C-d o l l l h h h G o g Escape j
 keys Enter C-d C-d C-d o l l l h h h G o g Escape j
 keys Enter C-d C-d C-d o l l l h h h G o g Escape j
@@ -215,7 +221,7 @@ type error
 keys Enter n n N Escape Escape
 '
 script_resize='
-wait messages
+wait dlqx  messages 
 size 80 24
 size 40 12
 keys j j Enter
@@ -265,7 +271,7 @@ script_monkey=$(awk -v seed="${SMOKE_SEED:-20260102}" 'BEGIN {
   n = split("j k Up Down PgUp PgDn C-b C-f Space C-u C-d g G Home End h l Left Right Enter " \
             "Escape BSpace / n N f F s S 1 2 3 4 5 Q m e t T o r C-r C-l ? F1 a x : ~ > 3 - (", keys, " ")
   srand(seed)
-  print "wait messages"
+  print "wait dlqx  messages "
   line = "keys"
   for (i = 1; i <= 400; i++) {
     line = line " " keys[int(rand() * n) + 1]
@@ -289,8 +295,13 @@ run() {
   # Colours on for the incident, off for the others: both ways of drawing get exercised.
   local colour=""
   [ "$fixture" = incident ] || colour="NO_COLOR=1"
+  # The terminal tmux really is, so that Home, End and the rest arrive as keys — except for
+  # the monkey, which gets xterm's description: then tmux's Home and End (ESC [ 1 ~, ESC [ 4 ~)
+  # are sequences curses does not know, and reach dlqx byte by byte (a harsher input).
+  local term=$tmux_term
+  [ "$name" = monkey ] && term=xterm-256color
   T -f /dev/null new-session -d -s s -x $cols -y $rows \
-    "cd '$fixtures' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=xterm-256color $colour \
+    "cd '$fixtures' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$term $colour \
      ASAN_OPTIONS=detect_leaks=1:log_path=$tmp/run/asan:abort_on_error=0:print_summary=1 \
      UBSAN_OPTIONS=log_path=$tmp/run/ubsan:print_stacktrace=1:halt_on_error=1 \
      LSAN_OPTIONS=log_path=$tmp/run/asan \
@@ -306,6 +317,14 @@ run() {
     size)
       cols=${rest% *} rows=${rest#* }
       T resize-window -t s -x "$cols" -y "$rows" 2>/dev/null
+      # tmux defers a pane's resize after a recent one: wait until the terminal itself (the
+      # pty dlqx reads its size from) has the new size, so that every size is really seen.
+      local tty i=0
+      tty=$(T display-message -p -t s '#{pane_tty}')
+      while [ "$(stty -F "$tty" size 2>/dev/null)" != "$rows $cols" ] && [ $i -lt 150 ]; do
+        sleep 0.02
+        i=$((i + 1))
+      done
       settle
       ;;
     keys)
@@ -336,10 +355,15 @@ run() {
       ;;
     *) ok=0; why="unknown script line: $line" ;;
     esac
+    if [ -n "${SMOKE_TRACE:-}" ]; then
+      printf '  %-40.40s -> %s | %s\n' "$line" "$(capture | head -1 | cut -c1-40)" \
+        "$(capture | sed '/^ *$/d' | tail -1 | cut -c1-50)"
+    fi
     [ $ok -eq 1 ] || break
   done <<EOF
 $script
 EOF
+  capture >"$tmp/run/screen" # as the script left it, for a failure report
   # q until dlqx is gone (it goes back first from a view opened from another); Esc first,
   # to leave a search or filter prompt, where q is only a letter.
   local q=0
@@ -387,8 +411,8 @@ EOF
       head -60 "$f"
     done
     echo "---- the last keys: $(tail -15 "$tmp/run/keys" 2>/dev/null | tr '\n' ' ')"
-    echo "---- the screen:"
-    capture | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' | head -45
+    echo "---- the screen at the end of the script:"
+    sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$tmp/run/screen" | head -45
   fi
   T kill-server 2>/dev/null
 }
