@@ -24,6 +24,8 @@ static const char usage[] =
     "  queues [--json] [--all] [QUEUE...]         the dead-letter queues of a broker, their sources\n"
     "  peek QUEUE [--limit N] [-o FILE]           snapshot a live queue; it keeps every message,\n"
     "                                             in order (see dlqx peek --help)\n"
+    "  journal [--pending] [--json] [--run ID]    what dlqx wrote to brokers; --pending: the\n"
+    "                                             copies that may have been sent twice\n"
     "  help                                       this text\n"
     "  version                                    the version\n"
     "\n"
@@ -58,6 +60,8 @@ int main(int argc, char **argv)
         return cmd_peek(argc - 1, argv + 1);
     if (strcmp(cmd, "queues") == 0)
         return cmd_queues(argc - 1, argv + 1);
+    if (strcmp(cmd, "journal") == 0)
+        return cmd_journal(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
         return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;

@@ -1,0 +1,695 @@
+/*
+ * journal: appending records to the replay journal (one write(2) a line, under an exclusive
+ * flock, so that processes sharing the file never interleave bytes), syncing it, and reading
+ * it back line by line with a bounded line length (docs/journal-format.md).
+ */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+#include "bytes.h"
+#include "conn.h"
+#include "util.h"
+
+#define JOURNAL_VERSION 1
+
+struct journal {
+    int fd;  /* O_WRONLY | O_APPEND */
+    int rfd; /* O_RDONLY, to look at the last byte */
+    char *path;
+    char *who;        /* user@host */
+    int dirs_to_sync; /* directories whose entries are new: the file's, and those mkdir made */
+};
+
+/* ---- the path ---------------------------------------------------------------------------- */
+
+static const char *home_dir(void)
+{
+    const char *h = getenv("HOME");
+    if (h && *h)
+        return h;
+    struct passwd *pw = getpwuid(getuid());
+    return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : ".";
+}
+
+char *journal_default_path(void)
+{
+    const char *p = getenv("DLQX_JOURNAL");
+    if (p && *p)
+        return xstrdup(p);
+    /* The XDG base directory spec: a relative $XDG_STATE_HOME is invalid and ignored. */
+    const char *state = getenv("XDG_STATE_HOME");
+    if (state && state[0] == '/')
+        return xasprintf("%s/dlqx/journal.jsonl", state);
+    return xasprintf("%s/.local/state/dlqx/journal.jsonl", home_dir());
+}
+
+const char *journal_path(const struct journal *j)
+{
+    return j->path;
+}
+
+/* The directory part of path: "." for a bare name, "/" for a file at the root. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return xstrdup(".");
+    while (slash > path && slash[-1] == '/')
+        slash--;
+    if (slash == path)
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
+}
+
+/* mkdir -p with mode 0700 for the directories it makes; *made counts them. */
+static enum status mkdir_p(const char *dir, int *made, struct error *err)
+{
+    *made = 0;
+    char *p = xstrdup(dir);
+    size_t n = strlen(p);
+    enum status st = ST_OK;
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        if (p[i - 1] == '/')
+            continue;
+        char saved = p[i];
+        p[i] = '\0';
+        if (mkdir(p, 0700) == 0) {
+            (*made)++;
+        } else if (errno != EEXIST) {
+            st = error_set(err, ST_EIO, "cannot create the journal directory %s: %s", p,
+                           strerror(errno));
+            break;
+        } else {
+            struct stat sb;
+            if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+                st = error_set(err, ST_EIO, "cannot create the journal directory %s: %s", p,
+                               strerror(ENOTDIR));
+                break;
+            }
+        }
+        p[i] = saved;
+    }
+    free(p);
+    return st;
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static char *local_who(void)
+{
+    char host[256];
+    if (gethostname(host, sizeof host) != 0 || !host[0])
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    struct passwd *pw = getpwuid(geteuid());
+    if (pw && pw->pw_name && *pw->pw_name)
+        return xasprintf("%s@%s", pw->pw_name, host);
+    return xasprintf("%ld@%s", (long)geteuid(), host);
+}
+
+static enum status lock_fd(struct journal *j, int op, struct error *err)
+{
+    while (flock(j->fd, op) != 0) {
+        if (errno == EINTR)
+            continue;
+        return error_set(err, ST_EIO, "cannot lock the journal %s: %s", j->path, strerror(errno));
+    }
+    return ST_OK;
+}
+
+/* Whether the file (non-empty) does not end with a newline: a record torn by a crash. Called
+ * with the lock held, so no writer that keeps the rules is in the middle of a line. */
+static enum status torn(struct journal *j, bool *out, struct error *err)
+{
+    *out = false;
+    struct stat sb;
+    if (fstat(j->fd, &sb) != 0)
+        return error_set(err, ST_EIO, "cannot read the journal %s: %s", j->path, strerror(errno));
+    if (sb.st_size == 0)
+        return ST_OK;
+    char c;
+    ssize_t n;
+    do
+        n = pread(j->rfd, &c, 1, sb.st_size - 1);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return error_set(err, ST_EIO, "cannot read the journal %s: %s", j->path, strerror(errno));
+    *out = n == 1 && c != '\n';
+    return ST_OK;
+}
+
+static enum status write_all(struct journal *j, const char *buf, size_t len, struct error *err)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = write(j->fd, buf + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return error_set(err, ST_EIO, "cannot write to the journal %s: %s", j->path,
+                             strerror(n < 0 ? errno : EIO));
+        off += (size_t)n;
+    }
+    return ST_OK;
+}
+
+/* Under the lock: ends a torn last line, then appends line (which ends with '\n') in one
+ * write — the newline that ends a torn line goes in the same write, before the record. */
+static enum status append_line(struct journal *j, const char *line, size_t len, struct error *err)
+{
+    enum status st = lock_fd(j, LOCK_EX, err);
+    if (st != ST_OK)
+        return st;
+    bool t = false;
+    st = torn(j, &t, err);
+    if (st == ST_OK) {
+        if (t) {
+            char *buf = xmalloc(len + 1);
+            buf[0] = '\n';
+            memcpy(buf + 1, line, len);
+            st = write_all(j, buf, len + 1, err);
+            free(buf);
+        } else {
+            st = write_all(j, line, len, err);
+        }
+    }
+    struct error e2;
+    enum status st2 = lock_fd(j, LOCK_UN, &e2);
+    if (st == ST_OK && st2 != ST_OK) {
+        if (err)
+            *err = e2;
+        st = st2;
+    }
+    return st;
+}
+
+enum status journal_open(const char *path, struct journal **out, struct error *err)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return error_set(err, ST_EINVAL, "the journal needs a file name");
+    char *dir = dir_of(path);
+    int made = 0;
+    enum status st = mkdir_p(dir, &made, err);
+    free(dir);
+    if (st != ST_OK)
+        return st;
+    bool created = true;
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        created = false;
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    }
+    if (fd < 0)
+        return error_set(err, ST_EIO, "cannot open the journal %s: %s", path, strerror(errno));
+    int rfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (rfd < 0) {
+        int e = errno;
+        close(fd);
+        return error_set(err, ST_EIO, "cannot open the journal %s: %s", path, strerror(e));
+    }
+    struct journal *j = xcalloc(1, sizeof *j);
+    j->fd = fd;
+    j->rfd = rfd;
+    j->path = xstrdup(path);
+    j->who = local_who();
+    j->dirs_to_sync = created ? made + 1 : 0;
+    if (!created) {
+        /* A torn record from a crash: end its line now, so that the file is whole again. */
+        bool t = false;
+        if ((st = lock_fd(j, LOCK_EX, err)) == ST_OK) {
+            if ((st = torn(j, &t, err)) == ST_OK && t)
+                st = write_all(j, "\n", 1, err);
+            struct error e2;
+            if (lock_fd(j, LOCK_UN, &e2) != ST_OK && st == ST_OK) {
+                if (err)
+                    *err = e2;
+                st = ST_EIO;
+            }
+        }
+        if (st != ST_OK) {
+            journal_close(j);
+            return st;
+        }
+    }
+    *out = j;
+    return ST_OK;
+}
+
+void journal_close(struct journal *j)
+{
+    if (!j)
+        return;
+    close(j->fd);
+    close(j->rfd);
+    free(j->path);
+    free(j->who);
+    free(j);
+}
+
+static enum status fsync_dir(const char *dir, struct error *err)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return error_set(err, ST_EIO, "cannot sync the journal directory %s: %s", dir,
+                         strerror(errno));
+    int rc;
+    do
+        rc = fsync(fd);
+    while (rc != 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (rc != 0 && e != EINVAL) /* EINVAL: the file system cannot sync a directory */
+        return error_set(err, ST_EIO, "cannot sync the journal directory %s: %s", dir, strerror(e));
+    return ST_OK;
+}
+
+enum status journal_sync(struct journal *j, struct error *err)
+{
+    int rc;
+    do
+        rc = fsync(j->fd);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0)
+        return error_set(err, ST_EIO, "cannot sync the journal %s: %s", j->path, strerror(errno));
+    /* A new file (and new directories) exist after a crash only once their directory
+     * entries are on disk too: the file's directory, then each directory mkdir made. */
+    char *dir = dir_of(j->path);
+    while (j->dirs_to_sync > 0) {
+        enum status st = fsync_dir(dir, err);
+        if (st != ST_OK) {
+            free(dir);
+            return st;
+        }
+        j->dirs_to_sync--;
+        char *up = dir_of(dir);
+        free(dir);
+        dir = up;
+    }
+    free(dir);
+    return ST_OK;
+}
+
+void journal_new_run_id(char out[37])
+{
+    uuid_t u;
+    uuid_generate_random(u);
+    uuid_unparse_lower(u, out);
+}
+
+const char *journal_result_name(enum journal_result r)
+{
+    switch (r) {
+    case JR_DONE:
+        return "done";
+    case JR_KEPT:
+        return "kept";
+    case JR_UNKNOWN:
+        return "unknown";
+    }
+    return "unknown";
+}
+
+json_t *journal_string_json(const void *data, size_t len)
+{
+    if (!len)
+        return json_string("");
+    if (utf8_valid(data, len) && !memchr(data, '\0', len))
+        return json_stringn(data, len);
+    char *b64 = base64_encode(data, len);
+    json_t *o = json_object();
+    json_object_set_new(o, "base64", json_string(b64));
+    free(b64);
+    return o;
+}
+
+static void set_str(json_t *o, const char *key, const char *s)
+{
+    if (s)
+        json_object_set_new(o, key, journal_string_json(s, strlen(s)));
+}
+
+static json_t *u64(uint64_t v)
+{
+    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+/* The members every record starts with. */
+static json_t *record_new(const char *kind, const char *run_id)
+{
+    char at[32];
+    time_format_rfc3339(clock_now_ms(), true, at);
+    json_t *o = json_object();
+    json_object_set_new(o, "v", json_integer(JOURNAL_VERSION));
+    json_object_set_new(o, "kind", json_string(kind));
+    json_object_set_new(o, "at", json_string(at));
+    set_str(o, "run", run_id);
+    return o;
+}
+
+static char *dump_line(const json_t *o, size_t *len)
+{
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    s = xrealloc(s, n + 2);
+    s[n] = '\n';
+    s[n + 1] = '\0';
+    *len = n + 1;
+    return s;
+}
+
+/* Writes the record (and drops the reference). */
+static enum status emit(struct journal *j, json_t *o, struct error *err)
+{
+    size_t len = 0;
+    char *line = dump_line(o, &len);
+    if (line && len > JOURNAL_MAX_LINE && json_object_get(o, "diff")) {
+        /* A reader would skip so long a line, and with it the intent: keep the record,
+         * drop the diff (the ids and digests still say what was sent). */
+        free(line);
+        json_object_del(o, "diff");
+        json_object_set_new(o, "diff_omitted", json_true());
+        line = dump_line(o, &len);
+    }
+    json_decref(o);
+    if (!line)
+        return error_set(err, ST_EINVAL, "a journal record for %s could not be encoded as JSON",
+                         j->path);
+    enum status st;
+    if (len > JOURNAL_MAX_LINE)
+        st = error_set(err, ST_ERANGE,
+                       "a journal record for %s would be %zu bytes, more than a reader accepts",
+                       j->path, len);
+    else
+        st = append_line(j, line, len, err);
+    free(line);
+    return st;
+}
+
+enum status journal_write_run(struct journal *j, const struct journal_run *r, struct error *err)
+{
+    if (!r->run_id || !r->op)
+        return error_set(err, ST_EINVAL, "a journal run record needs a run id and an op");
+    json_t *o = record_new("run", r->run_id);
+    json_object_set_new(o, "who", json_string(j->who));
+    if (r->broker) {
+        /* Masked again: a URL with a password must never reach the file. */
+        char *masked = conn_mask_url(r->broker);
+        set_str(o, "broker", masked);
+        free(masked);
+    }
+    set_str(o, "vhost", r->vhost);
+    set_str(o, "user", r->user);
+    set_str(o, "op", r->op);
+    set_str(o, "source", r->source);
+    json_object_set_new(o, "planned", u64(r->planned));
+    json_object_set_new(o, "dry_run", json_boolean(r->dry_run));
+    json_object_set_new(o, "dlqx", json_string(DLQX_VERSION_STRING));
+    return emit(j, o, err);
+}
+
+enum status journal_write_intent(struct journal *j, const struct journal_intent *in,
+                                 struct error *err)
+{
+    if (!in->run_id || !in->op || in->seq == 0)
+        return error_set(err, ST_EINVAL,
+                         "a journal intent needs a run id, an op and a sequence number from 1");
+    json_t *o = record_new("intent", in->run_id);
+    json_object_set_new(o, "seq", u64(in->seq));
+    set_str(o, "op", in->op);
+    set_str(o, "source", in->source);
+    if (in->exchange) {
+        json_t *t = json_object();
+        set_str(t, "exchange", in->exchange);
+        json_object_set_new(t, "routing_key",
+                            journal_string_json(in->routing_key ? in->routing_key : "",
+                                                in->routing_key ? strlen(in->routing_key) : 0));
+        json_object_set_new(o, "target", t);
+    }
+    if (in->old_id)
+        json_object_set_new(o, "old_id", journal_string_json(in->old_id, in->old_id_len));
+    if (in->new_id)
+        json_object_set_new(o, "new_id", journal_string_json(in->new_id, in->new_id_len));
+    set_str(o, "old_sha256", in->old_sha256);
+    set_str(o, "new_sha256", in->new_sha256);
+    if (in->diff)
+        json_object_set(o, "diff", in->diff);
+    return emit(j, o, err);
+}
+
+enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_t seq,
+                                  enum journal_result res, const char *reason, struct error *err)
+{
+    if (!run_id || seq == 0)
+        return error_set(err, ST_EINVAL,
+                         "a journal outcome needs a run id and a sequence number from 1");
+    json_t *o = record_new("outcome", run_id);
+    json_object_set_new(o, "seq", u64(seq));
+    json_object_set_new(o, "result", json_string(journal_result_name(res)));
+    set_str(o, "reason", reason);
+    return emit(j, o, err);
+}
+
+enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done, uint64_t kept,
+                              uint64_t unknown, const char *how, struct error *err)
+{
+    if (!run_id)
+        return error_set(err, ST_EINVAL, "a journal end record needs a run id");
+    json_t *o = record_new("end", run_id);
+    json_t *c = json_object();
+    json_object_set_new(c, "done", u64(done));
+    json_object_set_new(c, "kept", u64(kept));
+    json_object_set_new(c, "unknown", u64(unknown));
+    json_object_set_new(o, "counts", c);
+    set_str(o, "how", how);
+    return emit(j, o, err);
+}
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
+}
+
+/* One complete line (without its newline): a record for fn, or a malformed line. */
+static bool line_done(const char *s, size_t len, bool oversized, journal_record_fn fn, void *ctx,
+                      struct journal_scan_report *rep)
+{
+    if (!oversized && blank(s, len))
+        return true;
+    json_t *rec = NULL;
+    if (!oversized) {
+        if (len && s[len - 1] == '\r')
+            len--;
+        rec = json_loadb(s, len, 0, NULL);
+        if (rec && (!json_is_object(rec) || !json_is_integer(json_object_get(rec, "v")) ||
+                    !json_is_string(json_object_get(rec, "kind")))) {
+            json_decref(rec);
+            rec = NULL;
+        }
+    }
+    if (!rec) {
+        rep->malformed++;
+        if (!rep->first_malformed_line)
+            rep->first_malformed_line = rep->lines;
+        return true;
+    }
+    rep->records++;
+    bool go_on = fn ? fn(ctx, rec) : true;
+    json_decref(rec);
+    return go_on;
+}
+
+enum status journal_scan(const char *path, journal_record_fn fn, void *ctx,
+                         struct journal_scan_report *rep, struct error *err)
+{
+    struct journal_scan_report local;
+    if (!rep)
+        rep = &local;
+    memset(rep, 0, sizeof *rep);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return error_set(err, ST_ENOTFOUND, "no journal at %s", path);
+        return error_set(err, ST_EIO, "cannot open the journal %s: %s", path, strerror(errno));
+    }
+    enum { CHUNK = 64 * 1024 };
+    char *chunk = xmalloc(CHUNK);
+    struct strbuf line;
+    sb_init(&line);
+    bool oversized = false, in_line = false, go_on = true;
+    enum status st = ST_OK;
+    while (go_on) {
+        ssize_t n = read(fd, chunk, CHUNK);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            st = error_set(err, ST_EIO, "cannot read the journal %s after line %llu: %s", path,
+                           (unsigned long long)rep->lines, strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        const char *p = chunk, *end = chunk + n;
+        while (p < end && go_on) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t take = (size_t)((nl ? nl : end) - p);
+            if (!in_line) {
+                in_line = true;
+                rep->lines++;
+            }
+            if (!oversized) {
+                if (line.len + take > JOURNAL_MAX_LINE) {
+                    oversized = true;
+                    sb_free(&line);
+                    sb_init(&line);
+                } else {
+                    sb_add(&line, p, take);
+                }
+            }
+            if (!nl)
+                break;
+            go_on = line_done(line.buf ? line.buf : "", line.len, oversized, fn, ctx, rep);
+            sb_reset(&line);
+            oversized = false;
+            in_line = false;
+            p = nl + 1;
+        }
+    }
+    /* A last line without its newline was cut short by a crash: never trusted. */
+    if (st == ST_OK && go_on && in_line)
+        rep->torn_tail = true;
+    sb_free(&line);
+    free(chunk);
+    close(fd);
+    return st;
+}
+
+/* ---- pending ----------------------------------------------------------------------------- */
+
+struct collect {
+    const char *run_prefix;
+    bool pending_only;
+    journal_record_fn each;
+    void *ctx;
+    json_t *runs;    /* run id -> {broker, source} */
+    json_t *waiting; /* "run seq" -> the intent (its copy in out), until its outcome comes */
+    json_t *out;     /* every intent, or (pending_only) unused until the end */
+    struct journal_summary sum;
+};
+
+/* "SEQ RUN": what ties an outcome to its intent. A new string; NULL when rec has neither. */
+static char *key_of(const json_t *rec, const char **run)
+{
+    const json_t *r = json_object_get(rec, "run"), *s = json_object_get(rec, "seq");
+    if (!json_is_string(r) || !json_is_integer(s))
+        return NULL;
+    *run = json_string_value(r);
+    return xasprintf("%lld %s", (long long)json_integer_value(s), *run);
+}
+
+static bool collect_one(void *vc, json_t *rec)
+{
+    struct collect *c = vc;
+    const json_t *runv = json_object_get(rec, "run");
+    const char *run = json_is_string(runv) ? json_string_value(runv) : "";
+    if (c->run_prefix && strncmp(run, c->run_prefix, strlen(c->run_prefix)) != 0)
+        return true;
+    if (c->each && !c->each(c->ctx, rec))
+        return false;
+    const char *kind = json_string_value(json_object_get(rec, "kind"));
+    char *key = NULL;
+    if (strcmp(kind, "run") == 0) {
+        c->sum.runs++;
+        json_t *info = json_object();
+        json_t *b = json_object_get(rec, "broker"), *s = json_object_get(rec, "source");
+        if (b)
+            json_object_set(info, "broker", b);
+        if (s)
+            json_object_set(info, "source", s);
+        json_object_set_new(c->runs, run, info);
+    } else if (strcmp(kind, "intent") == 0) {
+        if (!(key = key_of(rec, &run)))
+            return true;
+        c->sum.intents++;
+        json_t *copy = json_copy(rec);
+        const json_t *info = json_object_get(c->runs, run);
+        json_t *b = json_object_get(info, "broker"), *s = json_object_get(info, "source");
+        if (b)
+            json_object_set(copy, "run_broker", b);
+        if (s)
+            json_object_set(copy, "run_source", s);
+        json_object_set(c->waiting, key, copy);
+        if (!c->pending_only)
+            json_array_append(c->out, copy);
+        json_decref(copy);
+    } else if (strcmp(kind, "outcome") == 0) {
+        if (!(key = key_of(rec, &run)))
+            return true;
+        json_t *in = json_object_get(c->waiting, key);
+        if (in) {
+            /* An outcome "unknown" (dlqx could not learn whether the copy arrived) leaves the
+             * intent in doubt, as a missing outcome does: it stays pending, with its reason. */
+            const char *res = json_string_value(json_object_get(rec, "result"));
+            json_object_set(in, "outcome", rec);
+            if (!res || strcmp(res, "unknown") != 0)
+                json_object_del(c->waiting, key);
+        }
+    }
+    free(key);
+    return true;
+}
+
+enum status journal_collect(const char *path, const char *run_prefix, bool pending_only,
+                            journal_record_fn each, void *ctx, json_t **out,
+                            struct journal_summary *sum, struct journal_scan_report *rep,
+                            struct error *err)
+{
+    *out = NULL;
+    struct collect c = {run_prefix,    pending_only,  each,         ctx,
+                        json_object(), json_object(), json_array(), {0, 0, 0}};
+    enum status st = journal_scan(path, collect_one, &c, rep, err);
+    /* waiting holds the intents without an outcome, in the order they were added. */
+    c.sum.pending = json_object_size(c.waiting);
+    if (st == ST_OK && pending_only) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(c.waiting, k, v)
+        {
+            json_array_append(c.out, v);
+        }
+    }
+    json_decref(c.runs);
+    json_decref(c.waiting);
+    if (st != ST_OK) {
+        json_decref(c.out);
+        return st;
+    }
+    if (sum)
+        *sum = c.sum;
+    *out = c.out;
+    return ST_OK;
+}
+
+enum status journal_pending(const char *path, json_t **out, struct error *err)
+{
+    return journal_collect(path, NULL, true, NULL, NULL, out, NULL, NULL, err);
+}

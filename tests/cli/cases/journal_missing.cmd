@@ -1,0 +1,1 @@
+journal --file $FIXTURES/journal/no-such-file.jsonl

@@ -1,0 +1,1 @@
+journal --run zzz --file $FIXTURES/journal/sample.jsonl

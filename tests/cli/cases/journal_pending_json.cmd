@@ -1,0 +1,1 @@
+journal --pending --json --file $FIXTURES/journal/sample.jsonl

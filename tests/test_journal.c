@@ -1,0 +1,673 @@
+/*
+ * Replay journal: records written and read back in their documented form, pending intents
+ * worked out, a torn last line skipped and the next append starting a fresh line, malformed
+ * lines counted, ids of any bytes kept, two writers never interleaving bytes, file modes, and
+ * where the journal lives by default.
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hval_json.h"
+#include "journal.h"
+#include "util.h"
+
+#define RUN "3f2a9c1e-0000-4000-8000-000000000001"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dlqx-journal-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    setenv("DLQX_NOW", "1767330000123", 1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+    int rc = system(cmd);
+    free(cmd);
+    return rc == 0 ? 0 : -1;
+}
+
+static char *tmp_path(const char *rel)
+{
+    return xasprintf("%s/%s", tmpdir, rel);
+}
+
+static struct journal *open_ok(const char *path)
+{
+    struct journal *j = NULL;
+    struct error err;
+    error_clear(&err);
+    if (journal_open(path, &j, &err) != ST_OK)
+        fail_msg("journal_open: %s", err.msg);
+    return j;
+}
+
+static void ok(enum status st, const struct error *err)
+{
+    if (st != ST_OK)
+        fail_msg("%s", err->msg);
+}
+
+static struct bytes slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    struct strbuf sb;
+    sb_init(&sb);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_add(&sb, buf, n);
+    fclose(f);
+    size_t len;
+    char *d = sb_detach(&sb, &len);
+    return (struct bytes){len, (unsigned char *)d};
+}
+
+static void append_raw(const char *path, const char *s, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, s, n), (ssize_t)n);
+    close(fd);
+}
+
+static void intent(struct journal *j, const char *run, uint64_t seq, const char *old_id)
+{
+    struct journal_intent in = {run,      seq,    "replay", "orders.dlq",   "",
+                                "orders", old_id, old_id,   strlen(old_id), strlen(old_id),
+                                "aa",     "bb",   NULL};
+    struct error err;
+    error_clear(&err);
+    ok(journal_write_intent(j, &in, &err), &err);
+}
+
+/* A run of three intents: 1 done, 2 without outcome, 3 unknown. */
+static void write_sample(struct journal *j)
+{
+    struct error err;
+    error_clear(&err);
+    struct journal_run r = {
+        RUN, "replay", "amqp://ops:s3cret@rabbit:5672/prod", "prod", "ops", "orders.dlq", 3, false};
+    ok(journal_write_run(j, &r, &err), &err);
+    json_t *diff = json_pack("[{s:s,s:s,s:s,s:s,s:s}]", "section", "header", "op", "changed",
+                             "name", "x-acemq-attempt", "old", "long:5", "new", "long:1");
+    struct journal_intent in = {RUN,    1, "replay", "orders.dlq", "",   "orders", "id-1",
+                                "id-1", 4, 4,        "aa",         "bb", diff};
+    ok(journal_write_intent(j, &in, &err), &err);
+    json_decref(diff);
+    ok(journal_sync(j, &err), &err);
+    ok(journal_write_outcome(j, RUN, 1, JR_DONE, NULL, &err), &err);
+    intent(j, RUN, 2, "id-2");
+    intent(j, RUN, 3, "id-3");
+    ok(journal_write_outcome(j, RUN, 3, JR_UNKNOWN,
+                             "the connection was lost before the broker confirmed the publish",
+                             &err),
+       &err);
+    ok(journal_write_end(j, RUN, 1, 0, 1, "the connection was lost", &err), &err);
+    ok(journal_sync(j, &err), &err);
+}
+
+struct seen {
+    json_t *records;
+    size_t stop_after; /* 0: never stop */
+};
+
+static bool keep(void *ctx, json_t *rec)
+{
+    struct seen *s = ctx;
+    json_array_append(s->records, rec);
+    return !s->stop_after || json_array_size(s->records) < s->stop_after;
+}
+
+static const char *kind_at(json_t *a, size_t i)
+{
+    return json_string_value(json_object_get(json_array_get(a, i), "kind"));
+}
+
+static void test_write_and_read_back(void **state)
+{
+    char *path = tmp_path("state/dlqx/journal.jsonl");
+    struct journal *j = open_ok(path);
+    assert_string_equal(journal_path(j), path);
+    write_sample(j);
+    journal_close(j);
+
+    struct bytes file = slurp(path);
+    assert_null(strstr((const char *)file.data, "s3cret"));
+    /* Compact, keys in the documented order, one record a line. */
+    const char *want_intent =
+        "{\"v\":1,\"kind\":\"intent\",\"at\":\"2026-01-02T05:00:00.123Z\",\"run\":\"" RUN "\","
+        "\"seq\":1,\"op\":\"replay\",\"source\":\"orders.dlq\","
+        "\"target\":{\"exchange\":\"\",\"routing_key\":\"orders\"},\"old_id\":\"id-1\","
+        "\"new_id\":\"id-1\",\"old_sha256\":\"aa\",\"new_sha256\":\"bb\",\"diff\":[{"
+        "\"section\":\"header\",\"op\":\"changed\",\"name\":\"x-acemq-attempt\","
+        "\"old\":\"long:5\",\"new\":\"long:1\"}]}\n";
+    assert_non_null(strstr((const char *)file.data, want_intent));
+    assert_non_null(strstr((const char *)file.data,
+                           "\n{\"v\":1,\"kind\":\"outcome\",\"at\":\"2026-01-02T05:00:00.123Z\","
+                           "\"run\":\"" RUN "\",\"seq\":1,\"result\":\"done\"}\n"));
+    assert_non_null(strstr((const char *)file.data,
+                           "{\"v\":1,\"kind\":\"end\",\"at\":\"2026-01-02T05:00:00.123Z\",\"run\":"
+                           "\"" RUN "\",\"counts\":{\"done\":1,\"kept\":0,\"unknown\":1},"
+                           "\"how\":\"the connection was lost\"}\n"));
+    bytes_free(&file);
+
+    struct seen s = {json_array(), 0};
+    struct journal_scan_report rep;
+    struct error err;
+    error_clear(&err);
+    ok(journal_scan(path, keep, &s, &rep, &err), &err);
+    assert_int_equal(rep.records, 7);
+    assert_int_equal(rep.lines, 7);
+    assert_int_equal(rep.malformed, 0);
+    assert_false(rep.torn_tail);
+    assert_string_equal(kind_at(s.records, 0), "run");
+    assert_string_equal(kind_at(s.records, 6), "end");
+    json_t *run = json_array_get(s.records, 0);
+    static const char *const run_keys[] = {"v",       "kind",    "at",   "run", "who",
+                                           "broker",  "vhost",   "user", "op",  "source",
+                                           "planned", "dry_run", "dlqx", NULL};
+    size_t k = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(run, key, v)
+    {
+        assert_non_null(run_keys[k]);
+        assert_string_equal(key, run_keys[k]);
+        k++;
+    }
+    assert_null(run_keys[k]);
+    assert_string_equal(json_string_value(json_object_get(run, "broker")),
+                        "amqp://ops@rabbit:5672/prod");
+    assert_string_equal(json_string_value(json_object_get(run, "dlqx")), DLQX_VERSION_STRING);
+    assert_non_null(strchr(json_string_value(json_object_get(run, "who")), '@'));
+    json_decref(s.records);
+
+    /* Stopping early. */
+    s = (struct seen){json_array(), 2};
+    ok(journal_scan(path, keep, &s, NULL, &err), &err);
+    assert_int_equal(json_array_size(s.records), 2);
+    json_decref(s.records);
+
+    /* Pending: seq 2 has no outcome; seq 3's outcome is "unknown", so it is in doubt too. */
+    json_t *p = NULL;
+    ok(journal_pending(path, &p, &err), &err);
+    assert_int_equal(json_array_size(p), 2);
+    json_t *one = json_array_get(p, 0);
+    assert_int_equal(json_integer_value(json_object_get(one, "seq")), 2);
+    assert_string_equal(json_string_value(json_object_get(one, "kind")), "intent");
+    assert_string_equal(json_string_value(json_object_get(one, "run_broker")),
+                        "amqp://ops@rabbit:5672/prod");
+    assert_string_equal(json_string_value(json_object_get(one, "run_source")), "orders.dlq");
+    assert_null(json_object_get(one, "outcome"));
+    json_t *three = json_array_get(p, 1);
+    assert_int_equal(json_integer_value(json_object_get(three, "seq")), 3);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(three, "outcome"), "result")),
+        "unknown");
+    json_decref(p);
+
+    struct journal_summary sum;
+    ok(journal_collect(path, NULL, false, NULL, NULL, &p, &sum, &rep, &err), &err);
+    assert_int_equal(sum.runs, 1);
+    assert_int_equal(sum.intents, 3);
+    assert_int_equal(sum.pending, 2);
+    assert_int_equal(json_array_size(p), 3);
+    json_t *o1 = json_object_get(json_array_get(p, 0), "outcome");
+    assert_string_equal(json_string_value(json_object_get(o1, "result")), "done");
+    assert_null(json_object_get(json_array_get(p, 1), "outcome"));
+    json_t *o3 = json_object_get(json_array_get(p, 2), "outcome");
+    assert_string_equal(json_string_value(json_object_get(o3, "result")), "unknown");
+    json_decref(p);
+
+    /* A run prefix keeps only that run. */
+    ok(journal_collect(path, "3f2a9c1e", true, NULL, NULL, &p, &sum, NULL, &err), &err);
+    assert_int_equal(json_array_size(p), 2);
+    json_decref(p);
+    ok(journal_collect(path, "ffff", false, NULL, NULL, &p, &sum, NULL, &err), &err);
+    assert_int_equal(json_array_size(p), 0);
+    assert_int_equal(sum.runs, 0);
+    json_decref(p);
+    free(path);
+}
+
+static void test_pending_across_runs(void **state)
+{
+    char *path = tmp_path("two-runs.jsonl");
+    struct journal *j = open_ok(path);
+    struct error err;
+    error_clear(&err);
+    /* Two runs interleaved (two processes); outcomes out of order; a run without a run
+     * record; an outcome for an intent that does not exist. */
+    struct journal_run a = {"run-a", "move", "amqp://h/", "/", "guest", "a.dlq", 2, false};
+    ok(journal_write_run(j, &a, &err), &err);
+    intent(j, "run-a", 1, "a1");
+    intent(j, "run-b", 1, "b1");
+    intent(j, "run-a", 2, "a2");
+    ok(journal_write_outcome(j, "run-a", 2, JR_KEPT, "the broker refused the copy", &err), &err);
+    ok(journal_write_outcome(j, "run-b", 1, JR_DONE, NULL, &err), &err);
+    ok(journal_write_outcome(j, "run-c", 9, JR_DONE, NULL, &err), &err);
+    intent(j, "run-b", 2, "b2");
+    journal_close(j);
+
+    json_t *p = NULL;
+    ok(journal_pending(path, &p, &err), &err);
+    assert_int_equal(json_array_size(p), 2);
+    json_t *x = json_array_get(p, 0), *y = json_array_get(p, 1);
+    assert_string_equal(json_string_value(json_object_get(x, "run")), "run-a");
+    assert_int_equal(json_integer_value(json_object_get(x, "seq")), 1);
+    assert_string_equal(json_string_value(json_object_get(x, "run_source")), "a.dlq");
+    assert_string_equal(json_string_value(json_object_get(y, "run")), "run-b");
+    assert_int_equal(json_integer_value(json_object_get(y, "seq")), 2);
+    assert_null(json_object_get(y, "run_broker"));
+    assert_null(json_object_get(y, "run_source"));
+    json_decref(p);
+    free(path);
+}
+
+static void test_torn_tail(void **state)
+{
+    char *path = tmp_path("torn/journal.jsonl");
+    struct journal *j = open_ok(path);
+    write_sample(j);
+    journal_close(j);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    /* A crash in the middle of the last record. */
+    assert_int_equal(truncate(path, sb.st_size - 10), 0);
+
+    struct seen s = {json_array(), 0};
+    struct journal_scan_report rep;
+    struct error err;
+    error_clear(&err);
+    ok(journal_scan(path, keep, &s, &rep, &err), &err);
+    assert_true(rep.torn_tail);
+    assert_int_equal(rep.records, 6);
+    assert_int_equal(rep.malformed, 0);
+    assert_int_equal(json_array_size(s.records), 6);
+    assert_string_equal(kind_at(s.records, 5), "outcome");
+    json_decref(s.records);
+
+    /* The next writer ends the torn line first; its record is whole. */
+    j = open_ok(path);
+    ok(journal_write_outcome(j, RUN, 2, JR_DONE, NULL, &err), &err);
+    journal_close(j);
+    s = (struct seen){json_array(), 0};
+    ok(journal_scan(path, keep, &s, &rep, &err), &err);
+    assert_false(rep.torn_tail);
+    assert_int_equal(rep.malformed, 1); /* the torn fragment, now a line of its own */
+    assert_int_equal(rep.first_malformed_line, 7);
+    assert_int_equal(rep.records, 7);
+    json_t *last = json_array_get(s.records, 6);
+    assert_string_equal(json_string_value(json_object_get(last, "kind")), "outcome");
+    assert_int_equal(json_integer_value(json_object_get(last, "seq")), 2);
+    json_decref(s.records);
+    json_t *p = NULL;
+    ok(journal_pending(path, &p, &err), &err);
+    assert_int_equal(json_array_size(p), 1); /* seq 3: its outcome is "unknown" */
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(p, 0), "seq")), 3);
+    json_decref(p);
+    free(path);
+}
+
+static void test_torn_tail_that_parses(void **state)
+{
+    char *path = tmp_path("torn-parses.jsonl");
+    const char *rec = "{\"v\":1,\"kind\":\"run\",\"run\":\"x\"}\n";
+    append_raw(path, rec, strlen(rec));
+    append_raw(path, rec, strlen(rec) - 1); /* whole JSON, but no newline: not trusted */
+    struct seen s = {json_array(), 0};
+    struct journal_scan_report rep;
+    struct error err;
+    error_clear(&err);
+    ok(journal_scan(path, keep, &s, &rep, &err), &err);
+    assert_true(rep.torn_tail);
+    assert_int_equal(rep.records, 1);
+    assert_int_equal(json_array_size(s.records), 1);
+    json_decref(s.records);
+    free(path);
+}
+
+/* Another process crashes mid-write while this one has the journal open. */
+static void test_torn_by_another_writer(void **state)
+{
+    char *path = tmp_path("torn-other.jsonl");
+    struct journal *j = open_ok(path);
+    struct error err;
+    error_clear(&err);
+    intent(j, "r", 1, "a");
+    append_raw(path, "{\"v\":1,\"kind\":\"inte", 19);
+    intent(j, "r", 2, "b");
+    journal_close(j);
+    struct seen s = {json_array(), 0};
+    struct journal_scan_report rep;
+    ok(journal_scan(path, keep, &s, &rep, &err), &err);
+    assert_false(rep.torn_tail);
+    assert_int_equal(rep.records, 2);
+    assert_int_equal(rep.malformed, 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(s.records, 1), "seq")), 2);
+    json_decref(s.records);
+    free(path);
+}
+
+static void test_malformed_lines(void **state)
+{
+    char *path = tmp_path("malformed.jsonl");
+    const char *text = "not json\n"
+                       "[1]\n"
+                       "{\"kind\":\"run\"}\n"
+                       "\n"
+                       "{\"v\":\"1\",\"kind\":\"run\"}\n"
+                       "{\"v\":1,\"kind\":3}\n"
+                       "{\"v\":1,\"kind\":\"run\",\"run\":\"ok\",\"future\":true}\r\n"
+                       "  \n";
+    append_raw(path, text, strlen(text));
+    /* A line over the limit is skipped without being held whole. */
+    size_t big = JOURNAL_MAX_LINE + 10;
+    char *huge = xmalloc(big + 1);
+    memset(huge, 'x', big);
+    huge[big] = '\n';
+    append_raw(path, huge, big + 1);
+    free(huge);
+    const char *after = "{\"v\":1,\"kind\":\"end\",\"run\":\"ok\"}\n";
+    append_raw(path, after, strlen(after));
+
+    struct seen s = {json_array(), 0};
+    struct journal_scan_report rep;
+    struct error err;
+    error_clear(&err);
+    ok(journal_scan(path, keep, &s, &rep, &err), &err);
+    assert_int_equal(rep.malformed, 6);
+    assert_int_equal(rep.first_malformed_line, 1);
+    assert_int_equal(rep.records, 2);
+    assert_int_equal(rep.lines, 10);
+    assert_false(rep.torn_tail);
+    assert_string_equal(kind_at(s.records, 0), "run");
+    assert_string_equal(kind_at(s.records, 1), "end");
+    json_decref(s.records);
+    free(path);
+}
+
+static void test_ids_of_any_bytes(void **state)
+{
+    char *path = tmp_path("ids.jsonl");
+    struct journal *j = open_ok(path);
+    struct error err;
+    error_clear(&err);
+    const char old_id[] = {'\xff', '\0', 'a', '\xc3'};
+    const char new_id[] = "caf\xc3\xa9";
+    const char nul_id[] = {'a', '\0', 'b'};
+    struct journal_intent in = {"r",      1,      "reissue", "q.dlq",       "ex",
+                                "rk\x80", old_id, new_id,    sizeof old_id, strlen(new_id),
+                                NULL,     NULL,   NULL};
+    ok(journal_write_intent(j, &in, &err), &err);
+    in.seq = 2;
+    in.old_id = nul_id;
+    in.old_id_len = sizeof nul_id;
+    in.exchange = NULL; /* a delete: no target */
+    in.new_id = NULL;
+    in.op = "delete";
+    ok(journal_write_intent(j, &in, &err), &err);
+    journal_close(j);
+
+    struct bytes file = slurp(path);
+    assert_true(utf8_valid(file.data, file.len));
+    assert_non_null(strstr((const char *)file.data, "\"old_id\":{\"base64\":\"/wBhww==\"}"));
+    assert_non_null(strstr((const char *)file.data, "\"new_id\":\"caf\xc3\xa9\""));
+    assert_non_null(strstr((const char *)file.data, "\"routing_key\":{\"base64\":\"cmuA\"}"));
+    bytes_free(&file);
+
+    json_t *p = NULL;
+    ok(journal_pending(path, &p, &err), &err);
+    assert_int_equal(json_array_size(p), 2);
+    struct bytes b = {0, NULL};
+    ok(bytes_from_json(json_object_get(json_array_get(p, 0), "old_id"), "old_id", &b, &err), &err);
+    assert_int_equal(b.len, sizeof old_id);
+    assert_memory_equal(b.data, old_id, sizeof old_id);
+    bytes_free(&b);
+    ok(bytes_from_json(json_object_get(json_array_get(p, 0), "new_id"), "new_id", &b, &err), &err);
+    assert_true(bytes_eq_cstr(&b, new_id));
+    bytes_free(&b);
+    json_t *del = json_array_get(p, 1);
+    ok(bytes_from_json(json_object_get(del, "old_id"), "old_id", &b, &err), &err);
+    assert_int_equal(b.len, sizeof nul_id);
+    assert_memory_equal(b.data, nul_id, sizeof nul_id);
+    bytes_free(&b);
+    assert_null(json_object_get(del, "target"));
+    assert_null(json_object_get(del, "new_id"));
+    json_decref(p);
+    free(path);
+}
+
+static void check_whole_lines(const char *path, uint64_t want)
+{
+    struct journal_scan_report rep;
+    struct error err;
+    error_clear(&err);
+    ok(journal_scan(path, NULL, NULL, &rep, &err), &err);
+    assert_int_equal(rep.records, want);
+    assert_int_equal(rep.malformed, 0);
+    assert_false(rep.torn_tail);
+}
+
+static void test_two_writers(void **state)
+{
+    char *path = tmp_path("shared/journal.jsonl");
+    /* Two handles in one process, interleaved. */
+    struct journal *a = open_ok(path), *b = open_ok(path);
+    for (uint64_t i = 1; i <= 50; i++) {
+        intent(a, "a", i, "id-a");
+        intent(b, "b", i, "id-b");
+    }
+    journal_close(a);
+    journal_close(b);
+    check_whole_lines(path, 100);
+
+    /* Two processes at once, with records of some 16 KiB (a split write would show as a
+     * malformed line). */
+    json_t *diff = json_array();
+    for (int i = 0; i < 200; i++)
+        json_array_append_new(diff, json_pack("{s:s,s:s,s:s}", "section", "body", "op", "added",
+                                              "new", "a line of the body, long enough"));
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+        kids[k] = fork();
+        assert_true(kids[k] >= 0);
+        if (kids[k] == 0) {
+            struct journal *j = NULL;
+            if (journal_open(path, &j, NULL) != ST_OK)
+                _exit(1);
+            for (uint64_t i = 1; i <= 200; i++) {
+                struct journal_intent in = {.run_id = k ? "kid-1" : "kid-0",
+                                            .seq = i,
+                                            .op = "replay",
+                                            .source = "q",
+                                            .exchange = "",
+                                            .routing_key = "q",
+                                            .old_id = "id",
+                                            .new_id = "id",
+                                            .old_id_len = 2,
+                                            .new_id_len = 2,
+                                            .diff = diff};
+                if (journal_write_intent(j, &in, NULL) != ST_OK)
+                    _exit(2);
+            }
+            journal_close(j);
+            json_decref(diff);
+            free(path);
+            _exit(0);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        int status = 0;
+        assert_int_equal(waitpid(kids[k], &status, 0), kids[k]);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    json_decref(diff);
+    check_whole_lines(path, 500);
+    json_t *p = NULL;
+    struct error err;
+    error_clear(&err);
+    ok(journal_pending(path, &p, &err), &err);
+    assert_int_equal(json_array_size(p), 500);
+    json_decref(p);
+    free(path);
+}
+
+static void test_modes_and_sync(void **state)
+{
+    char *dir = tmp_path("new/deeper");
+    char *path = xasprintf("%s/journal.jsonl", dir);
+    mode_t old = umask(0);
+    struct journal *j = open_ok(path);
+    umask(old);
+    struct error err;
+    error_clear(&err);
+    intent(j, "r", 1, "a");
+    ok(journal_sync(j, &err), &err);
+    ok(journal_sync(j, &err), &err);
+    journal_close(j);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    assert_int_equal(stat(dir, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0700);
+    char *parent = tmp_path("new");
+    assert_int_equal(stat(parent, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0700);
+    free(parent);
+    free(dir);
+    free(path);
+}
+
+static void test_errors(void **state)
+{
+    struct error err;
+    error_clear(&err);
+    struct journal *j = NULL;
+    char *file = tmp_path("plain-file");
+    append_raw(file, "x", 1);
+    char *under = xasprintf("%s/journal.jsonl", file);
+    assert_int_equal(journal_open(under, &j, &err), ST_EIO);
+    assert_null(j);
+    assert_non_null(strstr(err.msg, file));
+    assert_non_null(strstr(err.msg, strerror(ENOTDIR)));
+
+    char *missing = tmp_path("no-such.jsonl");
+    assert_int_equal(journal_scan(missing, NULL, NULL, NULL, &err), ST_ENOTFOUND);
+    assert_non_null(strstr(err.msg, missing));
+    json_t *p = (json_t *)1;
+    assert_int_equal(journal_pending(missing, &p, &err), ST_ENOTFOUND);
+    assert_null(p);
+
+    char *path = tmp_path("errors.jsonl");
+    j = open_ok(path);
+    struct journal_intent in = {"r",  0, "replay", "q",  NULL, NULL, "a",
+                                NULL, 1, 0,        NULL, NULL, NULL};
+    assert_int_equal(journal_write_intent(j, &in, &err), ST_EINVAL);
+    assert_int_equal(journal_write_outcome(j, NULL, 1, JR_DONE, NULL, &err), ST_EINVAL);
+    journal_close(j);
+    assert_string_equal(journal_result_name(JR_KEPT), "kept");
+    free(path);
+    free(missing);
+    free(under);
+    free(file);
+}
+
+static void test_diff_too_long_is_dropped(void **state)
+{
+    char *path = tmp_path("big-diff.jsonl");
+    struct journal *j = open_ok(path);
+    char *text = xmalloc(JOURNAL_MAX_LINE + 1);
+    memset(text, 'y', JOURNAL_MAX_LINE);
+    text[JOURNAL_MAX_LINE] = '\0';
+    json_t *diff = json_pack("[{s:s}]", "new", text);
+    free(text);
+    struct journal_intent in = {"r", 1, "replay", "q", "", "q", "a", "a", 1, 1, NULL, NULL, diff};
+    struct error err;
+    error_clear(&err);
+    ok(journal_write_intent(j, &in, &err), &err);
+    json_decref(diff);
+    journal_close(j);
+    json_t *p = NULL;
+    ok(journal_pending(path, &p, &err), &err);
+    assert_int_equal(json_array_size(p), 1);
+    assert_null(json_object_get(json_array_get(p, 0), "diff"));
+    assert_true(json_is_true(json_object_get(json_array_get(p, 0), "diff_omitted")));
+    json_decref(p);
+    free(path);
+}
+
+static void test_default_path(void **state)
+{
+    char *saved_home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+    setenv("DLQX_JOURNAL", "/srv/dlqx/j.jsonl", 1);
+    setenv("XDG_STATE_HOME", "/x/state", 1);
+    char *p = journal_default_path();
+    assert_string_equal(p, "/srv/dlqx/j.jsonl");
+    free(p);
+    unsetenv("DLQX_JOURNAL");
+    p = journal_default_path();
+    assert_string_equal(p, "/x/state/dlqx/journal.jsonl");
+    free(p);
+    setenv("DLQX_JOURNAL", "", 1);                 /* empty: not set */
+    setenv("XDG_STATE_HOME", "relative/state", 1); /* relative: ignored (XDG spec) */
+    setenv("HOME", "/home/ops", 1);
+    p = journal_default_path();
+    assert_string_equal(p, "/home/ops/.local/state/dlqx/journal.jsonl");
+    free(p);
+    unsetenv("XDG_STATE_HOME");
+    p = journal_default_path();
+    assert_string_equal(p, "/home/ops/.local/state/dlqx/journal.jsonl");
+    free(p);
+    unsetenv("DLQX_JOURNAL");
+    if (saved_home)
+        setenv("HOME", saved_home, 1);
+    free(saved_home);
+}
+
+static void test_run_ids(void **state)
+{
+    char a[37], b[37];
+    journal_new_run_id(a);
+    journal_new_run_id(b);
+    assert_int_equal(strlen(a), 36);
+    assert_string_not_equal(a, b);
+    assert_int_equal(a[14], '4');
+    assert_int_equal(a[8], '-');
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_write_and_read_back),
+        cmocka_unit_test(test_pending_across_runs),
+        cmocka_unit_test(test_torn_tail),
+        cmocka_unit_test(test_torn_tail_that_parses),
+        cmocka_unit_test(test_torn_by_another_writer),
+        cmocka_unit_test(test_malformed_lines),
+        cmocka_unit_test(test_ids_of_any_bytes),
+        cmocka_unit_test(test_two_writers),
+        cmocka_unit_test(test_modes_and_sync),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_diff_too_long_is_dropped),
+        cmocka_unit_test(test_default_path),
+        cmocka_unit_test(test_run_ids),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
