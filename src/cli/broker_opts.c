@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "util.h"
@@ -19,6 +20,8 @@ void broker_opts_free(struct broker_opts *b)
 {
     conn_secret_free(b->password);
     free(b->env_urls);
+    for (size_t i = 0; i < 16; i++)
+        free(b->url_store[i]);
     memset(b, 0, sizeof *b);
 }
 
@@ -86,7 +89,54 @@ int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i)
         b->no_mgmt = true;
         return 1;
     }
+    if (strcmp(a, "--read-only") == 0) {
+        b->read_only = true;
+        return 1;
+    }
     return 0;
+}
+
+static bool truthy(const char *v, size_t n)
+{
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        if (strlen(yes[i]) == n && strncasecmp(v, yes[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* Takes dlqx's own query parameters off a URL (librabbitmq knows none): read_only=true marks
+ * this connection read-only. An unknown parameter is an error, not silently ignored. */
+static bool url_params(struct broker_opts *b, size_t i)
+{
+    const char *u = b->urls[i];
+    const char *q = strchr(u, '?');
+    if (!q)
+        return true;
+    for (const char *p = q + 1; *p;) {
+        size_t n = strcspn(p, "&");
+        const char *eq = memchr(p, '=', n);
+        size_t klen = eq ? (size_t)(eq - p) : n;
+        const char *v = eq ? eq + 1 : "true";
+        size_t vlen = eq ? n - klen - 1 : 4;
+        if ((klen == 9 && strncmp(p, "read_only", 9) == 0) ||
+            (klen == 8 && strncmp(p, "readonly", 8) == 0)) {
+            if (truthy(v, vlen))
+                b->read_only = true;
+        } else {
+            char *masked = conn_mask_url(u);
+            fprintf(stderr, "dlqx: %s: unknown URL parameter \"%.*s\" (dlqx knows read_only=true)\n",
+                    masked, (int)(klen > 40 ? 40 : klen), p);
+            free(masked);
+            return false;
+        }
+        p += n;
+        if (*p == '&')
+            p++;
+    }
+    b->url_store[i] = xstrndup(u, (size_t)(q - u));
+    b->urls[i] = b->url_store[i];
+    return true;
 }
 
 bool broker_opts_finish(struct broker_opts *b)
@@ -104,6 +154,12 @@ bool broker_opts_finish(struct broker_opts *b)
         fprintf(stderr, "dlqx: no broker: give --url amqp://user@host:port/vhost or set DLQX_URL\n");
         return false;
     }
+    for (size_t i = 0; i < b->n_urls; i++)
+        if (!url_params(b, i))
+            return false;
+    const char *ro = getenv("DLQX_READ_ONLY");
+    if (ro && truthy(ro, strlen(ro)))
+        b->read_only = true;
     for (size_t i = 0; i < b->n_urls; i++) {
         const char *u = b->urls[i];
         const char *at = strchr(u, '@');

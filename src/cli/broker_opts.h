@@ -7,6 +7,8 @@
  *   --ask-password                                         prompt for it on the terminal
  *   --cacert FILE --cert FILE --key FILE --tls-no-verify   amqps://
  *   --mgmt-url URL (or DLQX_MGMT_URL), --no-mgmt           the management API
+ *   --read-only (or DLQX_READ_ONLY=1, or ?read_only=true    nothing is written to this broker
+ *   on a URL: the per-connection setting)
  */
 #ifndef DLQX_BROKER_OPTS_H
 #define DLQX_BROKER_OPTS_H
@@ -26,6 +28,8 @@ struct broker_opts {
     const char *mgmt_url;
     bool no_mgmt;
     char *env_urls; /* owned copy of DLQX_URL that urls[] point into */
+    char *url_store[16]; /* owned: URLs with their dlqx query parameters taken off */
+    bool read_only;      /* --read-only, DLQX_READ_ONLY, or ?read_only=true on a URL */
 };
 
 /* Exit codes of the broker commands (documented in the man page). */

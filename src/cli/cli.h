@@ -43,6 +43,9 @@ int cmd_cat(int argc, char **argv);
 int cmd_peek(int argc, char **argv);
 int cmd_queues(int argc, char **argv);
 int cmd_journal(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_move(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
 /* The interactive explorer (ui/cmd_ui.c): argv holds the arguments after the command. */
 int cmd_ui(int argc, char **argv, bool open_files);
 

@@ -24,6 +24,12 @@ static const char usage[] =
     "  queues [--json] [--all] [QUEUE...]         the dead-letter queues of a broker, their sources\n"
     "  peek QUEUE [--limit N] [-o FILE]           snapshot a live queue; it keeps every message,\n"
     "                                             in order (see dlqx peek --help)\n"
+    "  replay QUEUE (--id ID|--filter EXPR|--group FP|--all) [--with F=V]... [--reissue]\n"
+    "         [--to EXCHANGE:ROUTING_KEY] [--snapshot FILE] [--dry-run] [--rate N] [--canary]\n"
+    "         [--yes]                             send dead letters back: confirmed by the broker\n"
+    "                                             before the dead letter is removed, journaled\n"
+    "  move QUEUE [--to-queue Q] (selection)      move dead letters as they are (to QUEUE.parked)\n"
+    "  delete QUEUE (selection)                   remove dead letters (journaled)\n"
     "  journal [--pending] [--json] [--run ID]    what dlqx wrote to brokers; --pending: the\n"
     "                                             copies that may have been sent twice\n"
     "  help                                       this text\n"
@@ -33,12 +39,16 @@ static const char usage[] =
     "  DLQX_URL             amqp://user@host:port/vhost (comma-separated for cluster nodes)\n"
     "  DLQX_PASSWORD_FILE   the password (never on the command line)\n"
     "  DLQX_MGMT_URL        the management API, http://host:15672/\n"
+    "  DLQX_READ_ONLY=1     refuse every write (also --read-only, ?read_only=true on a URL)\n"
+    "  DLQX_JOURNAL         the journal file (default ~/.local/state/dlqx/journal.jsonl)\n"
     "  DLQX_NOW             fix the clock (epoch milliseconds) for ages, as tests do\n"
     "\n"
     "exit codes: 0 ok, 1 no such message (tree --of), 2 usage, 65 some records malformed\n"
     "            (skipped), 66 input missing, 74 I/O error; broker: 10 unreachable, 11 login\n"
     "            refused, 12 vhost, 13 TLS, 14 access refused, 15 no such queue, 16 peek stopped\n"
-    "            at the delivery limit, 17 connection lost, 18 snapshot incomplete, 19 protocol\n";
+    "            at the delivery limit, 17 connection lost, 18 snapshot incomplete, 19 protocol;\n"
+    "            writes: 20 some kept, 21 some outcomes unknown (see dlqx journal --pending),\n"
+    "            22 the canary came back, 23 read-only, 24 declined at the confirmation\n";
 
 int main(int argc, char **argv)
 {
@@ -62,6 +72,12 @@ int main(int argc, char **argv)
         return cmd_queues(argc - 1, argv + 1);
     if (strcmp(cmd, "journal") == 0)
         return cmd_journal(argc - 1, argv + 1);
+    if (strcmp(cmd, "replay") == 0)
+        return cmd_replay(argc - 1, argv + 1);
+    if (strcmp(cmd, "move") == 0)
+        return cmd_move(argc - 1, argv + 1);
+    if (strcmp(cmd, "delete") == 0)
+        return cmd_delete(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
         return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;

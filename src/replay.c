@@ -1,0 +1,627 @@
+/*
+ * replay: one pass over a dead-letter queue that sends copies back and removes only the dead
+ * letters whose copies the broker has confirmed (see replay.h for the order of steps and why
+ * it loses nothing). This file owns the pass: its loop, the window and rate of publishes, the
+ * canary, progress, and the journal's intents and outcomes; replay_wire.c talks to the
+ * broker, replay_plan.c holds what to look for.
+ */
+#include "replay.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "decode.h"
+#include "hval_amqp.h"
+#include "replay_run.h"
+#include "sha256.h"
+#include "util.h"
+
+const char *replay_end_name(enum replay_end e)
+{
+    static const char *const names[] = {"complete",  "all-found",       "stopped",
+                                        "cancelled", "canary-returned", "idle",
+                                        "refused-delivery-limit", "connection-lost",
+                                        "channel-closed"};
+    return (unsigned)e < sizeof names / sizeof names[0] ? names[e] : "?";
+}
+
+/* snprintf for sentences that may be cut at the buffer's end (the cut is harmless). */
+void rr_say(char *dst, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, n, fmt, ap);
+    va_end(ap);
+}
+
+/* A name as a C string for sentences and the journal; one holding a NUL byte (possible on
+ * the wire, never in a real name) is shown as such rather than cut. */
+const char *rr_cs(const struct bytes *b)
+{
+    const char *s = bytes_cstr(b);
+    return s ? s : "(a name with a NUL byte)";
+}
+
+double rr_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int end_weight(enum replay_end e)
+{
+    switch (e) {
+    case RE_CONNECTION_LOST:
+        return 4;
+    case RE_CHANNEL_CLOSED:
+        return 3;
+    case RE_CANARY:
+        return 2;
+    case RE_CANCELLED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void rr_set_end(struct run *run, enum replay_end e)
+{
+    if (!run->end_set || end_weight(e) > end_weight(run->end)) {
+        run->end = e;
+        run->end_set = true;
+    }
+}
+
+void rr_add_reason(struct replay_report *r, const char *text)
+{
+    for (size_t i = 0; i < r->n_reasons; i++) {
+        if (strcmp(r->reasons[i].text, text) == 0) {
+            r->reasons[i].n++;
+            /* keep most frequent first */
+            while (i > 0 && r->reasons[i].n > r->reasons[i - 1].n) {
+                __typeof__(r->reasons[0]) t = r->reasons[i];
+                r->reasons[i] = r->reasons[i - 1];
+                r->reasons[i - 1] = t;
+                i--;
+            }
+            return;
+        }
+    }
+    if (r->n_reasons < REPLAY_MAX_REASONS) {
+        snprintf(r->reasons[r->n_reasons].text, sizeof r->reasons[0].text, "%s", text);
+        r->reasons[r->n_reasons].n = 1;
+        r->n_reasons++;
+    }
+}
+
+/* The journal must not fall behind: a failure to write it stops the run (nothing more is
+ * sent), as a write the journal cannot record could not be named after a crash. */
+void rr_journal_failed(struct run *run, const struct error *e)
+{
+    if (!run->journal_failed) {
+        run->journal_failed = true;
+        run->jerr = *e;
+    }
+}
+
+/* Writes an outcome for item it (journal + counts + callback). */
+void rr_settle(struct run *run, struct item *it, enum journal_result res, const char *reason)
+{
+    if (it->state == IT_SETTLED)
+        return;
+    struct error jerr;
+    error_clear(&jerr);
+    if (it->seq && journal_write_outcome(run->o->journal, run->r->run_id, it->seq, res,
+                                         res == JR_DONE ? NULL : reason, &jerr) != ST_OK)
+        rr_journal_failed(run, &jerr);
+    it->state = IT_SETTLED;
+    switch (res) {
+    case JR_DONE:
+        run->r->done++;
+        break;
+    case JR_KEPT:
+        run->r->kept++;
+        rr_add_reason(run->r, reason);
+        break;
+    case JR_UNKNOWN:
+    default:
+        run->r->unknown++;
+        rr_add_reason(run->r, reason);
+        break;
+    }
+    if (run->o->outcome)
+        run->o->outcome(run->o->ctx, it->seq, &it->out.old_id, res, reason);
+    outgoing_free(&it->out);
+}
+
+static void item_free(struct item *it)
+{
+    outgoing_free(&it->out);
+    json_decref(it->diff);
+    free(it);
+}
+
+static void journal_intent(struct run *run, struct item *it)
+{
+    struct outgoing *out = &it->out;
+    struct journal_intent in;
+    memset(&in, 0, sizeof in);
+    in.run_id = run->r->run_id;
+    in.seq = it->seq;
+    in.op = run->o->op;
+    in.source = run->o->queue;
+    in.old_id = (const char *)out->old_id.data;
+    in.old_id_len = out->old_id.len;
+    in.old_sha256 = it->old_sha;
+    if (!it->is_delete) {
+        in.exchange = rr_cs(&out->exchange);
+        in.routing_key = rr_cs(&out->routing_key);
+        in.new_id = (const char *)out->id.data;
+        in.new_id_len = out->id.len;
+        in.new_sha256 = out->body_sha256;
+    }
+    in.diff = it->diff;
+    struct error jerr;
+    error_clear(&jerr);
+    if (journal_write_intent(run->o->journal, &in, &jerr) != ST_OK)
+        rr_journal_failed(run, &jerr);
+    json_decref(it->diff);
+    it->diff = NULL;
+}
+
+void rr_advance_open(struct run *run)
+{
+    while (run->first_open < run->n_items && run->items[run->first_open]->state == IT_SETTLED) {
+        item_free(run->items[run->first_open]);
+        run->items[run->first_open] = NULL;
+        run->first_open++;
+    }
+}
+
+/* ---- publishing ------------------------------------------------------------------------- */
+
+/* Whether a named exchange exists (cached); a missing one would close the publishing channel
+ * and with it every confirm in flight. */
+static bool exchange_exists(struct run *run, const struct bytes *ex, char *why, size_t n)
+{
+    if (ex->len == 0)
+        return true;
+    const char *name = rr_cs(ex);
+    if (run->checked_exchanges.buf) {
+        for (const char *p = run->checked_exchanges.buf; *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            if (len == ex->len && memcmp(p, ex->data, len) == 0)
+                return true;
+            p += len + (nl ? 1 : 0);
+        }
+    }
+    char text[300];
+    enum route_check rc = replay_check_route(run->c, name, "", text, sizeof text);
+    if (rc == ROUTE_NO || rc == ROUTE_ERROR) {
+        rr_say(why, n, "%s; the dead letter stays", text);
+        return false;
+    }
+    sb_add(&run->checked_exchanges, ex->data, ex->len);
+    sb_addc(&run->checked_exchanges, '\n');
+    return true;
+}
+
+/* A copy the broker would refuse or that cannot be framed: kept without publishing. */
+static bool copy_sendable(struct run *run, struct item *it, char *why, size_t n)
+{
+    const struct bytes *uid = props_string(&it->out.props, PROP_user_id);
+    const char *user = conn_user(run->c);
+    if (uid && user && !bytes_eq_cstr(uid, user)) {
+        snprintf(why, n,
+                 "its user_id property is %.60s but dlqx is connected as %.60s: the broker "
+                 "would refuse the copy (clear it with --with user_id=)",
+                 rr_cs(uid), user);
+        return false;
+    }
+    struct bytes wire = {0};
+    struct error e;
+    bool ok = htable_encode_wire(it->out.headers, &wire, &e) == ST_OK;
+    int frame_max = amqp_get_frame_max(run->st);
+    if (ok && frame_max > 0 && wire.len + FRAME_SLACK > (size_t)frame_max) {
+        snprintf(why, n, "its headers (%zu bytes) do not fit one frame (%d bytes)", wire.len,
+                 frame_max);
+        ok = false;
+    } else if (!ok)
+        snprintf(why, n, "its headers cannot be encoded: %.180s", e.msg);
+    bytes_free(&wire);
+    return ok && exchange_exists(run, &it->out.exchange, why, n);
+}
+
+static bool publish_one(struct run *run, struct item *it)
+{
+    amqp_pool_t pool;
+    init_amqp_pool(&pool, 4096);
+    amqp_basic_properties_t p;
+    props_to_amqp(&it->out.props, it->out.headers, it->out.headers_present, &pool, &p);
+    amqp_bytes_t ex = {it->out.exchange.len, it->out.exchange.data};
+    amqp_bytes_t rk = {it->out.routing_key.len, it->out.routing_key.data};
+    amqp_bytes_t body = {it->out.body.len, it->out.body.data};
+    int rc = amqp_basic_publish(run->st, PUB_CHANNEL, ex, rk, 1, 0, &p, body);
+    empty_amqp_pool(&pool);
+    if (rc != AMQP_STATUS_OK) {
+        struct error e;
+        enum conn_err k;
+        conn_check_status(run->c, rc, "publishing a copy", &k, &e);
+        /* Perhaps sent: it is in flight as far as anyone can tell. */
+        it->state = IT_IN_FLIGHT;
+        it->pub_seq = ++run->next_pub_seq;
+        run->in_flight++;
+        rr_connection_lost(run, e.msg);
+        return false;
+    }
+    it->state = IT_IN_FLIGHT;
+    it->pub_seq = ++run->next_pub_seq;
+    run->in_flight++;
+    run->published++;
+    /* Only what a return is matched by is kept. */
+    htable_free(it->out.headers);
+    it->out.headers = htable_new();
+    bytes_free(&it->out.body);
+    return true;
+}
+
+/* Publishes (or, for deletes, acks) the next pending items that fit the window and the rate:
+ * their intents are written and synced first, in one fsync. */
+static void send_some(struct run *run)
+{
+    if (run->cancelled || run->paused || !run->pub_alive || !run->read_alive || run->blocked)
+        return;
+    if (run->canary_waiting)
+        return;
+    size_t start = run->next_pending;
+    size_t end = start;
+    uint64_t room = run->window > run->in_flight ? run->window - run->in_flight : 0;
+    if (run->o->rate > 0) {
+        double elapsed = rr_now_s() - run->started;
+        double allowed = floor(elapsed * run->o->rate) + 1 - (double)run->published;
+        if (allowed < 1)
+            return;
+        if ((double)room > allowed)
+            room = (uint64_t)allowed;
+    }
+    while (end < run->n_items && room > 0) {
+        struct item *it = run->items[end];
+        if (run->canary_item != SIZE_MAX && !run->canary_passed && end > run->canary_item)
+            break; /* nothing after the canary until it has passed */
+        end++;
+        if (!it->is_delete)
+            room--;
+        if (run->canary_item != SIZE_MAX && !run->canary_passed && end - 1 == run->canary_item)
+            break;
+    }
+    if (end == start)
+        return;
+    /* Intents first. */
+    for (size_t i = start; i < end; i++) {
+        struct item *it = run->items[i];
+        char why[240];
+        if (!it->is_delete && !copy_sendable(run, it, why, sizeof why)) {
+            it->seq = ++run->seq;
+            journal_intent(run, it);
+            rr_settle(run, it, JR_KEPT, why);
+            continue;
+        }
+        it->seq = ++run->seq;
+        journal_intent(run, it);
+    }
+    struct error jerr;
+    if (journal_sync(run->o->journal, &jerr) != ST_OK)
+        rr_journal_failed(run, &jerr);
+    if (run->journal_failed) {
+        run->cancelled = true;
+        rr_set_end(run, RE_CANCELLED);
+        for (size_t i = start; i < end; i++)
+            if (run->items[i]->state == IT_PENDING)
+                rr_settle(run, run->items[i], JR_KEPT, "the journal could not be written");
+        run->next_pending = end;
+        return;
+    }
+    for (size_t i = start; i < end && run->pub_alive; i++) {
+        struct item *it = run->items[i];
+        run->next_pending = i + 1;
+        if (it->state != IT_PENDING)
+            continue;
+        if (it->is_delete) {
+            amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
+            it->state = IT_ACKED;
+            run->need_sync = true;
+            continue;
+        }
+        if (i == run->canary_item) {
+            run->r->canary_sent = true;
+            run->canary_id = bytes_copy(&it->out.id);
+        }
+        if (!publish_one(run, it))
+            break;
+    }
+}
+
+/* ---- progress --------------------------------------------------------------------------- */
+
+static void report_progress(struct run *run, const char *phase, bool force)
+{
+    double t = rr_now_s();
+    if (!run->o->progress || (!force && t - run->last_progress < 0.1))
+        return;
+    run->last_progress = t;
+    struct replay_report *r = run->r;
+    struct replay_progress p;
+    memset(&p, 0, sizeof p);
+    p.taken = r->taken;
+    p.total = run->o->expect ? run->o->expect : run->total;
+    p.selected = r->selected;
+    p.done = r->done;
+    p.kept = r->kept;
+    p.unknown = r->unknown;
+    p.in_flight = run->in_flight;
+    double el = t - run->started;
+    p.rate = el > 0 ? (double)r->done / el : 0;
+    uint64_t settled = r->done + r->kept + r->unknown;
+    double left = run->o->expect ? (double)run->o->expect - (double)settled
+                                 : (double)(run->total > r->taken ? run->total - r->taken : 0) +
+                                       (double)(run->n_items - run->first_open);
+    p.eta_s = p.rate > 0 && left >= 0 ? left / p.rate : -1;
+    p.paused = run->paused;
+    p.phase = phase;
+    enum replay_ctl ctl = run->o->progress(run->o->ctx, &p);
+    if (ctl == RC_CANCEL && !run->cancelled) {
+        run->cancelled = true;
+        run->reading_done = true;
+        rr_set_end(run, RE_CANCELLED);
+    }
+    run->paused = ctl == RC_PAUSE;
+}
+
+/* ---- the pass --------------------------------------------------------------------------- */
+
+static void describe(struct run *run)
+{
+    struct replay_report *r = run->r;
+    if (r->end == RE_REFUSED_LIMIT && r->detail[0])
+        return;
+    const char *why = run->err.msg[0] ? run->err.msg : "";
+    char counts[200];
+    snprintf(counts, sizeof counts, "%llu done, %llu kept, %llu unknown",
+             (unsigned long long)r->done, (unsigned long long)r->kept,
+             (unsigned long long)r->unknown);
+    switch (r->end) {
+    case RE_COMPLETE:
+    case RE_ALL_FOUND:
+        snprintf(r->detail, sizeof r->detail, "finished: %s", counts);
+        break;
+    case RE_STOPPED:
+        snprintf(r->detail, sizeof r->detail, "stopped: %s", counts);
+        break;
+    case RE_CANCELLED:
+        rr_say(r->detail, sizeof r->detail,
+                 "cancelled: %s; %llu not sent (still in the DLQ)%s%.300s", counts,
+                 (unsigned long long)r->not_sent, why[0] ? ": " : "", why);
+        break;
+    case RE_CANARY:
+        snprintf(r->detail, sizeof r->detail,
+                 "the canary came back to the DLQ: the fix does not work yet; nothing else was "
+                 "sent (%s)", counts);
+        break;
+    case RE_IDLE:
+        snprintf(r->detail, sizeof r->detail,
+                 "incomplete: the DLQ stopped delivering after %llu of %llu messages (other "
+                 "consumers may hold the rest); %s",
+                 (unsigned long long)r->taken, (unsigned long long)run->total, counts);
+        break;
+    case RE_CONNECTION_LOST:
+    case RE_CHANNEL_CLOSED:
+    default:
+        rr_say(r->detail, sizeof r->detail,
+                 "interrupted: %.260s; %s; nothing is lost: dead letters not removed are back in "
+                 "the DLQ and every possible duplicate is in the journal",
+                 why, counts);
+        break;
+    }
+}
+
+enum status replay_run(struct conn *c, const struct replay_opts *o, struct replay_report *r,
+                       enum conn_err *kind, struct error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!o->journal || !o->select || !o->queue || !o->op)
+        return error_set(err, ST_EINVAL, "replay: journal, select, queue and op are required");
+    struct run run;
+    memset(&run, 0, sizeof run);
+    run.c = c;
+    run.st = conn_state(c);
+    run.o = o;
+    run.r = r;
+    run.kind = o->kind;
+    run.window = o->window ? o->window : DEFAULT_WINDOW;
+    run.canary_wanted = o->canary_wait_ms > 0;
+    run.canary_item = SIZE_MAX;
+    run.started = rr_now_s();
+    sb_init(&run.checked_exchanges);
+    error_clear(&run.err);
+    journal_new_run_id(r->run_id);
+
+    uint32_t ready = 0, consumers = 0;
+    enum status st = conn_queue_inspect(c, CHECK_CHANNEL, o->queue, &ready, &consumers, kind, err);
+    if (st != ST_OK) {
+        sb_free(&run.checked_exchanges);
+        return st;
+    }
+    r->ready_before = ready;
+    run.total = ready;
+
+    struct journal_run jr = {r->run_id, o->op,         conn_display_url(c), conn_vhost(c),
+                             conn_user(c), o->queue, o->expect ? o->expect : ready, false};
+    if ((st = journal_write_run(o->journal, &jr, err)) != ST_OK ||
+        (st = journal_sync(o->journal, err)) != ST_OK) {
+        sb_free(&run.checked_exchanges);
+        return st;
+    }
+    if ((st = conn_channel_open(c, READ_CHANNEL, kind, err)) != ST_OK ||
+        (st = conn_channel_open(c, PUB_CHANNEL, kind, err)) != ST_OK) {
+        sb_free(&run.checked_exchanges);
+        return st;
+    }
+    amqp_confirm_select(run.st, PUB_CHANNEL);
+    if ((st = conn_check_reply(c, PUB_CHANNEL, amqp_get_rpc_reply(run.st),
+                               "putting the publishing channel in confirm mode", kind, err)) !=
+        ST_OK) {
+        sb_free(&run.checked_exchanges);
+        return st;
+    }
+    run.read_alive = run.pub_alive = true;
+    bool by_get = run.kind == QK_QUORUM && o->delivery_limit >= 0 && !o->force;
+    if (run.total == 0)
+        run.reading_done = true;
+    else if (!by_get && (st = rr_start_consume(&run, kind, err)) != ST_OK) {
+        conn_channel_close(c, PUB_CHANNEL);
+        sb_free(&run.checked_exchanges);
+        return st;
+    }
+    int idle_ms = o->idle_timeout_ms > 0 ? o->idle_timeout_ms
+                  : run.kind == QK_STREAM ? 2000
+                  : consumers > 0         ? 5000
+                                          : 30000;
+    int confirm_ms = o->confirm_timeout_ms > 0 ? o->confirm_timeout_ms : 30000;
+    run.last_frame = rr_now_s();
+
+    for (;;) {
+        rr_advance_open(&run);
+        report_progress(&run, run.canary_waiting ? "canary" : run.reading_done ? "settling"
+                                                                               : "sending",
+                        false);
+        bool alive = run.read_alive && run.pub_alive;
+        /* Canary: its outcome decides. */
+        if (run.canary_item != SIZE_MAX && !run.canary_passed && alive) {
+            struct item *ci = run.canary_item >= run.first_open ? run.items[run.canary_item]
+                                                                : NULL;
+            bool settled = !ci || ci->state == IT_SETTLED;
+            if (settled && !run.canary_waiting && run.r->canary_sent) {
+                /* Done (or kept: then there is nothing to watch). */
+                run.canary_waiting = true;
+                run.canary_until = rr_now_s() + o->canary_wait_ms / 1000.0;
+            }
+            if (run.canary_waiting && (r->canary_back || rr_now_s() >= run.canary_until)) {
+                run.canary_waiting = false;
+                run.canary_passed = true;
+                if (r->canary_back) {
+                    run.cancelled = true;
+                    run.reading_done = true;
+                    rr_set_end(&run, RE_CANARY);
+                }
+            }
+        }
+        if (!run.cancelled)
+            send_some(&run);
+        rr_sync_acks(&run);
+        rr_advance_open(&run);
+        bool pending_left = run.next_pending < run.n_items;
+        if (run.cancelled || !alive) {
+            /* Nothing more is sent; what is in flight is settled below. */
+            for (size_t i = run.next_pending; i < run.n_items; i++)
+                if (run.items[i]->state == IT_PENDING) {
+                    run.items[i]->state = IT_SETTLED;
+                    r->not_sent++;
+                }
+            run.next_pending = run.n_items;
+            pending_left = false;
+        }
+        if (!alive && run.in_flight == 0)
+            break;
+        if (run.reading_done && !pending_left && run.in_flight == 0 && !run.need_sync &&
+            !run.canary_waiting)
+            break;
+        if (!alive) {
+            /* Copies in flight when the connection failed: nobody can say. */
+            for (size_t i = run.first_open; i < run.n_items; i++) {
+                struct item *it = run.items[i];
+                if (it->state == IT_IN_FLIGHT) {
+                    run.in_flight--;
+                    rr_settle(&run, it, JR_UNKNOWN,
+                           "the connection failed before the broker confirmed the copy: it may "
+                           "or may not be at the target; the dead letter is back in the DLQ");
+                }
+            }
+            continue;
+        }
+        /* Wait for something: a delivery, a confirm. */
+        if (by_get && !run.reading_done && !run.paused &&
+            (run.n_items - run.next_pending) < run.window) {
+            rr_get_one(&run);
+            for (int i = 0; i < 256 && rr_pump(&run, 0); i++)
+                ;
+            continue;
+        }
+        int wait = 100;
+        if (run.o->rate > 0 && pending_left)
+            wait = 5;
+        if (!rr_pump(&run, wait)) {
+            double quiet = rr_now_s() - run.last_frame;
+            if (!run.reading_done && !run.canary_waiting && !run.paused &&
+                quiet * 1000 > idle_ms) {
+                run.reading_done = true;
+                rr_set_end(&run, RE_IDLE);
+            }
+            if (run.in_flight > 0 && quiet * 1000 > confirm_ms) {
+                for (size_t i = run.first_open; i < run.n_items; i++) {
+                    struct item *it = run.items[i];
+                    if (it->state == IT_IN_FLIGHT) {
+                        run.in_flight--;
+                        rr_settle(&run, it, JR_UNKNOWN,
+                               "no confirm from the broker within the timeout: the copy may or "
+                               "may not be at the target; the dead letter stays");
+                    }
+                }
+            }
+        } else {
+            /* Drain what is already there without waiting. */
+            for (int i = 0; i < 256 && rr_pump(&run, 0); i++)
+                ;
+        }
+    }
+    rr_advance_open(&run);
+    if (run.stream_unacked && run.read_alive)
+        amqp_basic_ack(run.st, READ_CHANNEL, run.stream_last_tag, 1);
+    /* Closing the reading channel gives back every message still held, in order. */
+    if (run.read_alive)
+        conn_channel_close(c, READ_CHANNEL);
+    if (run.pub_alive)
+        conn_channel_close(c, PUB_CHANNEL);
+    rr_set_end(&run, RE_COMPLETE);
+    r->end = run.end;
+    if (conn_alive(c)) {
+        uint32_t after = 0, cons = 0;
+        struct error e2;
+        enum conn_err k2;
+        if (conn_queue_inspect(c, CHECK_CHANNEL, o->queue, &after, &cons, &k2, &e2) == ST_OK) {
+            r->have_after = true;
+            r->ready_after = after;
+        }
+    }
+    r->seconds = rr_now_s() - run.started;
+    describe(&run);
+    struct error jerr;
+    error_clear(&jerr);
+    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->detail, &jerr);
+    journal_sync(o->journal, &jerr);
+    report_progress(&run, "done", true);
+    for (size_t i = run.first_open; i < run.n_items; i++)
+        if (run.items[i])
+            item_free(run.items[i]);
+    free(run.items);
+    bytes_free(&run.canary_id);
+    sb_free(&run.checked_exchanges);
+    if (kind)
+        *kind = run.kind_seen;
+    return ST_OK;
+}

@@ -1,0 +1,154 @@
+/*
+ * replay: writing back to the broker without losing a message — replay, re-issue, move and
+ * delete share this one path.
+ *
+ * The dead-letter queue is read from its head with manual acks, exactly as a peek reads it:
+ * each message is held until dlqx knows what to do with it, and every message it does not
+ * remove goes back, in order, when the reading channel closes. A message the caller selects
+ * (replay_select_fn, e.g. "this id with this body digest", or a filter) becomes a copy
+ * (restamp.h) that is published on a second channel in confirm mode with `mandatory`:
+ *
+ *   1. intent journaled and fsync'd          (a crash from here on: a possible duplicate)
+ *   2. copy published                        (pipelined: a window of copies in flight)
+ *   3. broker's basic.ack for the copy       (a basic.return before it = unroutable: kept;
+ *                                              a basic.nack = refused, e.g. a full target: kept)
+ *   4. the dead letter acked, then a round trip on the reading channel proves the broker
+ *      has processed that ack                 (without it a killed dlqx could lose the ack)
+ *   5. outcome journaled and fsync'd
+ *
+ * So a message is never lost: until 4 the dead letter is in the DLQ (held, or given back by
+ * the broker when the connection goes); after 3 its copy is at the target. The only harm a
+ * crash can do is a duplicate, and the journal names every one (an intent without outcome,
+ * or an outcome "unknown").
+ *
+ * Streams cannot lose a message: a copy is published and the stream keeps its dead letter.
+ * A canary sends the first copy alone and watches the DLQ for it to come back before the
+ * rest are sent. A rate limit spaces the publishes. Progress can pause or cancel a run:
+ * copies in flight are still settled, and everything not yet sent stays in the DLQ.
+ *
+ * Ownership: the connection, journal and options are borrowed. Outgoing copies the select
+ * callback fills are the engine's (it frees them).
+ */
+#ifndef DLQX_REPLAY_H
+#define DLQX_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "journal.h"
+#include "message.h"
+#include "peek.h"
+#include "restamp.h"
+
+enum replay_action {
+    RA_SKIP,   /* not selected: held, given back in order at the end */
+    RA_SEND,   /* publish *out (filled by the callback), then remove the dead letter */
+    RA_DELETE, /* remove the dead letter (ack and drop); journaled like a send */
+    RA_KEEP,   /* selected but cannot be sent (why says so): kept, counted as kept */
+    RA_STOP,   /* stop reading: every message found is handled, the rest stays */
+};
+
+/* One message taken from the DLQ, in queue order (position counts from 1). For RA_SEND the
+ * callback fills *out; for RA_KEEP it writes one sentence into why. */
+typedef enum replay_action (*replay_select_fn)(void *ctx, const struct message *m,
+                                               uint64_t position, struct outgoing *out,
+                                               char *why, size_t whylen);
+
+struct replay_progress {
+    uint64_t taken;     /* messages read from the DLQ */
+    uint64_t total;     /* messages in the DLQ at the start (or the plan's size) */
+    uint64_t selected;  /* sends and deletes decided so far */
+    uint64_t done, kept, unknown;
+    uint64_t in_flight;
+    double rate;        /* done per second */
+    double eta_s;       /* seconds left, < 0 when unknown */
+    bool paused;
+    const char *phase;  /* "reading", "sending", "canary", "settling" */
+};
+
+enum replay_ctl { RC_GO, RC_PAUSE, RC_CANCEL };
+typedef enum replay_ctl (*replay_progress_fn)(void *ctx, const struct replay_progress *p);
+
+/* Each outcome as it is decided (for the UI's list and the CLI's report). */
+typedef void (*replay_outcome_fn)(void *ctx, uint64_t seq, const struct bytes *old_id,
+                                  enum journal_result res, const char *reason);
+
+struct replay_opts {
+    const char *queue;           /* the DLQ */
+    enum queue_kind kind;        /* QK_UNKNOWN: classic/quorum worked out by the broker */
+    int64_t delivery_limit;      /* quorum: -1 none */
+    bool force;                  /* read a quorum queue past messages near its limit */
+    const char *op;              /* journal op: replay | reissue | move | delete */
+    uint64_t expect;             /* selections expected (a plan's size): stop reading once all
+                                    are found; 0 = read the whole queue */
+    uint32_t window;             /* copies in flight; 0 = 512. 1 = one confirm per message */
+    double rate;                 /* copies per second; 0 = as fast as the broker confirms */
+    int canary_wait_ms;          /* > 0: send one, watch this long for it to come back */
+    int confirm_timeout_ms;      /* how long to wait for outstanding confirms (30000) */
+    int idle_timeout_ms;         /* a silent queue: stop reading after this long (peek's rule) */
+    struct journal *journal;     /* required */
+    replay_select_fn select;
+    replay_progress_fn progress; /* may be NULL */
+    replay_outcome_fn outcome;   /* may be NULL */
+    void *ctx;
+};
+
+enum replay_end {
+    RE_COMPLETE,     /* every message there at the start was considered */
+    RE_ALL_FOUND,    /* every expected selection was found (opts.expect) */
+    RE_STOPPED,      /* the select callback said stop */
+    RE_CANCELLED,    /* progress said cancel: what was in flight was settled */
+    RE_CANARY,       /* the canary came back to the DLQ: nothing else was sent */
+    RE_IDLE,         /* the queue stopped delivering (other consumers hold the rest?) */
+    RE_REFUSED_LIMIT,/* a quorum message near its delivery limit: stopped before it */
+    RE_CONNECTION_LOST,
+    RE_CHANNEL_CLOSED,
+};
+
+const char *replay_end_name(enum replay_end e);
+
+#define REPLAY_MAX_REASONS 8
+
+struct replay_report {
+    char run_id[37];
+    uint32_t ready_before, ready_after;
+    bool have_after;
+    uint64_t taken, selected, done, kept, unknown;
+    uint64_t not_sent; /* selected but never published (cancelled, stopped, canary) */
+    struct {
+        char text[240];
+        uint64_t n;
+    } reasons[REPLAY_MAX_REASONS]; /* why messages were kept or unknown, most frequent first */
+    size_t n_reasons;
+    bool canary_sent, canary_back;
+    enum replay_end end;
+    char detail[512]; /* one sentence on how it ended */
+    double seconds;
+};
+
+/* Runs one pass. ST_OK when it ran (report->end says how it ended, counts say what
+ * happened); an error when it could not start (queue missing, journal unwritable, …). */
+enum status replay_run(struct conn *c, const struct replay_opts *o, struct replay_report *r,
+                       enum conn_err *kind, struct error *err);
+
+/* Whether a copy to exchange/routing key would route, checked without publishing: a passive
+ * declare of the queue (default exchange) or of the exchange. Writes one sentence to out. */
+enum route_check { ROUTE_YES, ROUTE_NO, ROUTE_EXCHANGE_ONLY, ROUTE_ERROR };
+enum route_check replay_check_route(struct conn *c, const char *exchange, const char *routing_key,
+                                    char *out, size_t outlen);
+
+/* ---- selecting by plan: the exact dead letters, by id and body digest ------------------ */
+
+struct replay_plan;
+struct replay_plan *replay_plan_new(void);
+void replay_plan_free(struct replay_plan *p);
+/* Adds one dead letter to find (the same id and digest twice means two messages). */
+void replay_plan_add(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65]);
+size_t replay_plan_size(const struct replay_plan *p);
+/* Whether m (with its decoded id and body digest) is wanted; consumes one match. */
+bool replay_plan_take(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65]);
+/* How many planned entries were not found. */
+size_t replay_plan_missing(const struct replay_plan *p);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * replay_plan: which dead letters a replay takes — a multiset of (id, body digest), so that
+ * exactly the messages a person chose are sent, and the same message twice means twice —
+ * and whether a target routes, checked without publishing.
+ */
+#include "replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define CHECK_CHANNEL 1
+
+/* ---- the plan: a multiset of (id, digest) ---------------------------------------------- */
+
+struct plan_entry {
+    struct bytes id;
+    char sha[65];
+    unsigned left;
+};
+
+struct replay_plan {
+    struct plan_entry *e;
+    size_t n, cap;
+    size_t *slots; /* open addressing over e by hash; SIZE_MAX empty */
+    size_t nslots;
+};
+
+static uint64_t plan_hash(const struct bytes *id, const char *sha)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < id->len; i++)
+        h = (h ^ id->data[i]) * 1099511628211ull;
+    for (size_t i = 0; i < 64; i++)
+        h = (h ^ (unsigned char)sha[i]) * 1099511628211ull;
+    return h;
+}
+
+struct replay_plan *replay_plan_new(void)
+{
+    return xcalloc(1, sizeof(struct replay_plan));
+}
+
+void replay_plan_free(struct replay_plan *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        bytes_free(&p->e[i].id);
+    free(p->e);
+    free(p->slots);
+    free(p);
+}
+
+static size_t plan_find(const struct replay_plan *p, const struct bytes *id, const char *sha)
+{
+    if (!p->nslots)
+        return SIZE_MAX;
+    size_t mask = p->nslots - 1;
+    for (size_t s = plan_hash(id, sha) & mask;; s = (s + 1) & mask) {
+        size_t i = p->slots[s];
+        if (i == SIZE_MAX)
+            return SIZE_MAX;
+        if (bytes_eq(&p->e[i].id, id) && memcmp(p->e[i].sha, sha, 64) == 0)
+            return i;
+    }
+}
+
+static void plan_rehash(struct replay_plan *p)
+{
+    size_t n = 16;
+    while (n < p->n * 2 + 2)
+        n *= 2;
+    free(p->slots);
+    p->slots = xmalloc(n * sizeof *p->slots);
+    for (size_t i = 0; i < n; i++)
+        p->slots[i] = SIZE_MAX;
+    p->nslots = n;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t s = plan_hash(&p->e[i].id, p->e[i].sha) & (n - 1);
+        while (p->slots[s] != SIZE_MAX)
+            s = (s + 1) & (n - 1);
+        p->slots[s] = i;
+    }
+}
+
+void replay_plan_add(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65])
+{
+    size_t i = plan_find(p, id, sha256_hex);
+    if (i != SIZE_MAX) {
+        p->e[i].left++;
+        return;
+    }
+    xgrow((void **)&p->e, &p->cap, p->n + 1, sizeof *p->e);
+    struct plan_entry *e = &p->e[p->n++];
+    e->id = bytes_copy(id);
+    memcpy(e->sha, sha256_hex, 64);
+    e->sha[64] = '\0';
+    e->left = 1;
+    if (p->n * 2 + 2 > p->nslots)
+        plan_rehash(p);
+    else {
+        size_t mask = p->nslots - 1;
+        size_t s = plan_hash(id, sha256_hex) & mask;
+        while (p->slots[s] != SIZE_MAX)
+            s = (s + 1) & mask;
+        p->slots[s] = p->n - 1;
+    }
+}
+
+size_t replay_plan_size(const struct replay_plan *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++)
+        n += p->e[i].left;
+    return n;
+}
+
+bool replay_plan_take(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65])
+{
+    size_t i = plan_find(p, id, sha256_hex);
+    if (i == SIZE_MAX || p->e[i].left == 0)
+        return false;
+    p->e[i].left--;
+    return true;
+}
+
+size_t replay_plan_missing(const struct replay_plan *p)
+{
+    return replay_plan_size(p);
+}
+
+/* ---- checks ----------------------------------------------------------------------------- */
+
+enum route_check replay_check_route(struct conn *c, const char *exchange, const char *routing_key,
+                                    char *out, size_t outlen)
+{
+    amqp_connection_state_t st = conn_state(c);
+    struct error err;
+    enum conn_err kind;
+    if (!exchange || !*exchange) {
+        uint32_t n = 0, cons = 0;
+        enum status s = conn_queue_inspect(c, CHECK_CHANNEL, routing_key, &n, &cons, &kind, &err);
+        if (s == ST_OK) {
+            snprintf(out, outlen, "routes: the default exchange delivers to queue %.120s (%u ready, "
+                     "%u consumers)", routing_key, n, cons);
+            return ROUTE_YES;
+        }
+        if (kind == CONN_NOT_FOUND) {
+            snprintf(out, outlen,
+                     "does not route: there is no queue %.120s for the default exchange to "
+                     "deliver to", routing_key);
+            return ROUTE_NO;
+        }
+        snprintf(out, outlen, "could not check the route: %.200s", err.msg);
+        return ROUTE_ERROR;
+    }
+    /* Channel 1 is always open on a dlqx connection (conn_open); a failed passive declare
+     * closes it, so it is opened again below. */
+    amqp_exchange_declare(st, CHECK_CHANNEL, amqp_cstring_bytes(exchange), amqp_empty_bytes, 1, 0,
+                          0, 0, amqp_empty_table);
+    amqp_rpc_reply_t rep = amqp_get_rpc_reply(st);
+    if (rep.reply_type == AMQP_RESPONSE_NORMAL) {
+        snprintf(out, outlen,
+                 "exchange %.120s exists; whether routing key %.120s reaches a queue is only "
+                 "known when the copy is published (mandatory: an unroutable copy comes back and "
+                 "its dead letter stays)",
+                 exchange, routing_key ? routing_key : "");
+        return ROUTE_EXCHANGE_ONLY;
+    }
+    conn_check_reply(c, CHECK_CHANNEL, rep, "checking the exchange", &kind, &err);
+    enum conn_err reopen_kind;
+    struct error reopen_err;
+    if (conn_alive(c) && kind != CONN_OK)
+        conn_channel_open(c, CHECK_CHANNEL, &reopen_kind, &reopen_err);
+    if (kind == CONN_NOT_FOUND) {
+        snprintf(out, outlen, "does not route: exchange %.120s does not exist", exchange);
+        return ROUTE_NO;
+    }
+    snprintf(out, outlen, "could not check the route: %.200s", err.msg);
+    return ROUTE_ERROR;
+}

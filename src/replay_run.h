@@ -1,0 +1,100 @@
+/*
+ * replay_run: the state of one replay pass, shared by replay.c (the loop, publishing, the
+ * journal's intents and outcomes) and replay_wire.c (reading the DLQ, the frame pump,
+ * confirms, returns and proving acks). Internal to the replay module: nothing else includes it.
+ */
+#ifndef DLQX_REPLAY_RUN_H
+#define DLQX_REPLAY_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "replay.h"
+#include "util.h"
+
+#define CHECK_CHANNEL 1 /* passive declares: a failure closes only this one */
+#define READ_CHANNEL 2
+#define PUB_CHANNEL 3
+#define DEFAULT_WINDOW 512
+#define STREAM_CREDIT 2000
+#define FRAME_SLACK 4096 /* headers must fit one frame with room for the rest of it */
+
+enum item_state {
+    IT_PENDING,   /* decided, not yet journaled/published */
+    IT_IN_FLIGHT, /* published, no confirm yet */
+    IT_ACKED,     /* copy confirmed (or a delete), dead letter acked, ack not yet proven */
+    IT_SETTLED,   /* outcome written */
+};
+
+struct item {
+    uint64_t seq;          /* journal seq */
+    uint64_t delivery_tag; /* the dead letter on the reading channel */
+    uint64_t pub_seq;      /* confirm sequence number */
+    enum item_state state;
+    bool is_delete;
+    bool returned;         /* a basic.return came for it */
+    struct outgoing out;   /* body and headers freed once published */
+    char old_sha[65];      /* the dead letter's body digest */
+    json_t *diff;          /* the changed rows, for the intent; released once written */
+    char reason[240];
+};
+
+struct run {
+    struct conn *c;
+    amqp_connection_state_t st;
+    const struct replay_opts *o;
+    struct replay_report *r;
+    enum queue_kind kind;
+    uint64_t total;     /* messages there at the start */
+    uint32_t window;
+    struct item **items; /* every selected send/delete, in decision order */
+    size_t n_items, cap_items;
+    size_t next_pending; /* first IT_PENDING index (items are published in order) */
+    size_t first_open;   /* first item not yet settled (outcome) */
+    uint64_t in_flight;
+    uint64_t next_pub_seq;
+    uint64_t seq;
+    uint64_t published;
+    bool reading_done, read_alive, pub_alive, cancelled, paused;
+    bool need_sync; /* some items are IT_ACKED */
+    uint64_t stream_unacked, stream_last_tag;
+    /* canary */
+    bool canary_wanted, canary_waiting, canary_passed;
+    size_t canary_item;
+    double canary_until;
+    struct bytes canary_id;
+    /* checks */
+    struct strbuf checked_exchanges; /* "\n"-separated names known to exist */
+    bool blocked;
+    double started, last_progress, last_frame;
+    enum replay_end end;
+    bool end_set;
+    struct error err;        /* the first broker-side failure */
+    struct error jerr;       /* the first journal failure */
+    bool journal_failed;
+    enum conn_err kind_seen;
+};
+
+/* How a pass ended: the first reason, unless a graver one comes after it (a connection lost
+ * after every message was found still says the connection was lost). */
+
+/* replay.c */
+void rr_say(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *rr_cs(const struct bytes *b);
+double rr_now_s(void);
+void rr_set_end(struct run *run, enum replay_end e);
+void rr_add_reason(struct replay_report *r, const char *text);
+void rr_settle(struct run *run, struct item *it, enum journal_result res, const char *reason);
+void rr_advance_open(struct run *run);
+/* A journal write failed: the pass stops sending (a write it cannot record could not be
+ * named after a crash). */
+void rr_journal_failed(struct run *run, const struct error *e);
+
+/* replay_wire.c */
+bool rr_pump(struct run *run, int timeout_ms);
+void rr_sync_acks(struct run *run);
+void rr_connection_lost(struct run *run, const char *why);
+enum status rr_start_consume(struct run *run, enum conn_err *kind, struct error *err);
+void rr_get_one(struct run *run);
+
+#endif

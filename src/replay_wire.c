@@ -1,0 +1,462 @@
+/*
+ * replay_wire: the broker side of a replay pass — taking dead letters from the DLQ (a
+ * consumer holding them, or one basic.get at a time for a quorum queue near its delivery
+ * limit), the frame pump, publisher confirms and returns matched to their copies, and the
+ * round trip that proves the broker has processed the dead letters' acks.
+ */
+#include "replay.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "decode.h"
+#include "hval_amqp.h"
+#include "replay_run.h"
+#include "sha256.h"
+#include "util.h"
+
+/* ---- reading the DLQ -------------------------------------------------------------------- */
+
+static const struct bytes *decoded_id(const struct message *m, struct decoded *d)
+{
+    decode_message_ex(m, clock_now_ms(), DECODE_NO_BODY, d);
+    return &d->env->id;
+}
+
+/* A message taken from the DLQ: decide (select), or hold it. */
+static void on_delivery(struct run *run, struct message *m, uint64_t tag)
+{
+    struct replay_report *r = run->r;
+    r->taken++;
+    uint64_t pos = r->taken;
+    if (run->kind == QK_STREAM) {
+        run->stream_last_tag = tag;
+        if (++run->stream_unacked >= STREAM_CREDIT / 2) {
+            amqp_basic_ack(run->st, READ_CHANNEL, tag, 1);
+            run->stream_unacked = 0;
+        }
+    }
+    if (pos > run->total || run->reading_done) {
+        /* Arrived after the pass began: not part of it; held and given back. It may be the
+         * canary coming back. */
+        if (r->canary_sent && !run->canary_passed && run->canary_id.len) {
+            struct decoded d;
+            if (bytes_eq(decoded_id(m, &d), &run->canary_id))
+                r->canary_back = true;
+            decoded_free(&d);
+        }
+        message_free(m);
+        return;
+    }
+    struct item *it = xcalloc(1, sizeof *it);
+    char why[240] = "";
+    enum replay_action a = run->o->select(run->o->ctx, m, pos, &it->out, why, sizeof why);
+    if (a == RA_SEND || a == RA_DELETE || a == RA_KEEP) {
+        r->selected++;
+        if (run->o->expect && r->selected >= run->o->expect) {
+            run->reading_done = true;
+            rr_set_end(run, RE_ALL_FOUND);
+        }
+    }
+    /* A stream keeps every message: a copy can be sent, nothing can be removed. */
+    if (run->kind == QK_STREAM &&
+        (a == RA_DELETE || (a == RA_SEND && it->out.mode == RESTAMP_MOVE))) {
+        a = RA_KEEP;
+        snprintf(why, sizeof why, "a stream cannot remove a message: nothing was changed");
+    }
+    if (a == RA_SEND || a == RA_DELETE) {
+        it->is_delete = a == RA_DELETE;
+        sha256_hex(m->body.data, m->body.len, it->old_sha);
+        if (it->is_delete) {
+            outgoing_free(&it->out);
+            memset(&it->out, 0, sizeof it->out);
+            struct decoded d;
+            it->out.old_id = bytes_copy(decoded_id(m, &d));
+            decoded_free(&d);
+        } else {
+            struct diff df;
+            restamp_diff(m, &it->out, &df);
+            it->diff = diff_to_json(&df);
+            diff_free(&df);
+        }
+        it->delivery_tag = tag;
+        it->state = IT_PENDING;
+        xgrow((void **)&run->items, &run->cap_items, run->n_items + 1, sizeof *run->items);
+        run->items[run->n_items++] = it;
+        if (run->canary_wanted && run->canary_item == SIZE_MAX && !it->is_delete)
+            run->canary_item = run->n_items - 1;
+    } else {
+        if (a == RA_KEEP) {
+            r->kept++;
+            rr_add_reason(r, why[0] ? why : "it could not be sent");
+            if (run->o->outcome) {
+                struct decoded d;
+                run->o->outcome(run->o->ctx, 0, decoded_id(m, &d), JR_KEPT, why);
+                decoded_free(&d);
+            }
+        }
+        outgoing_free(&it->out);
+        free(it);
+        if (a == RA_STOP) {
+            run->reading_done = true;
+            rr_set_end(run, RE_STOPPED);
+        }
+    }
+    message_free(m);
+    if (!run->reading_done && r->taken >= run->total)
+        run->reading_done = true;
+}
+
+static void lost_channel(struct run *run, amqp_channel_t ch, const char *why)
+{
+    if (ch == READ_CHANNEL)
+        run->read_alive = false;
+    else
+        run->pub_alive = false;
+    if (!run->err.msg[0])
+        error_set(&run->err, ST_EIO, "%s", why);
+    rr_set_end(run, RE_CHANNEL_CLOSED);
+    run->reading_done = true;
+}
+
+/* ---- confirms and returns --------------------------------------------------------------- */
+
+static struct item *flight_find(struct run *run, uint64_t pub_seq)
+{
+    for (size_t i = run->first_open; i < run->n_items; i++) {
+        struct item *it = run->items[i];
+        if (it->state == IT_IN_FLIGHT && it->pub_seq == pub_seq)
+            return it;
+        if (it->state == IT_PENDING)
+            break;
+    }
+    return NULL;
+}
+
+static void confirmed(struct run *run, struct item *it, bool ack)
+{
+    run->in_flight--;
+    if (!ack) {
+        rr_settle(run, it, JR_KEPT,
+               "the broker refused the copy (basic.nack): the target may be full "
+               "(x-overflow reject-publish) or out of resources; the dead letter stays");
+        return;
+    }
+    if (it->returned) {
+        rr_settle(run, it, JR_KEPT, it->reason);
+        return;
+    }
+    if (run->kind == QK_STREAM) {
+        rr_settle(run, it, JR_DONE, NULL);
+        return;
+    }
+    if (!run->read_alive) {
+        rr_settle(run, it, JR_UNKNOWN,
+               "the copy is confirmed at the target, but the reading channel was closed before "
+               "the dead letter could be removed: it is back in the DLQ (a duplicate)");
+        return;
+    }
+    amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
+    it->state = IT_ACKED;
+    run->need_sync = true;
+}
+
+static void on_confirm(struct run *run, uint64_t tag, bool multiple, bool ack)
+{
+    if (!multiple) {
+        struct item *it = flight_find(run, tag);
+        if (it)
+            confirmed(run, it, ack);
+        return;
+    }
+    for (size_t i = run->first_open; i < run->n_items; i++) {
+        struct item *it = run->items[i];
+        if (it->state == IT_PENDING)
+            break;
+        if (it->state == IT_IN_FLIGHT && it->pub_seq <= tag)
+            confirmed(run, it, ack);
+    }
+}
+
+static void on_return(struct run *run, const amqp_basic_return_t *ret, const amqp_message_t *msg)
+{
+    char sha[65];
+    sha256_hex(msg->body.bytes, msg->body.len, sha);
+    struct bytes ex = {.data = ret->exchange.bytes, .len = ret->exchange.len};
+    struct bytes rk = {.data = ret->routing_key.bytes, .len = ret->routing_key.len};
+    for (size_t i = run->first_open; i < run->n_items; i++) {
+        struct item *it = run->items[i];
+        if (it->state == IT_PENDING)
+            break;
+        if (it->state != IT_IN_FLIGHT || it->returned)
+            continue;
+        if (!bytes_eq(&it->out.exchange, &ex) || !bytes_eq(&it->out.routing_key, &rk) ||
+            strcmp(it->out.body_sha256, sha) != 0)
+            continue;
+        it->returned = true;
+        char text[120];
+        snprintf(text, sizeof text, "%.*s", (int)(ret->reply_text.len > 100 ? 100 : ret->reply_text.len),
+                 (const char *)ret->reply_text.bytes);
+        for (char *p = text; *p; p++)
+            if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
+                *p = '?';
+        rr_say(it->reason, sizeof it->reason,
+                 "unroutable: the broker returned the copy (%u %s): nothing is bound to %s%s%s "
+                 "with routing key %s; the dead letter stays",
+                 ret->reply_code, text, ex.len ? "exchange " : "the default exchange",
+                 ex.len ? rr_cs(&it->out.exchange) : "", "",
+                 rr_cs(&it->out.routing_key));
+        return;
+    }
+}
+
+/* ---- the frame pump --------------------------------------------------------------------- */
+
+void rr_connection_lost(struct run *run, const char *why)
+{
+    run->read_alive = run->pub_alive = false;
+    if (!run->err.msg[0])
+        error_set(&run->err, ST_EIO, "%s", why);
+    run->kind_seen = CONN_LOST;
+    rr_set_end(run, RE_CONNECTION_LOST);
+    run->reading_done = true;
+}
+
+/* Reads one frame (waiting at most timeout_ms) and handles it. Returns false on timeout. */
+bool rr_pump(struct run *run, int timeout_ms)
+{
+    amqp_maybe_release_buffers(run->st);
+    amqp_frame_t f;
+    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    int rc = amqp_simple_wait_frame_noblock(run->st, &f, &tv);
+    if (rc == AMQP_STATUS_TIMEOUT)
+        return false;
+    if (rc != AMQP_STATUS_OK) {
+        struct error e;
+        enum conn_err k;
+        conn_check_status(run->c, rc, "replaying", &k, &e);
+        rr_connection_lost(run, e.msg);
+        return true;
+    }
+    run->last_frame = rr_now_s();
+    if (f.frame_type != AMQP_FRAME_METHOD)
+        return true; /* a stray content frame: not ours */
+    amqp_method_number_t id = f.payload.method.id;
+    void *dec = f.payload.method.decoded;
+    if (id == AMQP_BASIC_DELIVER_METHOD && f.channel == READ_CHANNEL) {
+        const amqp_basic_deliver_t *d = dec;
+        amqp_envelope_t e;
+        memset(&e, 0, sizeof e);
+        e.channel = f.channel;
+        e.delivery_tag = d->delivery_tag;
+        e.redelivered = d->redelivered;
+        e.exchange = d->exchange;
+        e.routing_key = d->routing_key;
+        amqp_rpc_reply_t rep = amqp_read_message(run->st, f.channel, &e.message, 0);
+        if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
+            struct error er;
+            enum conn_err k;
+            conn_check_reply(run->c, f.channel, rep, "reading a message", &k, &er);
+            if (conn_alive(run->c))
+                lost_channel(run, READ_CHANNEL, er.msg);
+            else
+                rr_connection_lost(run, er.msg);
+            return true;
+        }
+        struct message m;
+        peek_message_from_envelope(&e, run->o->queue, clock_now_ms(), &m);
+        uint64_t tag = e.delivery_tag;
+        amqp_destroy_message(&e.message);
+        on_delivery(run, &m, tag);
+        return true;
+    }
+    if (f.channel == PUB_CHANNEL && id == AMQP_BASIC_ACK_METHOD) {
+        const amqp_basic_ack_t *a = dec;
+        on_confirm(run, a->delivery_tag, a->multiple, true);
+        return true;
+    }
+    if (f.channel == PUB_CHANNEL && id == AMQP_BASIC_NACK_METHOD) {
+        const amqp_basic_nack_t *a = dec;
+        on_confirm(run, a->delivery_tag, a->multiple, false);
+        return true;
+    }
+    if (f.channel == PUB_CHANNEL && id == AMQP_BASIC_RETURN_METHOD) {
+        amqp_basic_return_t ret = *(const amqp_basic_return_t *)dec;
+        amqp_message_t msg;
+        amqp_rpc_reply_t rep = amqp_read_message(run->st, f.channel, &msg, 0);
+        if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
+            rr_connection_lost(run, "the connection failed while reading a returned copy");
+            return true;
+        }
+        on_return(run, &ret, &msg);
+        amqp_destroy_message(&msg);
+        return true;
+    }
+    if (id == AMQP_CHANNEL_CLOSE_METHOD || id == AMQP_CONNECTION_CLOSE_METHOD) {
+        amqp_rpc_reply_t reply;
+        memset(&reply, 0, sizeof reply);
+        reply.reply_type = AMQP_RESPONSE_SERVER_EXCEPTION;
+        reply.reply = f.payload.method;
+        struct error er;
+        enum conn_err k;
+        const char *what = f.channel == PUB_CHANNEL ? "publishing a copy" : "reading the DLQ";
+        conn_check_reply(run->c, f.channel, reply, what, &k, &er);
+        run->kind_seen = k;
+        if (id == AMQP_CONNECTION_CLOSE_METHOD)
+            rr_connection_lost(run, er.msg);
+        else
+            lost_channel(run, f.channel, er.msg);
+        return true;
+    }
+    if (id == AMQP_BASIC_CANCEL_METHOD && f.channel == READ_CHANNEL) {
+        lost_channel(run, READ_CHANNEL,
+                     "the broker cancelled dlqx's consumer (the queue was deleted?)");
+        return true;
+    }
+    if (id == AMQP_CONNECTION_BLOCKED_METHOD)
+        run->blocked = true;
+    else if (id == AMQP_CONNECTION_UNBLOCKED_METHOD)
+        run->blocked = false;
+    return true;
+}
+
+/* Proves the broker has processed every ack sent on the reading channel (a round trip on
+ * that channel: frames on a channel are handled in order), then writes the outcomes. */
+void rr_sync_acks(struct run *run)
+{
+    if (!run->need_sync)
+        return;
+    run->need_sync = false;
+    bool proven = false;
+    if (run->read_alive) {
+        amqp_basic_qos(run->st, READ_CHANNEL, 0, 0, 0);
+        amqp_rpc_reply_t rep = amqp_get_rpc_reply(run->st);
+        if (rep.reply_type == AMQP_RESPONSE_NORMAL)
+            proven = true;
+        else {
+            struct error er;
+            enum conn_err k;
+            conn_check_reply(run->c, READ_CHANNEL, rep, "confirming the removals", &k, &er);
+            if (conn_alive(run->c))
+                lost_channel(run, READ_CHANNEL, er.msg);
+            else
+                rr_connection_lost(run, er.msg);
+        }
+    }
+    for (size_t i = run->first_open; i < run->n_items; i++) {
+        struct item *it = run->items[i];
+        if (it->state != IT_ACKED)
+            continue;
+        if (proven)
+            rr_settle(run, it, JR_DONE, NULL);
+        else
+            rr_settle(run, it, JR_UNKNOWN,
+                   it->is_delete
+                       ? "the connection failed before the broker confirmed the removal: the "
+                         "dead letter may still be in the DLQ"
+                       : "the copy is confirmed at the target; the connection failed before the "
+                         "broker confirmed the dead letter's removal: if it is still in the DLQ "
+                         "it is a duplicate");
+    }
+    struct error jerr;
+    if (journal_sync(run->o->journal, &jerr) != ST_OK)
+        rr_journal_failed(run, &jerr);
+}
+
+
+/* ---- reading modes ---------------------------------------------------------------------- */
+
+enum status rr_start_consume(struct run *run, enum conn_err *kind, struct error *err)
+{
+    uint16_t prefetch = 0;
+    if (run->kind == QK_STREAM)
+        prefetch = STREAM_CREDIT;
+    else if (run->total <= 65535)
+        prefetch = (uint16_t)run->total; /* everything there, and no more */
+    else if (run->kind == QK_QUORUM)
+        prefetch = 65535;
+    amqp_basic_qos(run->st, READ_CHANNEL, 0, prefetch, 0);
+    enum status st = conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(run->st),
+                                      "setting the prefetch", kind, err);
+    if (st != ST_OK)
+        return st;
+    amqp_table_entry_t arg;
+    amqp_table_t args = amqp_empty_table;
+    if (run->kind == QK_STREAM) {
+        arg.key = amqp_cstring_bytes("x-stream-offset");
+        arg.value.kind = AMQP_FIELD_KIND_UTF8;
+        arg.value.value.bytes = amqp_cstring_bytes("first");
+        args.num_entries = 1;
+        args.entries = &arg;
+    }
+    amqp_basic_consume(run->st, READ_CHANNEL, amqp_cstring_bytes(run->o->queue), amqp_empty_bytes,
+                       0, 0, 0, args);
+    return conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(run->st),
+                            "starting to read the DLQ", kind, err);
+}
+
+/* Quorum queues with a delivery limit: one basic.get at a time, stopping before a message
+ * that a return would push over the limit (the rule peek follows). */
+void rr_get_one(struct run *run)
+{
+    amqp_maybe_release_buffers(run->st);
+    amqp_rpc_reply_t rep =
+        amqp_basic_get(run->st, READ_CHANNEL, amqp_cstring_bytes(run->o->queue), 0);
+    if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
+        struct error er;
+        enum conn_err k;
+        conn_check_reply(run->c, READ_CHANNEL, rep, "reading the DLQ", &k, &er);
+        if (conn_alive(run->c))
+            lost_channel(run, READ_CHANNEL, er.msg);
+        else
+            rr_connection_lost(run, er.msg);
+        return;
+    }
+    if (rep.reply.id == AMQP_BASIC_GET_EMPTY_METHOD) {
+        run->reading_done = true;
+        if (run->r->taken < run->total)
+            rr_set_end(run, RE_IDLE);
+        return;
+    }
+    const amqp_basic_get_ok_t *ok = rep.reply.decoded;
+    amqp_envelope_t e;
+    memset(&e, 0, sizeof e);
+    e.delivery_tag = ok->delivery_tag;
+    e.redelivered = ok->redelivered;
+    e.exchange = amqp_bytes_malloc_dup(ok->exchange);
+    e.routing_key = amqp_bytes_malloc_dup(ok->routing_key);
+    rep = amqp_read_message(run->st, READ_CHANNEL, &e.message, 0);
+    if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
+        amqp_bytes_free(e.exchange);
+        amqp_bytes_free(e.routing_key);
+        rr_connection_lost(run, "the connection failed while reading a message");
+        return;
+    }
+    struct message m;
+    peek_message_from_envelope(&e, run->o->queue, clock_now_ms(), &m);
+    amqp_destroy_message(&e.message);
+    amqp_bytes_free(e.exchange);
+    amqp_bytes_free(e.routing_key);
+    const struct hval *dcv = htable_get(m.headers, "x-delivery-count");
+    int64_t dc = 0;
+    if (dcv)
+        hval_as_int64_lenient(dcv, &dc);
+    int64_t limit = run->o->delivery_limit;
+    bool at_risk = dc >= (limit > 0 ? limit - 1 : 0);
+    uint64_t selected_before = run->r->selected;
+    on_delivery(run, &m, e.delivery_tag);
+    bool selected = run->r->selected > selected_before;
+    if (at_risk && !selected && !run->o->force && !run->reading_done) {
+        snprintf(run->r->detail, sizeof run->r->detail,
+                 "stopped at message %llu: it has been delivered %lld times and the queue's "
+                 "delivery limit is %lld — giving it back once more could make the broker "
+                 "dead-letter or drop it (use --force to read past it)",
+                 (unsigned long long)run->r->taken, (long long)dc, (long long)limit);
+        run->reading_done = true;
+        rr_set_end(run, RE_REFUSED_LIMIT);
+    }
+}

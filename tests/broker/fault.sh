@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Fault injection: replays of a few hundred AceMQ dead letters back to their source queue,
+# with dlqx killed (SIGKILL) at random instants and the broker restarted once mid-run.
+# Afterwards every original message is in the DLQ or its copy at the source — none lost —
+# and every duplicate is one the journal names (an intent without an outcome, or "unknown").
+# Needs the test broker's environment (run.sh): DLQX_BROKER_DIR, DLQX_SOURCE_ROOT, DLQX_SEED.
+# usage: fault.sh DLQX [MESSAGES]
+set -u
+dlqx=$1
+count=${2:-1500}
+root=${DLQX_SOURCE_ROOT:?}
+dir=${DLQX_BROKER_DIR:?}
+seed=${DLQX_SEED:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export DLQX_JOURNAL=$tmp/journal.jsonl
+fail() {
+  echo "FAIL fault: $*"
+  exit 1
+}
+RANDOM=${DLQX_FAULT_SEED:-4242}
+P=${DLQX_FAULT_PREFIX:-f-} # queues: f-bulk.dlq and its source f-bulk
+
+"$seed" --scenario bulk --count "$count" --size 256 --prefix "$P" >"$tmp/seed.out" 2>&1 ||
+  { cat "$tmp/seed.out"; fail "seeding"; }
+dlq=${P}bulk.dlq
+src=${P}bulk
+
+ids() { # queue → its messages' ids, one a line (a peek: the queue keeps them)
+  "$dlqx" peek "$1" -o "$tmp/peek.jsonl" >/dev/null 2>"$tmp/peek.err" || {
+    cat "$tmp/peek.err"
+    fail "peek $1"
+  }
+  "$dlqx" decode "$tmp/peek.jsonl" | sed -n 's/^{"dialect":"[a-z]*","id":"\([^"]*\)".*/\1/p'
+}
+depth() {
+  "$dlqx" queues --no-mgmt --json "$1" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p' | head -1
+}
+
+ids "$dlq" | sort >"$tmp/before"
+[ "$(wc -l <"$tmp/before")" -eq "$count" ] || fail "the DLQ holds $(wc -l <"$tmp/before") messages, expected $count"
+[ "$(sort -u "$tmp/before" | wc -l)" -eq "$count" ] || fail "the seeded ids are not unique"
+
+kills=0
+restarted=0
+rounds=0
+while [ $rounds -lt 40 ]; do
+  rounds=$((rounds + 1))
+  d=$(depth "$dlq")
+  [ -n "$d" ] || fail "cannot read the DLQ's depth"
+  [ "$d" -eq 0 ] && break
+  "$dlqx" replay "$dlq" --all --yes --window 32 --rate 150 --json \
+    >"$tmp/run$rounds.out" 2>"$tmp/run$rounds.err" &
+  pid=$!
+  if [ $rounds -eq 3 ]; then
+    # The broker goes away under a running replay, and comes back.
+    sleep 0.7
+    "$root/scripts/broker" restart "$dir" >"$tmp/restart.log" 2>&1 ||
+      { cat "$tmp/restart.log"; fail "the broker did not restart"; }
+    wait $pid
+    rc=$?
+    [ $rc -eq 17 ] || [ $rc -eq 21 ] || { cat "$tmp/run$rounds.err"; fail "replay during the restart exited $rc, expected 17 or 21"; }
+    restarted=1
+    continue
+  fi
+  if [ $rounds -lt 12 ]; then
+    # Killed at a random instant between 50 ms and 1.5 s.
+    ms=$((50 + RANDOM % 1450))
+    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+    kill -9 $pid 2>/dev/null && kills=$((kills + 1))
+    wait $pid 2>/dev/null
+  else
+    wait $pid
+  fi
+done
+[ $restarted -eq 1 ] || fail "the broker restart did not happen"
+[ "$(depth "$dlq")" -eq 0 ] || fail "the DLQ was not drained after $rounds rounds"
+
+# Every original is somewhere; duplicates are named.
+ids "$dlq" >"$tmp/in_dlq"
+ids "$src" >"$tmp/at_src"
+sort "$tmp/in_dlq" "$tmp/at_src" >"$tmp/everywhere"
+lost=$(sort -u "$tmp/everywhere" | comm -23 "$tmp/before" - | wc -l)
+[ "$lost" -eq 0 ] || fail "$lost messages were lost: $(sort -u "$tmp/everywhere" | comm -23 "$tmp/before" - | head -5 | tr '\n' ' ')"
+uniq -d "$tmp/everywhere" >"$tmp/dups"
+"$dlqx" journal --pending --json >"$tmp/pending.jsonl" 2>"$tmp/journal.err"
+sed -n 's/.*"old_id":"\([^"]*\)".*/\1/p' "$tmp/pending.jsonl" | sort -u >"$tmp/named"
+unnamed=$(comm -23 "$tmp/dups" "$tmp/named" | wc -l)
+[ "$unnamed" -eq 0 ] || fail "$unnamed duplicates the journal does not name: $(comm -23 "$tmp/dups" "$tmp/named" | head -5 | tr '\n' ' ')"
+replays=$(grep -c '"kind":"outcome".*"result":"done"' "$DLQX_JOURNAL")
+[ "$replays" -ge 200 ] || fail "only $replays replays were confirmed (at least 200 wanted)"
+echo "ok fault: $count messages, $replays confirmed replays in $rounds runs, $kills killed with SIGKILL, the broker restarted once; none lost; $(wc -l <"$tmp/dups") duplicates, all named in the journal ($(wc -l <"$tmp/named") possible)"

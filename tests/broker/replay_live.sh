@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The writing commands as a script uses them, against the test broker (run.sh): the plan and
+# dry run, the confirmation, read-only, replay / re-issue / move / delete by id, filter and
+# snapshot, the journal, and a sentence plus an exit code for every refusal.
+set -u
+dlqx=$1
+seed=${DLQX_SEED:?}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export DLQX_JOURNAL=$tmp/journal.jsonl
+password=$(cat "$DLQX_PASSWORD_FILE")
+P=${DLQX_REPLAY_PREFIX:-c-} # queue names: c-orders.dlq, …
+
+ok() { pass=$((pass + 1)); }
+bad() {
+  echo "FAIL $*"
+  fail=$((fail + 1))
+}
+check() { # name, expected exit code, expected text in stdout+stderr ("" for none), command...
+  local name=$1 want=$2 text=$3
+  shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  local rc=$?
+  local good=1
+  [ "$rc" -eq "$want" ] || { bad "$name: exit $rc, expected $want"; cat "$tmp/err"; good=0; }
+  if [ -n "$text" ] && ! grep -q -- "$text" "$tmp/out" "$tmp/err"; then
+    bad "$name: the output lacks \"$text\":"
+    cat "$tmp/out" "$tmp/err"
+    good=0
+  fi
+  if grep -q -F -- "$password" "$tmp/out" "$tmp/err" "$DLQX_JOURNAL" 2>/dev/null; then
+    bad "$name: the password was printed or journaled"
+    good=0
+  fi
+  [ $good -eq 1 ] && ok
+}
+depth() {
+  "$dlqx" queues --no-mgmt --json "$1" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p' | head -1
+}
+expect_depth() { # name queue n
+  local d
+  d=$(depth "$2")
+  if [ "$d" = "$3" ]; then ok; else bad "$1: $2 holds ${d:-?} messages, expected $3"; fi
+}
+snapshot() { # queue file
+  "$dlqx" peek "$1" -o "$2" >/dev/null 2>"$tmp/peek.err" || { bad "peek $1"; cat "$tmp/peek.err"; }
+}
+field() { # file n field → the field of the n-th decoded record
+  "$dlqx" decode "$1" | sed -n "$2p" | sed -n "s/.*\"$3\":\"\\([^\"]*\\)\".*/\\1/p"
+}
+
+"$seed" --prefix "$P" >"$tmp/seed.out" 2>&1 || { cat "$tmp/seed.out"; bad "seed"; exit 1; }
+dlq=${P}orders.dlq
+n0=$(depth $dlq)
+snapshot $dlq "$tmp/snap.jsonl"
+id1=$(field "$tmp/snap.jsonl" 1 id)
+id2=$(field "$tmp/snap.jsonl" 2 id)
+[ -n "$id1" ] && [ -n "$id2" ] || { bad "no ids in the snapshot"; exit 1; }
+
+# Nothing is written without a yes, in read-only mode, or on a dry run.
+check read-only-flag 23 'read-only' "$dlqx" replay $dlq --all --yes --read-only
+check read-only-env 23 'read-only' env DLQX_READ_ONLY=1 "$dlqx" replay $dlq --all --yes
+check read-only-url 23 'read-only' "$dlqx" replay $dlq --all --yes --url "$DLQX_URL?read_only=true"
+check unknown-url-parameter 2 'unknown URL parameter' "$dlqx" replay $dlq --all --yes --url "$DLQX_URL?frobnicate=1"
+check no-terminal 2 'give --yes' setsid "$dlqx" replay $dlq --id "$id1"
+check no-selection 2 'say which dead letters' "$dlqx" replay $dlq --yes
+check dry-run-needs-snapshot 2 'plans from a snapshot' "$dlqx" replay $dlq --all --dry-run
+check dry-run 0 "routes: the default exchange delivers to queue ${P}orders" \
+  "$dlqx" replay $dlq --snapshot "$tmp/snap.jsonl" --id "$id1" --dry-run
+grep -q 'x-acemq-attempt' "$tmp/out" && ok || bad "dry-run: the diff does not show the attempt"
+check dry-run-no-broker 0 'not checked (no broker)' env -u DLQX_URL "$dlqx" replay $dlq \
+  --snapshot "$tmp/snap.jsonl" --all --dry-run --url=
+check dry-run-json 0 '"action":"replay"' "$dlqx" replay $dlq --snapshot "$tmp/snap.jsonl" --all --dry-run --json
+expect_depth "nothing written yet" $dlq "$n0"
+[ ! -e "$DLQX_JOURNAL" ] && ok || bad "the journal was written before any write"
+
+# A replay by id, from the snapshot: the DLQ loses exactly that one; the source gains it.
+check replay-id 0 'finished: 1 done' "$dlqx" replay $dlq --snapshot "$tmp/snap.jsonl" --id "$id1" --yes
+expect_depth "replay-id dlq" $dlq $((n0 - 1))
+expect_depth "replay-id source" ${P}orders 1
+snapshot ${P}orders "$tmp/src.jsonl"
+[ "$(field "$tmp/src.jsonl" 1 id)" = "$id1" ] && ok || bad "replay-id: the copy's id is not the dead letter's"
+"$dlqx" decode "$tmp/src.jsonl" | grep -q '"attempt":1,' && ok || bad "replay-id: attempt not reset"
+"$dlqx" decode "$tmp/src.jsonl" | grep -q '"error":null' && ok || bad "replay-id: x-acemq-error not cleared"
+# The rest of the DLQ is the snapshot minus that message, in order.
+snapshot $dlq "$tmp/after.jsonl"
+"$dlqx" decode "$tmp/snap.jsonl" | sed -n 's/^{"dialect":"[a-z]*","id":"\([^"]*\)".*/\1/p' | grep -v -x -F "$id1" >"$tmp/want.ids"
+"$dlqx" decode "$tmp/after.jsonl" | sed -n 's/^{"dialect":"[a-z]*","id":"\([^"]*\)".*/\1/p' >"$tmp/got.ids"
+cmp -s "$tmp/want.ids" "$tmp/got.ids" && ok || bad "replay-id: the DLQ's remainder is not the rest in order"
+# Replaying the same dead letter again: it is not there any more.
+check replay-gone 20 'were not in the queue' "$dlqx" replay $dlq --snapshot "$tmp/snap.jsonl" --id "$id1" --yes
+
+# Re-issue with an edit: a new id, caused by the old one, the type changed.
+check reissue 0 'finished: 1 done' "$dlqx" replay $dlq --id "$id2" --reissue --with type=order.fixed --yes
+snapshot ${P}orders "$tmp/src2.jsonl"
+"$dlqx" decode "$tmp/src2.jsonl" | grep -F "\"causation_id\":\"$id2\"" | grep -q '"type":"order.fixed"' &&
+  ok || bad "reissue: no copy with causation = the old id and the new type"
+"$dlqx" decode "$tmp/src2.jsonl" | grep -q -F "\"id\":\"$id2\"" && bad "reissue: the copy kept the old id" || ok
+# Reserved names are refused.
+check reserved-header 20 'reserved' "$dlqx" replay $dlq --all --with header.x-acemq-id=forged --yes --rate 1000
+expect_depth "reserved: nothing sent" $dlq $((n0 - 2))
+
+# Move and delete.
+id3=$(field "$tmp/after.jsonl" 2 id)
+# The default parking queue (${P}orders.parked) does not exist here: unroutable, kept.
+check move-nowhere 20 'unroutable' "$dlqx" move $dlq --id "$id3" --yes
+check move 0 'finished: 1 done' "$dlqx" move $dlq --id "$id3" --to-queue ${P}inventory.parked --yes
+expect_depth "move parked" ${P}inventory.parked 4
+id4=$(field "$tmp/after.jsonl" 3 id)
+check delete 0 'finished: 1 done' "$dlqx" delete $dlq --id "$id4" --yes
+expect_depth "delete" $dlq $((n0 - 4))
+
+# A filter, live (no snapshot), on broker-made dead letters: back to the first death's exchange.
+a0=$(depth ${P}audit.dead)
+check filter-plain 0 'finished: 12 done' "$dlqx" replay ${P}audit.dead --filter 'reason:maxlen' --yes
+check unroutable 20 'unroutable' "$dlqx" replay ${P}emails.dlq --all --yes --to :${P}no-such-queue
+expect_depth "unroutable keeps" ${P}emails.dlq 8
+
+# The journal: every run, intents and outcomes; nothing pending after clean runs.
+check journal 0 'replay' "$dlqx" journal
+check journal-pending 0 '' "$dlqx" journal --pending
+grep -q '"kind":"intent"' "$DLQX_JOURNAL" && ok || bad "journal: no intents"
+[ "$(stat -c %a "$DLQX_JOURNAL")" = 600 ] && ok || bad "journal: mode is not 600"
+
+echo "replay cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]

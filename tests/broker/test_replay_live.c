@@ -1,0 +1,625 @@
+/*
+ * Replay against a real RabbitMQ node: a replayed AceMQ dead letter arrives on its source
+ * queue with exactly the headers the AceMQ libraries write, a BabelQueue one with exactly the
+ * body their redrive writes, and the DLQ loses exactly those messages and keeps the rest in
+ * order. An unroutable target, a full target (reject-publish), a vanished connection and a
+ * canary that comes back each keep the dead letter and say why. Move and delete take the same
+ * path. Needs the test broker (tests/broker/run.sh starts one); fails without it.
+ */
+#include "../testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "acemq.h"
+#include "brokerutil.h"
+#include "decode.h"
+#include "journal.h"
+#include "replay.h"
+#include "restamp.h"
+#include "sha256.h"
+#include "util.h"
+
+static char journal_dir[] = "/tmp/dlqx-replay-test-XXXXXX";
+
+/* ---- building dead letters --------------------------------------------------------------- */
+
+static void set_prop(struct message *m, enum prop_flag f, const char *v)
+{
+    props_set_string(&m->props, f, v, strlen(v));
+}
+
+static struct message acemq_dead(const char *id, const char *body)
+{
+    struct message m;
+    message_init(&m);
+    m.body = bytes_dup(body, strlen(body));
+    set_prop(&m, PROP_content_type, "application/json");
+    set_prop(&m, PROP_message_id, id);
+    m.props.delivery_mode = 2;
+    m.props.present |= 1u << PROP_delivery_mode;
+    m.headers_present = true;
+    struct htable *h = m.headers;
+    htable_add(h, "x-acemq-id", hval_cstring(id));
+    htable_add(h, "x-acemq-type", hval_cstring("order.placed"));
+    htable_add(h, "x-acemq-version", hval_int(HV_I32, 2));
+    htable_add(h, "x-acemq-correlation", hval_cstring("corr-1"));
+    htable_add(h, "x-acemq-attempt", hval_int(HV_I32, 5));
+    htable_add(h, "x-acemq-first-seen", hval_int(HV_I64, 1767323045678));
+    htable_add(h, "x-acemq-causation", hval_cstring("cause-0"));
+    htable_add(h, "x-acemq-origin", hval_cstring("orders@host-7"));
+    htable_add(h, "x-acemq-error", hval_cstring("gave up after 5 attempts: Timeout: db"));
+    htable_add(h, "x-acemq-future", hval_cstring("kept as it is"));
+    htable_add(h, "tenant", hval_cstring("acme"));
+    htable_add(h, "acemq-replay-count", hval_int(HV_I32, 2));
+    return m;
+}
+
+static struct message plain(const char *id, const char *body)
+{
+    struct message m;
+    message_init(&m);
+    m.body = bytes_dup(body, strlen(body));
+    set_prop(&m, PROP_message_id, id);
+    set_prop(&m, PROP_content_type, "text/plain");
+    m.props.delivery_mode = 2; /* persistent, as dead letters are; a copy is persistent too */
+    m.props.present |= 1u << PROP_delivery_mode;
+    m.headers_present = true;
+    htable_add(m.headers, "n", hval_cstring(id));
+    return m;
+}
+
+static const char BQ_DEAD[] =
+    "{\"job\":\"urn:babel:orders:ship\",\"trace_id\":\"t-9\",\"data\":{\"sku\":\"A/1\",\"qty\":3,"
+    "\"price\":99.90,\"note\":\"caf\\u00e9 \xe2\x82\xac\"},\"meta\":{\"id\":\"bq-1\",\"queue\":"
+    "\"t.ship\",\"lang\":\"php\",\"schema_version\":1,\"created_at\":1767323045678},"
+    "\"attempts\":4,\"dead_letter\":{\"reason\":\"failed\",\"error\":\"boom\",\"exception\":"
+    "\"RuntimeException\",\"failed_at\":1767323049999,\"original_queue\":\"t.ship\","
+    "\"attempts\":4,\"lang\":\"php\"},\"x_extra\":[1,2]}";
+/* What every BabelQueue redrive keeps: the same bytes without dead_letter, attempts 0. */
+static const char BQ_REPLAYED[] =
+    "{\"job\":\"urn:babel:orders:ship\",\"trace_id\":\"t-9\",\"data\":{\"sku\":\"A/1\",\"qty\":3,"
+    "\"price\":99.90,\"note\":\"caf\\u00e9 \xe2\x82\xac\"},\"meta\":{\"id\":\"bq-1\",\"queue\":"
+    "\"t.ship\",\"lang\":\"php\",\"schema_version\":1,\"created_at\":1767323045678},"
+    "\"attempts\":0,\"x_extra\":[1,2]}";
+
+static struct message bq_dead(void)
+{
+    struct message m;
+    message_init(&m);
+    m.body = bytes_dup(BQ_DEAD, strlen(BQ_DEAD));
+    set_prop(&m, PROP_content_type, "application/json");
+    set_prop(&m, PROP_content_encoding, "utf-8");
+    set_prop(&m, PROP_type, "urn:babel:orders:ship");
+    set_prop(&m, PROP_correlation_id, "t-9");
+    set_prop(&m, PROP_message_id, "bq-1");
+    set_prop(&m, PROP_app_id, "babelqueue");
+    m.props.delivery_mode = 2;
+    m.props.present |= 1u << PROP_delivery_mode;
+    m.headers_present = true;
+    htable_add(m.headers, "x-schema-version", hval_int(HV_I32, 1));
+    htable_add(m.headers, "x-source-lang", hval_cstring("php"));
+    htable_add(m.headers, "x-attempts", hval_int(HV_I32, 4));
+    return m;
+}
+
+/* ---- a run with a plan, as the CLI and the UI make one ---------------------------------- */
+
+struct sel {
+    struct replay_plan *plan;
+    const char *dlq;
+    enum restamp_mode mode;
+    const char *to_exchange, *to_routing_key;
+    bool is_delete;
+    /* fault injection */
+    int kill_after_done;
+    struct conn *conn;
+    uint64_t outcomes[3];
+    char last_reason[512];
+};
+
+static enum replay_action sel_cb(void *ctx, const struct message *m, uint64_t pos,
+                                 struct outgoing *out, char *why, size_t whylen)
+{
+    struct sel *s = ctx;
+    struct decoded d;
+    decode_message(m, clock_now_ms(), &d);
+    char sha[65];
+    sha256_hex(m->body.data, m->body.len, sha);
+    enum replay_action a = RA_SKIP;
+    if (replay_plan_take(s->plan, &d.env->id, sha)) {
+        if (s->is_delete) {
+            a = RA_DELETE;
+        } else {
+            struct restamp_opts ro;
+            memset(&ro, 0, sizeof ro);
+            ro.mode = s->mode;
+            ro.dlq = s->dlq;
+            ro.to_exchange = s->to_exchange;
+            ro.to_routing_key = s->to_routing_key;
+            ro.now_ms = 1770091506000; /* 2026-02-03T04:05:06Z */
+            struct error err;
+            a = restamp_build(&d, &ro, out, &err) == ST_OK ? RA_SEND : RA_KEEP;
+            if (a == RA_KEEP)
+                snprintf(why, whylen, "%s", err.msg);
+        }
+    }
+    decoded_free(&d);
+    return a;
+}
+
+static enum replay_ctl sel_progress(void *ctx, const struct replay_progress *p)
+{
+    struct sel *s = ctx;
+    if (s->kill_after_done > 0 && p->done >= (uint64_t)s->kill_after_done && s->conn) {
+        /* The network goes away under dlqx. */
+        shutdown(amqp_get_sockfd(conn_state(s->conn)), SHUT_RDWR);
+        s->kill_after_done = 0;
+    }
+    return RC_GO;
+}
+
+static void sel_outcome(void *ctx, uint64_t seq, const struct bytes *old_id,
+                        enum journal_result res, const char *reason)
+{
+    struct sel *s = ctx;
+    s->outcomes[res]++;
+    if (reason)
+        snprintf(s->last_reason, sizeof s->last_reason, "%s", reason);
+}
+
+static void plan_add_msg(struct replay_plan *p, const struct message *m)
+{
+    struct decoded d;
+    decode_message(m, clock_now_ms(), &d);
+    char sha[65];
+    sha256_hex(m->body.data, m->body.len, sha);
+    replay_plan_add(p, &d.env->id, sha);
+    decoded_free(&d);
+}
+
+static struct replay_report run_plan(struct conn *c, struct sel *s, uint32_t window,
+                                     int canary_ms)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/journal.jsonl", journal_dir);
+    struct journal *j = NULL;
+    struct error err;
+    if (journal_open(path, &j, &err) != ST_OK)
+        fail_msg("%s", err.msg);
+    struct replay_opts o;
+    memset(&o, 0, sizeof o);
+    o.queue = s->dlq;
+    o.kind = QK_CLASSIC;
+    o.delivery_limit = -1;
+    o.op = s->is_delete ? "delete" : restamp_mode_name(s->mode);
+    o.expect = replay_plan_size(s->plan);
+    o.window = window;
+    o.canary_wait_ms = canary_ms;
+    o.idle_timeout_ms = 3000;
+    o.confirm_timeout_ms = 10000;
+    o.journal = j;
+    o.select = sel_cb;
+    o.progress = sel_progress;
+    o.outcome = sel_outcome;
+    o.ctx = s;
+    struct replay_report r;
+    enum conn_err k;
+    error_clear(&err);
+    if (replay_run(c, &o, &r, &k, &err) != ST_OK)
+        fail_msg("replay %s: %s", s->dlq, err.msg);
+    journal_close(j);
+    return r;
+}
+
+/* The DLQ holds exactly `want` (in order). */
+static void expect_queue(struct conn *c, const char *q, const struct message *want, size_t n)
+{
+    struct msglist got = bt_read_all(c, q, n);
+    if (got.n != n)
+        fail_msg("%s holds %zu messages, expected %zu", q, got.n, n);
+    for (size_t i = 0; i < n; i++)
+        if (!bt_same_message(&want[i], &got.m[i], false))
+            fail_msg("%s: message %zu differs from the one expected there", q, i + 1);
+    msglist_free(&got);
+}
+
+static void fresh(struct conn *c, const char *q)
+{
+    bt_queue_fresh(c, q, NULL);
+}
+
+/* ---- the cases ---------------------------------------------------------------------------- */
+
+static void t_acemq_exact_headers(void **state)
+{
+    (void)state;
+    struct conn *c = bt_connect();
+    fresh(c, "r1.orders");
+    fresh(c, "r1.orders.dlq");
+    struct message dl[4] = {plain("p-1", "one"), acemq_dead("ord-1", "{\"id\":\"o-1\"}"),
+                            plain("p-2", "two"), acemq_dead("ord-2", "{\"id\":\"o-2\"}")};
+    bt_publish(c, "", "r1.orders.dlq", dl, 4);
+    struct sel s = {0};
+    s.plan = replay_plan_new();
+    s.dlq = "r1.orders.dlq";
+    s.mode = RESTAMP_REPLAY;
+    plan_add_msg(s.plan, &dl[1]);
+    plan_add_msg(s.plan, &dl[3]);
+    struct replay_report r = run_plan(c, &s, 0, 0);
+    assert_int_equal(r.done, 2);
+    assert_int_equal(r.kept, 0);
+    assert_int_equal(r.unknown, 0);
+    assert_int_equal(replay_plan_missing(s.plan), 0);
+    /* The rest of the DLQ, in order. */
+    struct message rest[2] = {dl[0], dl[2]};
+    expect_queue(c, "r1.orders.dlq", rest, 2);
+    /* At the source: the headers AceMQ's replay writes, in to_headers order. */
+    struct msglist got = bt_read_all(c, "r1.orders", 2);
+    assert_int_equal(got.n, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const struct message *m = &got.m[i];
+        const char *id = i == 0 ? "ord-1" : "ord-2";
+        struct htable *want = htable_new();
+        htable_add(want, "x-acemq-id", hval_cstring(id));
+        htable_add(want, "x-acemq-type", hval_cstring("order.placed"));
+        htable_add(want, "x-acemq-version", hval_int(HV_I32, 2));
+        htable_add(want, "x-acemq-correlation", hval_cstring("corr-1"));
+        htable_add(want, "x-acemq-attempt", hval_int(HV_I32, 1));
+        htable_add(want, "x-acemq-first-seen", hval_int(HV_I64, 1767323045678));
+        htable_add(want, "x-acemq-causation", hval_cstring("cause-0"));
+        htable_add(want, "x-acemq-origin", hval_cstring("orders@host-7"));
+        htable_add(want, "x-acemq-future", hval_cstring("kept as it is"));
+        htable_add(want, "tenant", hval_cstring("acme"));
+        htable_add(want, "acemq-replay-count", hval_int(HV_I32, 3));
+        htable_add(want, "acemq-replayed-from", hval_cstring("r1.orders.dlq"));
+        htable_add(want, "acemq-replayed-at", hval_cstring("2026-02-03T04:05:06Z"));
+        /* Names and values, whatever the order the library's map gives. */
+        for (size_t k = 0; k < want->n; k++) {
+            const char *key = (const char *)want->e[k].key.data;
+            const struct hval *g = htable_get(m->headers, key);
+            if (!g)
+                fail_msg("%s: header %s is missing", id, key);
+            if (!hval_equal(g, &want->e[k].val))
+                fail_msg("%s: header %s differs (kind %s)", id, key, hkind_name(g->kind));
+        }
+        assert_int_equal(m->headers->n, want->n);
+        assert_null(htable_get(m->headers, "x-acemq-error"));
+        assert_null(htable_get(m->headers, "x-death"));
+        /* The reserved headers first, as Envelope#to_headers writes them. */
+        assert_true(bytes_eq_cstr(&m->headers->e[0].key, "x-acemq-id"));
+        const struct bytes *mid = props_string(&m->props, PROP_message_id);
+        assert_non_null(mid);
+        assert_true(bytes_eq_cstr(mid, id));
+        assert_true(bytes_eq_cstr(props_string(&m->props, PROP_content_type), "application/json"));
+        assert_int_equal(m->props.delivery_mode, 2);
+        assert_true(bytes_eq(&m->body, &dl[i == 0 ? 1 : 3].body));
+        htable_free(want);
+    }
+    msglist_free(&got);
+    replay_plan_free(s.plan);
+    for (size_t i = 0; i < 4; i++)
+        message_free(&dl[i]);
+    conn_close(c);
+}
+
+static void t_babelqueue_exact_body(void **state)
+{
+    (void)state;
+    struct conn *c = bt_connect();
+    fresh(c, "t.ship");
+    fresh(c, "t.ship.dlq");
+    struct message dl[3] = {plain("p-1", "one"), bq_dead(), plain("p-2", "two")};
+    bt_publish(c, "", "t.ship.dlq", dl, 3);
+    struct sel s = {0};
+    s.plan = replay_plan_new();
+    s.dlq = "t.ship.dlq";
+    s.mode = RESTAMP_REPLAY;
+    plan_add_msg(s.plan, &dl[1]);
+    struct replay_report r = run_plan(c, &s, 0, 0);
+    assert_int_equal(r.done, 1);
+    struct message rest[2] = {dl[0], dl[2]};
+    expect_queue(c, "t.ship.dlq", rest, 2);
+    struct msglist got = bt_read_all(c, "t.ship", 1);
+    assert_int_equal(got.n, 1);
+    const struct message *m = &got.m[0];
+    if (m->body.len != strlen(BQ_REPLAYED) || memcmp(m->body.data, BQ_REPLAYED, m->body.len))
+        fail_msg("the replayed body is not the redrive's:\n%.*s", (int)m->body.len,
+                 (const char *)m->body.data);
+    const struct hval *att = htable_get(m->headers, "x-attempts");
+    assert_non_null(att);
+    int64_t v = -1;
+    assert_true(hval_as_int64_lenient(att, &v));
+    assert_int_equal(v, 0);
+    assert_true(bytes_eq_cstr(props_string(&m->props, PROP_message_id), "bq-1"));
+    msglist_free(&got);
+    replay_plan_free(s.plan);
+    for (size_t i = 0; i < 3; i++)
+        message_free(&dl[i]);
+    conn_close(c);
+}
+
+/* A target nothing is bound to, and a target that is full: the dead letter stays. */
+static void t_unroutable_and_full(void **state)
+{
+    (void)state;
+    struct conn *c = bt_connect();
+    fresh(c, "r3.dlq");
+    struct htable *args = htable_new();
+    htable_add(args, "x-max-length", hval_int(HV_I32, 1));
+    htable_add(args, "x-overflow", hval_cstring("reject-publish"));
+    bt_queue_fresh(c, "r3.full", args);
+    htable_free(args);
+    struct message filler = plain("f", "filler");
+    bt_publish(c, "", "r3.full", &filler, 1);
+    struct message dl[3] = {plain("a", "A"), plain("b", "B"), plain("c", "C")};
+    bt_publish(c, "", "r3.dlq", dl, 3);
+
+    struct sel s = {0};
+    s.plan = replay_plan_new();
+    s.dlq = "r3.dlq";
+    s.mode = RESTAMP_REPLAY;
+    s.to_exchange = "";
+    s.to_routing_key = "r3.nowhere";
+    plan_add_msg(s.plan, &dl[1]);
+    struct replay_report r = run_plan(c, &s, 0, 0);
+    assert_int_equal(r.done, 0);
+    assert_int_equal(r.kept, 1);
+    assert_non_null(strstr(s.last_reason, "unroutable"));
+    expect_queue(c, "r3.dlq", dl, 3);
+
+    struct sel f = {0};
+    f.plan = replay_plan_new();
+    f.dlq = "r3.dlq";
+    f.mode = RESTAMP_REPLAY;
+    f.to_exchange = "";
+    f.to_routing_key = "r3.full";
+    plan_add_msg(f.plan, &dl[0]);
+    plan_add_msg(f.plan, &dl[2]);
+    r = run_plan(c, &f, 0, 0);
+    assert_int_equal(r.done, 0);
+    assert_int_equal(r.kept, 2);
+    assert_non_null(strstr(f.last_reason, "full"));
+    expect_queue(c, "r3.dlq", dl, 3);
+    assert_int_equal(bt_depth(c, "r3.full"), 1);
+
+    /* An exchange that does not exist: checked before publishing, kept. */
+    struct sel x = {0};
+    x.plan = replay_plan_new();
+    x.dlq = "r3.dlq";
+    x.mode = RESTAMP_REPLAY;
+    x.to_exchange = "r3.no-such-exchange";
+    x.to_routing_key = "k";
+    plan_add_msg(x.plan, &dl[0]);
+    r = run_plan(c, &x, 0, 0);
+    assert_int_equal(r.kept, 1);
+    if (!strstr(x.last_reason, "does not exist"))
+        fail_msg("reason: %s", x.last_reason);
+    expect_queue(c, "r3.dlq", dl, 3);
+
+    replay_plan_free(s.plan);
+    replay_plan_free(f.plan);
+    replay_plan_free(x.plan);
+    message_free(&filler);
+    for (size_t i = 0; i < 3; i++)
+        message_free(&dl[i]);
+    conn_close(c);
+}
+
+/* The connection vanishes in the middle: nothing is lost; every possible duplicate is named. */
+static void t_vanished_connection(void **state)
+{
+    (void)state;
+    struct conn *admin = bt_connect();
+    fresh(admin, "r4.src");
+    fresh(admin, "r4.dlq");
+    enum { N = 3000 };
+    struct message *dl = calloc(N, sizeof *dl);
+    for (size_t i = 0; i < N; i++) {
+        char id[32], body[64];
+        snprintf(id, sizeof id, "v-%04zu", i);
+        snprintf(body, sizeof body, "body %zu", i);
+        dl[i] = plain(id, body);
+    }
+    bt_publish(admin, "", "r4.dlq", dl, N);
+    struct conn *c = bt_connect();
+    struct sel s = {0};
+    s.plan = replay_plan_new();
+    s.dlq = "r4.dlq";
+    s.mode = RESTAMP_REPLAY;
+    s.to_exchange = "";
+    s.to_routing_key = "r4.src";
+    s.kill_after_done = 1;
+    s.conn = c;
+    for (size_t i = 0; i < N; i++)
+        plan_add_msg(s.plan, &dl[i]);
+    struct replay_report r = run_plan(c, &s, 8, 0);
+    assert_int_equal(r.end, RE_CONNECTION_LOST);
+    assert_true(r.done >= 1);
+    assert_true(r.done < N);
+    conn_close(c);
+    /* Every message is in the DLQ or at the source; duplicates only among the unknown. */
+    uint32_t in_dlq = bt_depth_settled(admin, "r4.dlq", (uint32_t)(N - r.done));
+    uint32_t at_src = bt_depth(admin, "r4.src");
+    assert_true(in_dlq + at_src >= N);
+    assert_true(in_dlq + at_src <= N + r.unknown);
+    assert_true(in_dlq >= N - r.done - r.unknown);
+    /* The DLQ's remainder is still in order (the broker put back what dlqx held). */
+    struct msglist rest = bt_read_all(admin, "r4.dlq", in_dlq);
+    for (size_t i = 1; i < rest.n; i++) {
+        const struct bytes *a = props_string(&rest.m[i - 1].props, PROP_message_id);
+        const struct bytes *b = props_string(&rest.m[i].props, PROP_message_id);
+        assert_true(a && b);
+        size_t n = a->len < b->len ? a->len : b->len;
+        assert_true(memcmp(a->data, b->data, n) < 0);
+    }
+    msglist_free(&rest);
+    replay_plan_free(s.plan);
+    for (size_t i = 0; i < N; i++)
+        message_free(&dl[i]);
+    free(dl);
+    conn_close(admin);
+}
+
+/* Move to the parking queue keeps the message whole (x-death included); delete drops. */
+static void t_move_and_delete(void **state)
+{
+    (void)state;
+    struct conn *c = bt_connect();
+    fresh(c, "r5.dlq");
+    fresh(c, "r5.parked");
+    struct message dl[4] = {plain("a", "A"), acemq_dead("b", "{}"), plain("c", "C"),
+                            plain("d", "D")};
+    htable_add(dl[1].headers, "x-first-death-reason", hval_cstring("rejected"));
+    bt_publish(c, "", "r5.dlq", dl, 4);
+    struct sel mv = {0};
+    mv.plan = replay_plan_new();
+    mv.dlq = "r5.dlq";
+    mv.mode = RESTAMP_MOVE;
+    mv.to_exchange = "";
+    mv.to_routing_key = "r5.parked";
+    plan_add_msg(mv.plan, &dl[1]);
+    struct replay_report r = run_plan(c, &mv, 0, 0);
+    assert_int_equal(r.done, 1);
+    struct msglist parked = bt_read_all(c, "r5.parked", 1);
+    assert_int_equal(parked.n, 1);
+    assert_true(bt_same_message(&dl[1], &parked.m[0], false));
+    msglist_free(&parked);
+
+    struct sel del = {0};
+    del.plan = replay_plan_new();
+    del.dlq = "r5.dlq";
+    del.is_delete = true;
+    plan_add_msg(del.plan, &dl[2]);
+    r = run_plan(c, &del, 0, 0);
+    assert_int_equal(r.done, 1);
+    struct message rest[2] = {dl[0], dl[3]};
+    expect_queue(c, "r5.dlq", rest, 2);
+    replay_plan_free(mv.plan);
+    replay_plan_free(del.plan);
+    for (size_t i = 0; i < 4; i++)
+        message_free(&dl[i]);
+    conn_close(c);
+}
+
+/* A canary that comes back (its source queue dead-letters everything into the DLQ again):
+ * one copy sent, the rest stay. */
+static void t_canary(void **state)
+{
+    (void)state;
+    struct conn *c = bt_connect();
+    fresh(c, "r6.dlq");
+    struct htable *args = htable_new();
+    htable_add(args, "x-message-ttl", hval_int(HV_I32, 0));
+    htable_add(args, "x-dead-letter-exchange", hval_cstring(""));
+    htable_add(args, "x-dead-letter-routing-key", hval_cstring("r6.dlq"));
+    bt_queue_fresh(c, "r6.src", args);
+    htable_free(args);
+    struct message dl[5];
+    for (size_t i = 0; i < 5; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "k-%zu", i);
+        dl[i] = plain(id, id);
+    }
+    bt_publish(c, "", "r6.dlq", dl, 5);
+    struct sel s = {0};
+    s.plan = replay_plan_new();
+    s.dlq = "r6.dlq";
+    s.mode = RESTAMP_REPLAY;
+    s.to_exchange = "";
+    s.to_routing_key = "r6.src";
+    for (size_t i = 0; i < 5; i++)
+        plan_add_msg(s.plan, &dl[i]);
+    struct replay_report r = run_plan(c, &s, 0, 3000);
+    if (r.end != RE_CANARY)
+        fail_msg("canary: end %s, sent %d, back %d, done %llu: %s", replay_end_name(r.end),
+                 r.canary_sent, r.canary_back, (unsigned long long)r.done, r.detail);
+    assert_true(r.canary_back);
+    assert_int_equal(r.done, 1);
+    /* Four untouched, in order, then the canary's copy (dead-lettered again at the tail). */
+    assert_int_equal(bt_depth_settled(c, "r6.dlq", 5), 5);
+    struct msglist got = bt_read_all(c, "r6.dlq", 5);
+    for (size_t i = 0; i < 4; i++)
+        assert_true(bt_same_message(&dl[i + 1], &got.m[i], false));
+    assert_true(bytes_eq_cstr(props_string(&got.m[4].props, PROP_message_id), "k-0"));
+    msglist_free(&got);
+
+    /* With the queue fixed (no TTL), the canary stays away and the rest follow. */
+    bt_queue_fresh(c, "r6.src", NULL);
+    struct sel ok = {0};
+    ok.plan = replay_plan_new();
+    ok.dlq = "r6.dlq";
+    ok.mode = RESTAMP_REPLAY;
+    ok.to_exchange = "";
+    ok.to_routing_key = "r6.src";
+    for (size_t i = 1; i < 5; i++)
+        plan_add_msg(ok.plan, &dl[i]);
+    r = run_plan(c, &ok, 0, 1000);
+    assert_int_equal(r.end, RE_ALL_FOUND);
+    assert_false(r.canary_back);
+    assert_int_equal(r.done, 4);
+    assert_int_equal(bt_depth(c, "r6.src"), 4);
+    replay_plan_free(s.plan);
+    replay_plan_free(ok.plan);
+    for (size_t i = 0; i < 5; i++)
+        message_free(&dl[i]);
+    conn_close(c);
+}
+
+/* One confirm per message (window 1) gives the same result as the pipelined pass. */
+static void t_window_one(void **state)
+{
+    (void)state;
+    struct conn *c = bt_connect();
+    fresh(c, "r7.dlq");
+    fresh(c, "r7.src");
+    struct message dl[20];
+    for (size_t i = 0; i < 20; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "w-%02zu", i);
+        dl[i] = plain(id, id);
+    }
+    bt_publish(c, "", "r7.dlq", dl, 20);
+    struct sel s = {0};
+    s.plan = replay_plan_new();
+    s.dlq = "r7.dlq";
+    s.mode = RESTAMP_REPLAY;
+    s.to_exchange = "";
+    s.to_routing_key = "r7.src";
+    for (size_t i = 0; i < 20; i += 2)
+        plan_add_msg(s.plan, &dl[i]);
+    struct replay_report r = run_plan(c, &s, 1, 0);
+    assert_int_equal(r.done, 10);
+    struct message rest[10];
+    for (size_t i = 0; i < 10; i++)
+        rest[i] = dl[2 * i + 1];
+    expect_queue(c, "r7.dlq", rest, 10);
+    struct message sent[10];
+    for (size_t i = 0; i < 10; i++)
+        sent[i] = dl[2 * i];
+    expect_queue(c, "r7.src", sent, 10);
+    replay_plan_free(s.plan);
+    for (size_t i = 0; i < 20; i++)
+        message_free(&dl[i]);
+    conn_close(c);
+}
+
+int main(void)
+{
+    if (!mkdtemp(journal_dir))
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_acemq_exact_headers), cmocka_unit_test(t_babelqueue_exact_body),
+        cmocka_unit_test(t_unroutable_and_full), cmocka_unit_test(t_vanished_connection),
+        cmocka_unit_test(t_move_and_delete),     cmocka_unit_test(t_canary),
+        cmocka_unit_test(t_window_one),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", journal_dir);
+    if (system(cmd) != 0)
+        rc = rc ? rc : 1;
+    return rc;
+}
