@@ -240,6 +240,55 @@ static const struct {
     {"claim", EF_CLAIM, false},
 };
 
+/* The value of header.NAME:KIND=VALUE. */
+static enum status change_value(enum hkind kind, const char *name, const char *val,
+                                struct hval *hv, struct error *err)
+{
+    char *end;
+    errno = 0;
+    if (kind == HV_STRING) {
+        *hv = hval_cstring(val);
+        return ST_OK;
+    }
+    if (kind == HV_BOOL) {
+        if (strcmp(val, "true") != 0 && strcmp(val, "false") != 0)
+            return error_set(err, ST_EINVAL, "header.%s: a bool is true or false", name);
+        *hv = hval_bool(val[0] == 't');
+        return ST_OK;
+    }
+    if (kind == HV_F32 || kind == HV_F64) {
+        double d = strtod(val, &end);
+        if (errno || end == val || *end)
+            return error_set(err, ST_EINVAL, "header.%s: \"%s\" is not a number", name, val);
+        *hv = kind == HV_F32 ? hval_f32((float)d) : hval_f64(d);
+        return ST_OK;
+    }
+    if (hkind_is_signed(kind)) {
+        long long v = strtoll(val, &end, 10);
+        int bits = kind == HV_I8 ? 8 : kind == HV_I16 ? 16 : kind == HV_I32 ? 32 : 64;
+        long long lo = bits == 64 ? INT64_MIN : -(1ll << (bits - 1));
+        long long hi = bits == 64 ? INT64_MAX : (1ll << (bits - 1)) - 1;
+        if (errno || end == val || *end || v < lo || v > hi)
+            return error_set(err, ST_EINVAL, "header.%s: \"%s\" is not an int%d", name, val,
+                             bits);
+        *hv = hval_int(kind, v);
+        return ST_OK;
+    }
+    if (hkind_is_unsigned(kind) || kind == HV_TIMESTAMP) {
+        unsigned long long v = strtoull(val, &end, 10);
+        int bits = kind == HV_U8 ? 8 : kind == HV_U16 ? 16 : kind == HV_U32 ? 32 : 64;
+        unsigned long long hi = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+        if (errno || end == val || *end || val[0] == '-' || v > hi)
+            return error_set(err, ST_EINVAL, "header.%s: \"%s\" is not a %s", name, val,
+                             hkind_name(kind));
+        *hv = hval_uint(kind, v);
+        return ST_OK;
+    }
+    return error_set(err, ST_EUNSUPPORTED,
+                     "header.%s: a %s value cannot be given on the command line", name,
+                     hkind_name(kind));
+}
+
 enum status env_change_parse(const char *s, struct env_change *out, struct hval *hv,
                              struct error *err)
 {
@@ -262,9 +311,23 @@ enum status env_change_parse(const char *s, struct env_change *out, struct hval 
             return error_set(err, ST_ERANGE, "header names are at most 255 bytes");
         memcpy(name, s + 7, nlen);
         name[nlen] = '\0';
+        /* header.NAME:KIND=VALUE gives a typed value (int32, int64, bool, double, …);
+         * without a kind the value is a string. */
+        char *colon = strrchr(name, ':');
+        enum hkind kind = HV_STRING;
+        if (colon && colon[1]) {
+            if (!hkind_from_name(colon + 1, &kind))
+                return error_set(err, ST_EINVAL,
+                                 "header.%s: unknown kind \"%s\" (int8…int64, uint8…uint64, "
+                                 "bool, float, double, string, timestamp)",
+                                 name, colon + 1);
+            *colon = '\0';
+        }
+        enum status st = change_value(kind, name, val, hv, err);
+        if (st != ST_OK)
+            return st;
         out->field = EF_HEADER_SET;
         out->header = xstrdup(name);
-        *hv = hval_cstring(val);
         out->value = hv;
         return ST_OK;
     }

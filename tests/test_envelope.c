@@ -183,6 +183,28 @@ static void test_change_parse(void **state)
     assert_int_equal(env_change_parse("colour=red", &c, &hv, &err), ST_EINVAL);
     assert_non_null(strstr(err.msg, "unknown field"));
     assert_int_equal(env_change_parse("type", &c, &hv, &err), ST_EINVAL);
+    /* Typed header values: header.NAME:KIND=VALUE. */
+    assert_int_equal(env_change_parse("header.retries:int32=3", &c, &hv, &err), ST_OK);
+    assert_string_equal(c.header, "retries");
+    assert_int_equal(c.value->kind, HV_I32);
+    assert_int_equal(c.value->v.i, 3);
+    env_change_release(&c, &hv);
+    assert_int_equal(env_change_parse("header.big:uint64=18446744073709551615", &c, &hv, &err),
+                     ST_OK);
+    assert_int_equal(c.value->kind, HV_U64);
+    assert_true(c.value->v.u == UINT64_MAX);
+    env_change_release(&c, &hv);
+    assert_int_equal(env_change_parse("header.ok:bool=true", &c, &hv, &err), ST_OK);
+    assert_true(c.value->v.b);
+    env_change_release(&c, &hv);
+    assert_int_equal(env_change_parse("header.x:int8=200", &c, &hv, &err), ST_EINVAL);
+    assert_int_equal(env_change_parse("header.x:uint8=-1", &c, &hv, &err), ST_EINVAL);
+    assert_int_equal(env_change_parse("header.x:colour=1", &c, &hv, &err), ST_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown kind"));
+    assert_int_equal(env_change_parse("header.x:table=1", &c, &hv, &err), ST_EUNSUPPORTED);
+    assert_int_equal(env_change_parse("header.url:string=http://a", &c, &hv, &err), ST_OK);
+    assert_string_equal(c.header, "url");
+    env_change_release(&c, &hv);
 }
 
 int main(void)
