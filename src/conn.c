@@ -107,9 +107,99 @@ static amqp_table_entry_t bool_entry(const char *k, bool v)
     return e;
 }
 
-static enum status login_error(amqp_rpc_reply_t r, const char *shown, const char *user,
-                               const char *vhost, enum conn_err *kind, struct error *err)
+static bool is_tls_status(int rc)
 {
+    return rc == AMQP_STATUS_SSL_ERROR || rc == AMQP_STATUS_SSL_HOSTNAME_VERIFY_FAILED ||
+           rc == AMQP_STATUS_SSL_PEER_VERIFY_FAILED || rc == AMQP_STATUS_SSL_CONNECTION_FAILED;
+}
+
+/* A TLS failure as one sentence. rabbitmq-c keeps OpenSSL's own reason to itself (it tells
+ * only which step failed), so the sentence names the step and what usually causes it there,
+ * given what was asked for (--cacert, --cert). Measured against RabbitMQ 3.10 / Erlang 25
+ * (tests/broker/tls_live.sh), which negotiates TLS 1.3 with rabbitmq-c 0.11: an untrusted
+ * server certificate is SSL_PEER_VERIFY_FAILED after the handshake (rabbitmq-c checks the
+ * verify result then); a certificate for another name is SSL_HOSTNAME_VERIFY_FAILED; a
+ * plain-AMQP port breaks the handshake (SSL_CONNECTION_FAILED), as a missing or untrusted
+ * client certificate does with TLS 1.2 (seen with openssl s_client); with TLS 1.3 the server
+ * rejects the client certificate only after the client's side of the handshake is done, so
+ * that shows as the connection ending at login before the broker said anything. */
+static enum status tls_error(int rc, bool at_login, const char *shown, const char *host,
+                             const struct conn_opts *o, struct error *err)
+{
+    if (rc == AMQP_STATUS_SSL_PEER_VERIFY_FAILED) {
+        if (o->cacert)
+            return error_set(err, ST_EIO,
+                             "%s: the broker's TLS certificate failed verification: it is not "
+                             "signed by the CA in %s, or it has expired or is not valid yet "
+                             "(give --cacert the CA that signed it, or --tls-no-verify to skip "
+                             "the check, which is insecure)",
+                             shown, o->cacert);
+        return error_set(err, ST_EIO,
+                         "%s: the broker's TLS certificate failed verification: it is not signed "
+                         "by a CA the system trusts, or it has expired or is not valid yet (give "
+                         "--cacert FILE with the CA that signed it, or --tls-no-verify to skip "
+                         "the check, which is insecure)",
+                         shown);
+    }
+    if (rc == AMQP_STATUS_SSL_HOSTNAME_VERIFY_FAILED)
+        return error_set(err, ST_EIO,
+                         "%s: host-name verification failed: the broker's TLS certificate is not "
+                         "for the host name \"%s\" (connect with a name the certificate lists, "
+                         "or give --tls-no-verify to skip the check, which is insecure)",
+                         shown, host);
+    if (at_login) {
+        if (o->cert)
+            return error_set(err, ST_EIO,
+                             "%s: the broker ended the TLS connection before the AMQP handshake: "
+                             "most likely it does not accept the client certificate %s (is it "
+                             "signed by a CA the broker trusts?)",
+                             shown, o->cert);
+        return error_set(err, ST_EIO,
+                         "%s: the broker ended the TLS connection before the AMQP handshake: "
+                         "most likely it requires a client certificate (give --cert FILE and "
+                         "--key FILE)",
+                         shown);
+    }
+    if (o->cert)
+        return error_set(err, ST_EIO,
+                         "%s: the TLS handshake failed: the broker may not accept the client "
+                         "certificate %s, or the port may not speak TLS (is it the plain AMQP "
+                         "port?)",
+                         shown, o->cert);
+    return error_set(err, ST_EIO,
+                     "%s: the TLS handshake failed: the port may not speak TLS (is it the plain "
+                     "AMQP port?), or the broker requires a client certificate (give --cert FILE "
+                     "and --key FILE)",
+                     shown);
+}
+
+static enum status login_error(amqp_connection_state_t state, amqp_rpc_reply_t r, const char *shown,
+                               const char *user, const char *vhost, bool tls, const char *host,
+                               const struct conn_opts *o, enum conn_err *kind, struct error *err)
+{
+    /* Nothing came from the broker yet (no connection.start): over TLS, an ended connection
+     * is the broker refusing the TLS session, not the login. */
+    const amqp_table_t *sp = amqp_get_server_properties(state);
+    bool greeted = sp && sp->num_entries > 0;
+    if (tls && !greeted && r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
+        (is_tls_status(r.library_error) || r.library_error == AMQP_STATUS_CONNECTION_CLOSED ||
+         r.library_error == AMQP_STATUS_SOCKET_CLOSED ||
+         r.library_error == AMQP_STATUS_SOCKET_ERROR)) {
+        set_kind(kind, CONN_TLS);
+        return tls_error(r.library_error, true, shown, host, o, err);
+    }
+    if (!tls && !greeted && r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
+        (r.library_error == AMQP_STATUS_CONNECTION_CLOSED ||
+         r.library_error == AMQP_STATUS_SOCKET_CLOSED ||
+         r.library_error == AMQP_STATUS_SOCKET_ERROR)) {
+        /* No login was attempted: the password goes out only after connection.start. The
+         * usual cause is a TLS port (which drops a client that does not start TLS). */
+        set_kind(kind, CONN_UNREACHABLE);
+        return error_set(err, ST_EIO,
+                         "%s: the connection ended before the AMQP handshake: the port does not "
+                         "seem to speak plain AMQP (if it is a TLS port, use amqps://)",
+                         shown);
+    }
     if (r.reply_type == AMQP_RESPONSE_SERVER_EXCEPTION &&
         r.reply.id == AMQP_CONNECTION_CLOSE_METHOD) {
         const amqp_connection_close_t *c = r.reply.decoded;
@@ -147,10 +237,9 @@ static enum status login_error(amqp_rpc_reply_t r, const char *shown, const char
     }
     if (r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION) {
         int e = r.library_error;
-        bool tls = e == AMQP_STATUS_SSL_ERROR || e == AMQP_STATUS_SSL_HOSTNAME_VERIFY_FAILED ||
-                   e == AMQP_STATUS_SSL_PEER_VERIFY_FAILED ||
-                   e == AMQP_STATUS_SSL_CONNECTION_FAILED;
-        set_kind(kind, tls ? CONN_TLS : CONN_UNREACHABLE);
+        set_kind(kind, is_tls_status(e) ? CONN_TLS : CONN_UNREACHABLE);
+        if (e == AMQP_STATUS_SSL_ERROR)
+            return error_set(err, ST_EIO, "%s: the TLS connection failed during login", shown);
         return error_set(err, ST_EIO, "%s: login failed: %s", shown, amqp_error_string2(e));
     }
     set_kind(kind, CONN_PROTOCOL);
@@ -200,15 +289,22 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
         amqp_ssl_socket_set_verify_hostname(sock, !o->tls_no_verify);
         if (o->cacert && amqp_ssl_socket_set_cacert(sock, o->cacert) != AMQP_STATUS_OK) {
             set_kind(kind, CONN_TLS);
-            status = error_set(err, ST_EIO, "cannot use the CA file %s", o->cacert);
+            status = error_set(err, ST_EIO,
+                               "cannot use the CA file %s: it is missing, unreadable or holds "
+                               "no PEM certificate",
+                               o->cacert);
             goto fail;
         }
         if ((o->cert || o->key) &&
             amqp_ssl_socket_set_key(sock, o->cert ? o->cert : "", o->key ? o->key : "") !=
                 AMQP_STATUS_OK) {
             set_kind(kind, CONN_TLS);
-            status = error_set(err, ST_EIO, "cannot use the client certificate %s and key %s",
-                               o->cert ? o->cert : "(none)", o->key ? o->key : "(none)");
+            status = error_set(err, ST_EIO, "cannot use the client certificate %s and key %s: %s",
+                               o->cert ? o->cert : "(none)", o->key ? o->key : "(none)",
+                               !o->cert || !o->key
+                                   ? "give both --cert and --key"
+                                   : "a file is missing or unreadable, is not PEM, or the key "
+                                     "does not match the certificate");
             goto fail;
         }
     }
@@ -216,13 +312,10 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
     int rc = amqp_socket_open_noblock(sock, ci.host, ci.port, &tv);
     if (rc != AMQP_STATUS_OK) {
-        bool tls = rc == AMQP_STATUS_SSL_ERROR || rc == AMQP_STATUS_SSL_HOSTNAME_VERIFY_FAILED ||
-                   rc == AMQP_STATUS_SSL_PEER_VERIFY_FAILED ||
-                   rc == AMQP_STATUS_SSL_CONNECTION_FAILED;
+        bool tls = is_tls_status(rc);
         set_kind(kind, tls ? CONN_TLS : CONN_UNREACHABLE);
         if (tls)
-            status = error_set(err, ST_EIO, "%s: the TLS handshake failed: %s", shown,
-                               amqp_error_string2(rc));
+            status = tls_error(rc, false, shown, ci.host, o, err);
         else
             status = error_set(err, ST_EIO, "cannot reach %s: %s", shown,
                                rc == AMQP_STATUS_SOCKET_ERROR
@@ -265,7 +358,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
                                                     ci.user, password);
     free(name);
     if (r.reply_type != AMQP_RESPONSE_NORMAL) {
-        status = login_error(r, shown, ci.user, ci.vhost, kind, err);
+        status = login_error(st, r, shown, ci.user, ci.vhost, ci.ssl, ci.host, o, kind, err);
         goto fail;
     }
     struct conn *c = xcalloc(1, sizeof *c);
