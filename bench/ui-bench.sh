@@ -5,7 +5,11 @@
 #     rows (target < 1 s), and the time until the whole file is read ("N messages read");
 #   - per keystroke: a key is sent and the screen polled (every 5 ms) until it shows the
 #     key's effect (target < 50 ms), for a mix of keys both while the file is still being
-#     read and after; sorting and search over all the rows are reported on their own.
+#     read and after;
+#   - work over all the rows (sorting, a search, the first groups and the first tree), done
+#     in slices with a progress line: how long until the screen answers the key (the progress
+#     line, or the result when it is quick), and until the work is done; and Esc stopping a
+#     sort under way.
 #
 # Everything is measured from outside, as a person sees it: dlqx runs in a private tmux
 # server (120x40, fixed clock, no colour) and its screen is read with capture-pane. What
@@ -79,7 +83,10 @@ rare2=$(sed -n "$((n * 3 / 4))p" "$snap" | grep -o '"message_id":"[^"]*"' | cut 
 T -f /dev/null new-session -d -s b -x $cols -y $rows -n base cat || exit 1
 T set-option -g status off >/dev/null
 T set-option -gw remain-on-exit on >/dev/null
-env_ui="DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=xterm-256color NO_COLOR=1"
+# The terminal tmux really is (screen-256color where its own entry is not installed).
+tmux_term=tmux-256color
+infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen-256color
+env_ui="DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term NO_COLOR=1"
 
 cap() { T capture-pane -pe -t "b:$1" 2>/dev/null; } # with attributes: the cursor bar shows
 # The screen without its first and last lines, which count messages while the file is read.
@@ -88,20 +95,24 @@ mask() { local s=${1#*$'\n'}; printf '%s' "${s%$'\n'*}"; }
 # wait_for WINDOW BEFORE MASKED PATTERN TIMEOUT_MS: poll every 5 ms until the screen
 # differs from BEFORE (compared without the counting lines when MASKED is 1) and, when
 # PATTERN is not empty, contains it. Sets $after and $hit (the clock when the capture that
-# showed it returned); returns 1 on a timeout.
+# showed it returned), and $first (the clock when the screen first differed: the answer to
+# the key, a progress line for long work); returns 1 on a timeout.
 wait_for() {
-  local w=$1 before=$2 masked=$3 pat=$4 limit=$(($5 * 1000)) start t next cur
+  local w=$1 before=$2 masked=$3 pat=$4 limit=$(($5 * 1000)) start t next cur differs
   now start
   next=$start
+  first=0
   while :; do
     next=$((next + 5000))
     cur=$(cap "$w")
     now t
     if [ "$masked" = 1 ]; then
-      [ "$(mask "$cur")" != "$(mask "$before")" ] && { [ -z "$pat" ] || [[ $cur == *"$pat"* ]]; } && break
+      [ "$(mask "$cur")" != "$(mask "$before")" ] && differs=1 || differs=0
     else
-      [ "$cur" != "$before" ] && { [ -z "$pat" ] || [[ $cur == *"$pat"* ]]; } && break
+      [ "$cur" != "$before" ] && differs=1 || differs=0
     fi
+    [ $differs = 1 ] && [ "$first" = 0 ] && first=$t
+    [ $differs = 1 ] && { [ -z "$pat" ] || [[ $cur == *"$pat"* ]]; } && break
     [ $((t - start)) -gt "$limit" ] && { after=$cur; return 1; }
     [ "$next" -lt "$t" ] && next=$t
     nap_until "$next"
@@ -118,12 +129,13 @@ key() {
   local phase=$1 kind=$2 pat=$3 masked=0 before t0 limit=10000
   shift 3
   [ "$phase" = loading ] && masked=1
-  case $kind in sort* | search*) limit=60000 ;; esac
+  case $kind in sort* | search* | *first*) limit=60000 ;; esac
   before=$(cap ui)
   now t0
   T send-keys -t b:ui "$@"
   if wait_for ui "$before" "$masked" "$pat" $limit; then
     echo "$kind $phase $((hit - t0))" >>"$tmp/samples"
+    echo "$kind:first $phase $((first - t0))" >>"$tmp/samples"
   else
     fail "$kind ($phase): no change on the screen in $((limit / 1000)) s"
     echo "--- the screen:"
@@ -242,7 +254,7 @@ loading_keys() {
     key loading G "" G
     key loading g "m-00000000-0" g
     key loading "Enter (detail)" " detail " Enter
-    key loading "q (back)" " messages " q # Esc here would stop the reading first
+    key loading "Esc (back)" " messages " Escape # back, while the reading goes on
   done
 }
 loading_keys
@@ -263,28 +275,59 @@ after_keys() {
     key loaded "Enter (detail)" " detail " Enter
     key loaded "Esc (back)" " messages " Escape
   done
-  # The first visit to the tree builds the causal forest of all the rows: apart.
-  local tree="4 tree (first)"
+  # The first visits to the groups and to the tree group all the rows and build their
+  # causal forest: apart. Each visit is timed until its rows are there.
+  local groups="3 groups (first)" tree="4 tree (first)"
   for r in 1 2 3 4; do
-    key loaded "3 groups" " groups " 3
-    key loaded "$tree" " tree " 4
+    key loaded "$groups" "causes for" 3
+    groups="3 groups"
+    key loaded "$tree" "group 1/" 4
     tree="4 tree"
     key loaded "5 timeline" " timeline " 5
     key loaded "2 messages" " messages " 2
   done
   # Search from the top for one message near the end (and one three quarters in).
-  for rare in "$rare1" "$rare2" "$rare1"; do
+  # Found when the status line has the cursor on its line (the progress line names the id).
+  local rare at
+  for rare in "$rare1:$((n - 2))" "$rare2:$((n * 3 / 4))" "$rare1:$((n - 2))"; do
+    at=${rare#*:}
+    rare=${rare%:*}
     key loaded G "" G
     key loaded g "" g
     key loaded "/ (prompt)" "" /
     T send-keys -t b:ui -l "$rare"
     wait_for ui "" 0 "/$rare" 5000 || fail "search: the prompt does not show what was typed"
-    key loaded "search Enter" "$rare" Enter
+    key loaded "search Enter" " $at/$n " Enter
   done
-  # Sorting a million rows: by the next column, then reversed.
-  for r in 1 2 3 4; do key loaded "sort s" "sorted by" s; done
+  # Sorting a million rows: by every column in turn, then reversed.
+  for r in 1 2 3 4 5 6; do key loaded "sort s" "sorted by" s; done
   key loaded "sort S" "reversed" S
-  key loaded "sort S" "" S
+  key loaded "sort S" "forward" S
+  # Esc while a sort is under way: the list stays as it was (by queue, here).
+  for r in 1 2 3; do
+    key loaded "sort s" "sorted by as received" s # from the queue column round to the first
+    key loaded "sort s" "sorted by age" s
+    key loaded "sort s" "sorted by attempt" s
+    key loaded "sort s" "sorted by type" s
+    key loaded "sort s" "sorted by error" s
+    before=$(cap ui)
+    T send-keys -t b:ui s # by id: the longest sort
+    wait_for ui "$before" 0 "" 10000 # the progress line, or the end of a quick sort
+    if [[ $after == *sorting* ]]; then
+      now t0
+      T send-keys -t b:ui Escape
+      if wait_for ui "" 0 "sort cancelled" 10000; then
+        echo "Esc (stops a sort) loaded $((hit - t0))" >>"$tmp/samples"
+      else
+        fail "Esc did not stop the sort"
+      fi
+      key loaded "sort s" "sorted by id" s
+    else
+      echo "  note: the sort by id ended before Esc could be sent"
+      wait_for ui "" 0 "sorted by id" 10000 || fail "the sort by id never ended"
+    fi
+    key loaded "sort s" "sorted by queue" s
+  done
 }
 after_keys
 quit_ui
@@ -338,17 +381,22 @@ fi
 echo
 echo "keystrokes while the file is being read:"
 hdr
-table loading j k PgDn PgUp G g "Enter (detail)" "q (back)"
+table loading j k PgDn PgUp G g "Enter (detail)" "Esc (back)"
 echo
 echo "keystrokes after it was read:"
 hdr
 table loaded j k PgDn PgUp G g "Enter (detail)" "Esc (back)" "3 groups" "4 tree" "5 timeline" \
-  "2 messages" "/ (prompt)"
+  "2 messages" "/ (prompt)" "Esc (stops a sort)"
 echo
-echo "work over all $n rows (expected slower; apart from the 50 ms target):"
+echo "work over all $n rows, in slices: until the screen answers (a progress line, or the"
+echo "result when it is quick; target < 50 ms)"
 hdr
-table loaded "4 tree (first)" "search Enter" "sort s" "sort S"
-total=$(wc -l <"$tmp/samples")
+table loaded "3 groups (first):first" "4 tree (first):first" "search Enter:first" "sort s:first" \
+  "sort S:first"
+echo "... and until it is done (apart from the 50 ms target):"
+hdr
+table loaded "3 groups (first)" "4 tree (first)" "search Enter" "sort s" "sort S"
+total=$(grep -vc ':first ' "$tmp/samples")
 base_n=$(grep -c ' base ' "$tmp/samples")
 echo
 echo "$((total - base_n)) keystrokes timed, $base_n baseline round trips"

@@ -873,65 +873,89 @@ static uint32_t fingerprint_id(struct groups *g, const char *err, size_t n, stru
     return id;
 }
 
-struct groups *groups_build(const struct store *s, const struct groups_options *opt)
+/* The build in steps: the per-entry pass (groups_builder_step) is most of the cost; the
+ * rest (members, queues, the order) is done once by groups_builder_finish. */
+struct groups_builder {
+    const struct store *s; /* borrowed */
+    struct groups *g;      /* being built (owned until finish) */
+    entry_time_fn when;
+    void *when_ctx;
+    const uint32_t *indices; /* borrowed; NULL: entries 0..count-1 */
+    size_t count, k;         /* entries to group, and the next one */
+    struct u64map err_fp, type_id, queue_id, group_of, qc_of;
+    struct texts queues;
+    struct qcount *qc;
+    size_t n_qc, qc_cap, cap, gk_cap;
+    struct gkey {
+        uint32_t fp, type;
+    } *gk;         /* each group's key, until the texts stop growing */
+    uint32_t *gid; /* per input position: its group (UINT32_MAX: skipped) */
+    char *buf;
+    struct strbuf tmp;
+};
+
+struct groups_builder *groups_builder_new(const struct store *s, const struct groups_options *opt)
 {
+    struct groups_builder *b = xcalloc(1, sizeof *b);
     struct groups *g = xcalloc(1, sizeof *g);
+    b->s = s;
+    b->g = g;
     uint64_t seed = mix64((uint64_t)(uintptr_t)g ^ (uint64_t)clock());
     texts_init(&g->keys, seed);
     texts_init(&g->types, seed ^ 1);
     sb_init(&g->exc);
-    entry_time_fn when = opt && opt->time ? opt->time : entry_time_first_seen;
-    void *when_ctx = opt ? opt->time_ctx : NULL;
+    b->when = opt && opt->time ? opt->time : entry_time_first_seen;
+    b->when_ctx = opt ? opt->time_ctx : NULL;
     size_t total = store_count(s);
-    size_t count = opt && opt->indices ? opt->n_indices : total;
+    b->indices = opt && opt->indices ? opt->indices : NULL;
+    b->count = b->indices ? opt->n_indices : total;
     g->n_entries = total;
     g->entry_group = xmalloc((total ? total : 1) * sizeof *g->entry_group);
     memset(g->entry_group, 0xff, (total ? total : 1) * sizeof *g->entry_group);
+    u64map_init(&b->err_fp, seed ^ 2);
+    u64map_init(&b->type_id, seed ^ 3);
+    u64map_init(&b->queue_id, seed ^ 4);
+    u64map_init(&b->group_of, seed ^ 5);
+    u64map_init(&b->qc_of, seed ^ 6);
+    texts_init(&b->queues, seed ^ 7);
+    b->gid = xmalloc((b->count ? b->count : 1) * sizeof *b->gid);
+    b->buf = xmalloc(STORE_TEXT_MAX);
+    sb_init(&b->tmp);
+    return b;
+}
 
-    struct u64map err_fp, type_id, queue_id, group_of, qc_of;
-    u64map_init(&err_fp, seed ^ 2);
-    u64map_init(&type_id, seed ^ 3);
-    u64map_init(&queue_id, seed ^ 4);
-    u64map_init(&group_of, seed ^ 5);
-    u64map_init(&qc_of, seed ^ 6);
-    struct texts queues;
-    texts_init(&queues, seed ^ 7);
-    struct qcount *qc = NULL;
-    size_t n_qc = 0, qc_cap = 0, cap = 0, gk_cap = 0;
-    struct {
-        uint32_t fp, type;
-    } *gk = NULL; /* each group's key, until the texts stop growing */
-    uint32_t *gid = xmalloc((count ? count : 1) * sizeof *gid);
-    char *buf = xmalloc(STORE_TEXT_MAX);
-    struct strbuf tmp;
-    sb_init(&tmp);
+size_t groups_builder_step(struct groups_builder *b, size_t max)
+{
+    const struct store *s = b->s;
+    struct groups *g = b->g;
     bool found;
-
-    for (size_t k = 0; k < count; k++) {
-        size_t i = opt && opt->indices ? opt->indices[k] : k;
-        const struct store_entry *e = store_entry_at(s, i);
+    size_t end = max < b->count - b->k ? b->k + max : b->count;
+    for (; b->k < end; b->k++) {
+        size_t k = b->k;
+        size_t i = b->indices ? b->indices[k] : k;
+        const struct store_entry *e = i < g->n_entries ? store_entry_at(s, i) : NULL;
         if (!e || g->entry_group[i] != UINT32_MAX) { /* out of range, or listed twice */
-            gid[k] = UINT32_MAX;
+            b->gid[k] = UINT32_MAX;
             continue;
         }
-        uint32_t *v = u64map_slot(&err_fp, e->error, &found);
+        uint32_t *v = u64map_slot(&b->err_fp, e->error, &found);
         if (!found) {
-            size_t n = store_text(s, e->error, buf);
-            *v = fingerprint_id(g, buf, n, &tmp);
+            size_t n = store_text(s, e->error, b->buf);
+            *v = fingerprint_id(g, b->buf, n, &b->tmp);
         }
         uint32_t fp = *v;
-        v = u64map_slot(&type_id, e->type, &found);
+        v = u64map_slot(&b->type_id, e->type, &found);
         if (!found) {
-            size_t n = store_text(s, e->type, buf);
-            *v = texts_intern(&g->types, buf, n);
+            size_t n = store_text(s, e->type, b->buf);
+            *v = texts_intern(&g->types, b->buf, n);
         }
         uint32_t type = *v;
-        uint32_t *slot = u64map_slot(&group_of, (uint64_t)fp << 32 | type, &found);
+        uint32_t *slot = u64map_slot(&b->group_of, (uint64_t)fp << 32 | type, &found);
         if (!found) {
-            xgrow((void **)&g->g, &cap, g->n + 1, sizeof *g->g);
-            xgrow((void **)&gk, &gk_cap, g->n + 1, sizeof *gk);
-            gk[g->n].fp = fp;
-            gk[g->n].type = type;
+            xgrow((void **)&g->g, &b->cap, g->n + 1, sizeof *g->g);
+            xgrow((void **)&b->gk, &b->gk_cap, g->n + 1, sizeof *b->gk);
+            b->gk[g->n].fp = fp;
+            b->gk[g->n].type = type;
             struct group *ng = &g->g[g->n];
             memset(ng, 0, sizeof *ng);
             ng->fingerprint = g->fps[fp].hash;
@@ -943,10 +967,10 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
             *slot = (uint32_t)g->n++;
         }
         struct group *grp = &g->g[*slot];
-        gid[k] = *slot;
+        b->gid[k] = *slot;
         g->entry_group[i] = *slot;
         grp->count++;
-        int64_t t = when(s, i, when_ctx);
+        int64_t t = b->when(s, i, b->when_ctx);
         if (t > 0) {
             if (t < grp->first_ms)
                 grp->first_ms = t;
@@ -961,22 +985,64 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
             if (e->fetched_at_ms > grp->last_fetched_ms)
                 grp->last_fetched_ms = e->fetched_at_ms;
         }
-        v = u64map_slot(&queue_id, e->queue, &found);
+        v = u64map_slot(&b->queue_id, e->queue, &found);
         if (!found) {
-            size_t n = store_text(s, e->queue, buf);
-            *v = texts_intern(&queues, buf, n);
+            size_t n = store_text(s, e->queue, b->buf);
+            *v = texts_intern(&b->queues, b->buf, n);
         }
-        uint32_t *q = u64map_slot(&qc_of, (uint64_t)*slot << 32 | *v, &found);
+        uint32_t *q = u64map_slot(&b->qc_of, (uint64_t)*slot << 32 | *v, &found);
         if (!found) {
-            xgrow((void **)&qc, &qc_cap, n_qc + 1, sizeof *qc);
-            qc[n_qc] = (struct qcount){*slot, *v, 0, (uint32_t)k, e->queue};
-            *q = (uint32_t)n_qc++;
+            xgrow((void **)&b->qc, &b->qc_cap, b->n_qc + 1, sizeof *b->qc);
+            b->qc[b->n_qc] = (struct qcount){*slot, *v, 0, (uint32_t)k, e->queue};
+            *q = (uint32_t)b->n_qc++;
         }
-        qc[*q].count++;
+        b->qc[*q].count++;
         g->total++;
     }
-    free(buf);
-    sb_free(&tmp);
+    return b->count - b->k;
+}
+
+size_t groups_builder_done(const struct groups_builder *b)
+{
+    return b ? b->k : 0;
+}
+
+size_t groups_builder_total(const struct groups_builder *b)
+{
+    return b ? b->count : 0;
+}
+
+static void builder_release(struct groups_builder *b)
+{
+    free(b->buf);
+    sb_free(&b->tmp);
+    free(b->gid);
+    free(b->qc);
+    free(b->gk);
+    texts_free(&b->queues);
+    u64map_free(&b->err_fp);
+    u64map_free(&b->type_id);
+    u64map_free(&b->queue_id);
+    u64map_free(&b->group_of);
+    u64map_free(&b->qc_of);
+    free(b);
+}
+
+void groups_builder_free(struct groups_builder *b)
+{
+    if (!b)
+        return;
+    groups_free(b->g);
+    builder_release(b);
+}
+
+struct groups *groups_builder_finish(struct groups_builder *b)
+{
+    groups_builder_step(b, SIZE_MAX);
+    struct groups *g = b->g;
+    size_t count = b->count, total = g->n_entries, n_qc = b->n_qc;
+    const uint32_t *indices = b->indices;
+    uint32_t *gid = b->gid;
 
     /* Members: a counting sort by group, so each group's indices come out ascending. */
     g->members = xmalloc((g->total ? g->total : 1) * sizeof *g->members);
@@ -989,24 +1055,24 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
         g->g[j].members = g->members + fill[j];
     for (size_t k = 0; k < count; k++)
         if (gid[k] != UINT32_MAX)
-            g->members[fill[gid[k]]++] = (uint32_t)(opt && opt->indices ? opt->indices[k] : k);
+            g->members[fill[gid[k]]++] = (uint32_t)(indices ? indices[k] : k);
     free(fill);
-    free(gid);
     /* Members are in input order; a caller's index list may not be sorted. */
-    if (opt && opt->indices)
+    if (indices)
         for (size_t j = 0; j < g->n; j++)
             for (size_t a = 1; a < g->g[j].count; a++) { /* insertion sort: usually sorted */
                 uint32_t x = g->g[j].members[a];
                 uint32_t *m = g->members + (g->g[j].members - g->members);
-                size_t b = a;
-                while (b > 0 && m[b - 1] > x) {
-                    m[b] = m[b - 1];
-                    b--;
+                size_t c = a;
+                while (c > 0 && m[c - 1] > x) {
+                    m[c] = m[c - 1];
+                    c--;
                 }
-                m[b] = x;
+                m[c] = x;
             }
 
     /* Queues per group, by count. */
+    struct qcount *qc = b->qc;
     if (n_qc)
         qsort(qc, n_qc, sizeof *qc, qcount_cmp);
     g->queues = xmalloc((n_qc ? n_qc : 1) * sizeof *g->queues);
@@ -1018,12 +1084,10 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
             grp->queues = &g->queues[j];
         grp->n_queues++;
     }
-    free(qc);
-    texts_free(&queues);
 
     for (size_t j = 0; j < g->n; j++) {
         struct group *grp = &g->g[j];
-        uint32_t fp = gk[j].fp, type = gk[j].type;
+        uint32_t fp = b->gk[j].fp, type = b->gk[j].type;
         grp->key = g->keys.buf.buf + g->keys.e[fp].off;
         grp->type = g->types.buf.buf + g->types.e[type].off;
         grp->exception = g->exc.buf + g->fps[fp].exc_off;
@@ -1032,7 +1096,7 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
         if (grp->first_fetched_ms == INT64_MAX)
             grp->first_fetched_ms = 0;
     }
-    free(gk);
+    builder_release(b);
     /* Sort, then renumber entry_group to the sorted order. */
     struct sortrec *rec = xmalloc((g->n ? g->n : 1) * sizeof *rec);
     for (size_t j = 0; j < g->n; j++) {
@@ -1051,12 +1115,12 @@ struct groups *groups_build(const struct store *s, const struct groups_options *
             g->entry_group[i] = rank[g->entry_group[i]];
     free(rank);
     free(rec);
-    u64map_free(&err_fp);
-    u64map_free(&type_id);
-    u64map_free(&queue_id);
-    u64map_free(&group_of);
-    u64map_free(&qc_of);
     return g;
+}
+
+struct groups *groups_build(const struct store *s, const struct groups_options *opt)
+{
+    return groups_builder_finish(groups_builder_new(s, opt));
 }
 
 void groups_free(struct groups *g)

@@ -102,6 +102,21 @@ struct groups;
 struct groups *groups_build(const struct store *s, const struct groups_options *opt);
 void groups_free(struct groups *g);
 
+/* The same build in steps, for a caller that must stay responsive (a million entries take
+ * ~0.1 s): groups_builder_new takes what groups_build takes (opt's index list is BORROWED
+ * until finish or free; the store must not be freed meanwhile, but may grow: entries added
+ * after groups_builder_new are not grouped), groups_builder_step groups at most max more
+ * entries and returns how many are left, groups_builder_finish does the rest and returns the
+ * groups (what groups_build would have returned; the builder is consumed), and
+ * groups_builder_free abandons a build. */
+struct groups_builder;
+struct groups_builder *groups_builder_new(const struct store *s, const struct groups_options *opt);
+size_t groups_builder_step(struct groups_builder *b, size_t max);
+size_t groups_builder_done(const struct groups_builder *b);  /* entries looked at */
+size_t groups_builder_total(const struct groups_builder *b); /* of these */
+struct groups *groups_builder_finish(struct groups_builder *b);
+void groups_builder_free(struct groups_builder *b);
+
 size_t groups_count(const struct groups *g);
 const struct group *groups_at(const struct groups *g, size_t k);
 /* The group entry i fell into (an index for groups_at), or SIZE_MAX when it was not grouped. */

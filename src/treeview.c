@@ -1010,28 +1010,42 @@ static bool contains_ci(const char *hay, size_t n, const char *needle, size_t m)
     return false;
 }
 
-size_t treeview_search(struct treeview *tv, const char *text, int dir)
+enum treeview_search_rc treeview_search_step(struct treeview *tv, const char *text, int dir,
+                                             struct treeview_search *st, size_t budget,
+                                             size_t *row)
 {
     const struct forest *f = tv->f;
     size_t m = text ? strlen(text) : 0;
-    if (!m || tv->g_lo >= tv->g_hi)
-        return SIZE_MAX;
-    /* Items in scope as (group, j): j = -1 the header, else the group's j-th node in
-     * pre-order. Start from the cursor's item. */
-    uint32_t g = tv->cur_group == TREE_NONE ? tv->g_lo : tv->cur_group;
-    int64_t j = -1;
-    if (tv->cur_group != TREE_NONE && tv->cur_node != TREE_NONE)
-        j = (int64_t)f->pre[tv->cur_node] - f->groups[g].pre;
-    size_t total = (size_t)(tv->g_hi - tv->g_lo);
-    if (tv->g_hi - tv->g_lo == f->n_groups)
-        total += f->n_nodes;
-    else
-        for (uint32_t k = tv->g_lo; k < tv->g_hi; k++)
-            total += f->groups[k].n_nodes;
+    if (!m || !f || tv->g_lo >= tv->g_hi)
+        return TV_SEARCH_NONE;
+    if (!st->started) {
+        /* Items in scope as (group, j): j = -1 the header, else the group's j-th node in
+         * pre-order. Start from the cursor's item. */
+        st->started = true;
+        st->done = 0;
+        st->g = tv->cur_group == TREE_NONE ? tv->g_lo : tv->cur_group;
+        st->j = -1;
+        if (tv->cur_group != TREE_NONE && tv->cur_node != TREE_NONE)
+            st->j = (int64_t)f->pre[tv->cur_node] - f->groups[st->g].pre;
+        st->total = (size_t)(tv->g_hi - tv->g_lo);
+        if (tv->g_hi - tv->g_lo == f->n_groups)
+            st->total += f->n_nodes;
+        else
+            for (uint32_t k = tv->g_lo; k < tv->g_hi; k++)
+                st->total += f->groups[k].n_nodes;
+    }
+    if (st->g < tv->g_lo || st->g >= tv->g_hi)
+        return TV_SEARCH_NONE; /* the scope changed under a search in steps */
     struct strbuf sb;
     sb_init(&sb);
-    size_t found = SIZE_MAX;
-    for (size_t step = 0; step < total; step++) {
+    enum treeview_search_rc rc = TV_SEARCH_NONE;
+    uint32_t g = st->g;
+    int64_t j = st->j;
+    for (size_t n = 0; st->done < st->total; st->done++, n++) {
+        if (n == budget) {
+            rc = TV_SEARCH_MORE;
+            break;
+        }
         if (dir >= 0) {
             if (j + 1 < (int64_t)f->groups[g].n_nodes) {
                 j++;
@@ -1053,14 +1067,31 @@ size_t treeview_search(struct treeview *tv, const char *text, int dir)
             node_text(tv, v, &sb);
         if (!contains_ci(sb.buf ? sb.buf : "", sb.len, text, m))
             continue;
+        size_t found;
         if (v == TREE_NONE) {
             set_cur(tv, g, TREE_NONE);
             found = tv->cur_row;
         } else {
             found = treeview_jump(tv, v);
         }
+        if (row)
+            *row = found;
+        rc = found == SIZE_MAX ? TV_SEARCH_NONE : TV_SEARCH_FOUND;
+        st->done = st->total;
         break;
     }
+    st->g = g;
+    st->j = j;
     sb_free(&sb);
-    return found;
+    return rc;
+}
+
+size_t treeview_search(struct treeview *tv, const char *text, int dir)
+{
+    struct treeview_search st;
+    memset(&st, 0, sizeof st);
+    size_t row = SIZE_MAX;
+    if (treeview_search_step(tv, text, dir, &st, SIZE_MAX, &row) != TV_SEARCH_FOUND)
+        return SIZE_MAX;
+    return row;
 }

@@ -134,6 +134,23 @@ bool treeview_focused(const struct treeview *tv);
  * the number of items searched; text "" matches nothing. */
 size_t treeview_search(struct treeview *tv, const char *text, int dir);
 
+/* The same search in steps, for a caller that must stay responsive (a forest of a million
+ * messages takes about a second): st is zeroed before the first step and kept between steps;
+ * each step looks at up to budget items. TV_SEARCH_FOUND: the cursor is on the match (its
+ * row in *row, which may be NULL); TV_SEARCH_NONE: nothing matches; TV_SEARCH_MORE: call
+ * again. A rebuild, a focus change or a cursor move between steps invalidates st (start
+ * again with a zeroed one). */
+struct treeview_search {
+    bool started;
+    uint32_t g; /* the item last looked at: group g, its j-th node (-1: the header) */
+    int64_t j;
+    size_t done, total; /* items looked at, of the items in scope */
+};
+enum treeview_search_rc { TV_SEARCH_FOUND, TV_SEARCH_NONE, TV_SEARCH_MORE };
+enum treeview_search_rc treeview_search_step(struct treeview *tv, const char *text, int dir,
+                                             struct treeview_search *st, size_t budget,
+                                             size_t *row);
+
 /* Debugging and tests: how many node rows are materialised, and expanded groups. */
 size_t treeview_materialised(const struct treeview *tv);
 size_t treeview_expanded_groups(const struct treeview *tv);

@@ -410,6 +410,100 @@ static void test_groups_from_store(void **state)
     store_free(s);
 }
 
+/* Two builds of the same entries agree on everything a view shows. */
+static void assert_same_groups(const struct groups *x, const struct groups *y, size_t entries)
+{
+    assert_int_equal(groups_count(x), groups_count(y));
+    assert_int_equal(groups_total(x), groups_total(y));
+    for (size_t k = 0; k < groups_count(x); k++) {
+        const struct group *a = groups_at(x, k), *b = groups_at(y, k);
+        assert_string_equal(a->key, b->key);
+        assert_string_equal(a->type, b->type);
+        assert_string_equal(a->exception, b->exception);
+        assert_int_equal(a->fingerprint, b->fingerprint);
+        assert_int_equal(a->count, b->count);
+        assert_int_equal(a->first_ms, b->first_ms);
+        assert_int_equal(a->last_ms, b->last_ms);
+        assert_int_equal(a->example, b->example);
+        assert_int_equal(a->n_queues, b->n_queues);
+        for (size_t q = 0; q < a->n_queues; q++) {
+            assert_int_equal(a->queues[q].queue, b->queues[q].queue);
+            assert_int_equal(a->queues[q].count, b->queues[q].count);
+        }
+        for (uint32_t j = 0; j < a->count; j++)
+            assert_int_equal(a->members[j], b->members[j]);
+    }
+    for (size_t i = 0; i < entries; i++)
+        assert_int_equal(groups_of_entry(x, i), groups_of_entry(y, i));
+}
+
+/* The stepped build (the UI's, a slice between keys) gives what the one-shot build gives,
+ * whatever the slices; entries added after it started are left out; it can be abandoned. */
+static void test_groups_in_steps(void **state)
+{
+    struct store *s = incident_store();
+    size_t n = store_count(s);
+    struct groups *whole = groups_build(s, NULL);
+    for (size_t slice = 1; slice <= n + 1; slice += 3) {
+        struct groups_builder *b = groups_builder_new(s, NULL);
+        assert_int_equal(groups_builder_total(b), n);
+        size_t left = n, steps = 0;
+        while (left) {
+            size_t before = groups_builder_done(b);
+            left = groups_builder_step(b, slice);
+            assert_int_equal(groups_builder_done(b), before + (slice < n - before ? slice : n - before));
+            assert_int_equal(left, n - groups_builder_done(b));
+            steps++;
+        }
+        assert_int_equal(steps, (n + slice - 1) / slice);
+        struct groups *g = groups_builder_finish(b);
+        assert_same_groups(g, whole, n);
+        groups_free(g);
+    }
+    groups_free(whole);
+
+    /* A subset, in any order, with repeats; finish without a step does every step. */
+    uint32_t pick[] = {13, 6, 5, 0, 6, 2};
+    struct groups_options opt = {.time = entry_time_fetched, .indices = pick, .n_indices = 6};
+    whole = groups_build(s, &opt);
+    struct groups_builder *b = groups_builder_new(s, &opt);
+    assert_int_equal(groups_builder_step(b, 4), 2);
+    struct groups *g = groups_builder_finish(b);
+    assert_same_groups(g, whole, n);
+    groups_free(g);
+    b = groups_builder_new(s, &opt);
+    g = groups_builder_finish(b);
+    assert_same_groups(g, whole, n);
+    groups_free(g);
+    groups_free(whole);
+
+    /* Abandoned, at the start and half way. */
+    groups_builder_free(groups_builder_new(s, NULL));
+    b = groups_builder_new(s, NULL);
+    groups_builder_step(b, n / 2);
+    groups_builder_free(b);
+    groups_builder_free(NULL);
+
+    /* The store grows while a build is under way (a file still being read): what was there
+     * when it started is grouped, the rest is not, and an index past it is skipped. */
+    b = groups_builder_new(s, NULL);
+    groups_builder_step(b, 2);
+    static const struct dl late_one = {"order.placed", "late.dlq", "a late error", NULL, NULL,
+                                       T0};
+    append(s, &late_one, n);
+    g = groups_builder_finish(b);
+    assert_int_equal(groups_total(g), n);
+    assert_int_equal(groups_of_entry(g, n), SIZE_MAX);
+    groups_free(g);
+    uint32_t late[] = {0, (uint32_t)n};
+    struct groups_options lo = {.indices = late, .n_indices = 2};
+    b = groups_builder_new(s, &lo);
+    g = groups_builder_finish(b);
+    assert_int_equal(groups_total(g), 2); /* entry n existed when this build started */
+    groups_free(g);
+    store_free(s);
+}
+
 /* ---- timeline ---- */
 
 static struct store *times_store(const int64_t *ago_min, size_t n)
@@ -597,6 +691,26 @@ static void test_million(void **state)
                       x->n_queues);
     }
     assert_int_equal(groups_at(g, 0)->n_queues, 2);
+    /* In the UI's slices: the same groups, and the longest slice is what a key may wait. */
+    double longest = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct groups_builder *b = groups_builder_new(s, NULL);
+    for (;;) {
+        struct timespec a, z;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        size_t left = groups_builder_step(b, 16384);
+        clock_gettime(CLOCK_MONOTONIC, &z);
+        if (elapsed_ms(a, z) > longest)
+            longest = elapsed_ms(a, z);
+        if (!left)
+            break;
+    }
+    struct groups *stepped = groups_builder_finish(b);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    print_message("million: in slices of 16384: %.1f ms in all, the longest slice %.1f ms\n",
+                  elapsed_ms(t0, t1), longest);
+    assert_same_groups(stepped, g, n);
+    groups_free(stepped);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct timeline t;
     struct timeline_options opt = {.now_ms = T0};
@@ -618,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_exceptions),
         cmocka_unit_test(test_fingerprint_hostile),
         cmocka_unit_test(test_groups_from_store),
+        cmocka_unit_test(test_groups_in_steps),
         cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_million),
     };

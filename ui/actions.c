@@ -69,6 +69,7 @@ static const struct {
     {27, ACT_BACK},
     {KEY_BACKSPACE, ACT_BACK},
     {127, ACT_BACK},
+    {CTRL('g'), ACT_CANCEL},
     {'/', ACT_SEARCH},
     {'n', ACT_SEARCH_NEXT},
     {'N', ACT_SEARCH_PREV},

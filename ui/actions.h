@@ -21,7 +21,8 @@
     X(ACT_LEFT, "left", "h Left", "scroll left / collapse")                                    \
     X(ACT_RIGHT, "right", "l Right", "scroll right / expand")                                  \
     X(ACT_ENTER, "enter", "Enter", "open the selection")                                       \
-    X(ACT_BACK, "back", "Esc Backspace", "back to the previous view; cancel")                  \
+    X(ACT_BACK, "back", "Esc Backspace", "back; on the first view, stop the work in progress") \
+    X(ACT_CANCEL, "cancel", "Ctrl-g", "stop the reading, sort, filter or search in progress") \
     X(ACT_SEARCH, "search", "/", "search the decoded fields")                                  \
     X(ACT_SEARCH_NEXT, "search-next", "n", "next match")                                       \
     X(ACT_SEARCH_PREV, "search-prev", "N", "previous match")                                   \

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "filter.h"
+#include "job.h"
 #include "sanitize.h"
 #include "term.h"
 #include "ui.h"
@@ -128,78 +128,6 @@ void view_scroll_to_cursor(struct view *v, size_t page)
         v->top = v->cursor - page + 1;
 }
 
-/* ---- the data ------------------------------------------------------------------------ */
-
-bool app_row_matches(struct app *a, size_t i)
-{
-    /* The filter loads the message itself, and only when a term needs it. */
-    return !a->filter || filter_match_entry(a->filter, a->store, i, a->now_ms);
-}
-
-void app_rebuild_rows(struct app *a)
-{
-    size_t n = a->store ? store_count(a->store) : 0;
-    free(a->rows);
-    a->rows = xcalloc(n ? n : 1, sizeof *a->rows);
-    a->n_rows = 0;
-    for (size_t i = 0; i < n; i++)
-        if (app_row_matches(a, i))
-            a->rows[a->n_rows++] = i;
-    app_sort_rows(a);
-}
-
-void app_ensure_forest(struct app *a)
-{
-    if (a->forest_ready || !a->store)
-        return;
-    size_t n = store_count(a->store);
-    /* The forest borrows its strings: they live in one buffer for as long as the forest. */
-    free(a->forest_text);
-    struct strbuf text;
-    sb_init(&text);
-    size_t *offs = xcalloc(n * 3 + 1, sizeof *offs);
-    char buf[STORE_TEXT_MAX];
-    for (size_t i = 0; i < n; i++) {
-        const struct store_entry *e = store_entry_at(a->store, i);
-        store_ref refs[3] = {e->id, e->correlation, e->causation};
-        for (int k = 0; k < 3; k++) {
-            size_t len = store_text(a->store, refs[k], buf);
-            offs[i * 3 + (size_t)k] = text.len;
-            sb_add(&text, buf, len);
-            sb_addc(&text, '\0');
-        }
-    }
-    a->forest_text = sb_detach(&text, NULL);
-    struct tree_msg *msgs = xcalloc(n ? n : 1, sizeof *msgs);
-    for (size_t i = 0; i < n; i++) {
-        const char *id = a->forest_text + offs[i * 3];
-        const char *co = a->forest_text + offs[i * 3 + 1];
-        const char *ca = a->forest_text + offs[i * 3 + 2];
-        msgs[i].id = (struct tree_span){id, strlen(id)};
-        msgs[i].correlation = (struct tree_span){co, strlen(co)};
-        msgs[i].causation = (struct tree_span){ca, strlen(ca)};
-    }
-    struct error err;
-    if (tree_build(&a->forest, msgs, n, &err) != ST_OK)
-        app_message(a, true, "the causal tree could not be built: %s", err.msg);
-    else
-        a->forest_ready = true;
-    free(msgs);
-    free(offs);
-}
-
-void app_data_changed(struct app *a)
-{
-    if (a->forest_ready) {
-        /* Keep the forest object (views hold tags, not pointers); rebuild it on demand. */
-        tree_free(&a->forest);
-        tree_init(&a->forest);
-        a->forest_ready = false;
-    }
-    app_rebuild_rows(a);
-    app_reload_views(a);
-}
-
 /* ---- the screen ---------------------------------------------------------------------- */
 
 static void draw_title(struct app *a)
@@ -227,14 +155,17 @@ static void draw_status(struct app *a)
 {
     int y = a->rows_on_screen - 1;
     draw_fill(y, 0, a->cols_on_screen, UA_STATUS);
-    struct strbuf sb;
+    struct strbuf sb, work;
     sb_init(&sb);
+    sb_init(&work);
+    app_work_status(a, &work);
+    sb_adds(&sb, " ");
     if (a->message[0]) {
-        sb_adds(&sb, " ");
         sb_adds(&sb, a->message);
-    } else {
+        if (work.len)
+            sb_adds(&sb, "  |  ");
+    } else if (!work.len) {
         struct view *v = app_view(a);
-        sb_adds(&sb, " ");
         if (v && v->ops->status)
             v->ops->status(a, v, &sb);
         if (a->filter_text) {
@@ -243,8 +174,11 @@ static void draw_status(struct app *a)
         }
         sb_adds(&sb, "   ? help  q quit");
     }
+    if (work.len)
+        sb_add(&sb, work.buf, work.len);
     draw_text(y, 0, a->cols_on_screen, sb.buf ? sb.buf : "", sb.len,
               a->message_is_error && a->message[0] ? UA_ERROR : UA_STATUS);
+    sb_free(&work);
     sb_free(&sb);
 }
 
@@ -290,7 +224,14 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         move(y, cx < a->cols_on_screen ? cx : a->cols_on_screen - 1);
         sb_free(&shown);
         refresh();
-        int ch = term_key(-1);
+        /* The work in progress goes on while the user types. */
+        int ch = term_key(app_busy(a) ? 20 : -1);
+        if (ch == ERR) {
+            bool ended = false;
+            if (app_busy(a))
+                app_work(a, 20, &ended);
+            continue;
+        }
         if (ch == 27) {
             sb_free(&line);
             curs_set(0);
@@ -327,6 +268,57 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
 
 /* ---- the loop ------------------------------------------------------------------------ */
 
+/* A search is a job: the view looks a slice at a time (a million rows take about a second),
+ * and the cursor jumps when it finds. It stops when the view it searches is no longer on top
+ * or what it searched was made again. */
+struct search_job {
+    int depth;
+    const struct view_ops *ops;
+    char *text;
+    int dir;
+    uint64_t data_gen;
+    struct search_pos pos;
+    int rc;
+};
+
+static enum job_rc search_step(struct app *a, struct job *j, double until)
+{
+    struct search_job *s = j->state;
+    struct view *v = app_view(a);
+    if (a->depth != s->depth || !v || v->ops != s->ops || a->data_gen != s->data_gen) {
+        s->rc = -1;
+        return JOB_DONE;
+    }
+    s->rc = v->ops->search(a, v, s->text, s->dir, &s->pos, until);
+    j->done = s->pos.done;
+    j->total = s->pos.total;
+    return s->rc == SEARCH_MORE ? JOB_MORE : JOB_DONE;
+}
+
+static void search_describe(struct app *a, const struct job *j, struct strbuf *out)
+{
+    const struct search_job *s = j->state;
+    char n[32];
+    (void)a;
+    sb_addf(out, "searching %s %s for \"%s\"", fmt_thousands(s->pos.total, n),
+            s->pos.unit ? s->pos.unit : "lines", s->text);
+}
+
+static void search_end(struct app *a, struct job *j, bool cancelled)
+{
+    struct search_job *s = j->state;
+    if (cancelled && s->data_gen == a->data_gen)
+        app_message(a, true, "search cancelled: %s", s->text);
+    else if (!cancelled && s->rc == -1)
+        app_message(a, true, "search stopped: the list changed under it");
+    else if (!cancelled && s->rc == SEARCH_NONE)
+        app_message(a, true, "not found: %s", s->text);
+    free(s->text);
+    free(s);
+}
+
+static const struct job_ops search_ops = {search_step, search_describe, search_end};
+
 static void do_search(struct app *a, int dir)
 {
     struct view *v = app_view(a);
@@ -338,35 +330,13 @@ static void do_search(struct app *a, int dir)
         app_message(a, true, "no search yet: / to search");
         return;
     }
-    if (!v->ops->search(a, v, a->search_text, dir))
-        app_message(a, true, "not found: %s", a->search_text);
-}
-
-bool app_set_filter(struct app *a, const char *text)
-{
-    if (!text || !*text) {
-        filter_free(a->filter);
-        a->filter = NULL;
-        free(a->filter_text);
-        a->filter_text = NULL;
-        app_data_changed(a);
-        app_message(a, false, "filter cleared");
-        return true;
-    }
-    struct filter *f = NULL;
-    struct error err;
-    error_clear(&err);
-    if (filter_compile(text, &f, &err) != ST_OK) {
-        app_message(a, true, "filter: %s", err.msg);
-        return false;
-    }
-    filter_free(a->filter);
-    a->filter = f;
-    free(a->filter_text);
-    a->filter_text = xstrdup(text);
-    app_data_changed(a);
-    app_message(a, false, "%zu messages match", a->n_rows);
-    return true;
+    struct search_job *s = xcalloc(1, sizeof *s);
+    s->depth = a->depth;
+    s->ops = v->ops;
+    s->text = xstrdup(a->search_text);
+    s->dir = dir;
+    s->data_gen = a->data_gen;
+    job_start(a, JOB_SEARCH, &search_ops, s);
 }
 
 static const struct view_ops *view_for(enum action act)
@@ -406,7 +376,15 @@ int app_handle(struct app *a, enum action act)
         }
         return HR_QUIT;
     case ACT_BACK:
-        app_pop(a);
+        /* Back; only where there is nothing to go back to does Esc stop the work. */
+        if (a->depth > 1)
+            app_pop(a);
+        else
+            app_cancel_work(a);
+        return HR_REDRAW;
+    case ACT_CANCEL:
+        if (!app_cancel_work(a))
+            app_message(a, false, "nothing to stop");
         return HR_REDRAW;
     case ACT_REDRAW:
         term_redraw_all();
@@ -429,7 +407,7 @@ int app_handle(struct app *a, enum action act)
         do_search(a, -1);
         return HR_REDRAW;
     case ACT_FILTER: {
-        char *text = app_prompt(a, "filter: ", a->filter_text);
+        char *text = app_prompt(a, "filter: ", app_filter_wanted(a));
         if (text)
             app_set_filter(a, text);
         free(text);
@@ -483,24 +461,21 @@ int app_run(struct app *a, const struct view_ops *first)
         a->after_start(a);
     app_draw(a);
     double last_draw = 0;
+    enum job_rc work = app_busy(a) ? JOB_MORE : JOB_DONE;
     while (!a->quit) {
-        int ch = term_key(a->loader ? 0 : 1000);
+        /* Waiting for a key only as long as the work in progress can wait. */
+        int ch = term_key(work == JOB_MORE ? 0 : work == JOB_WAIT ? 20 : 1000);
         int64_t now = clock_now_ms();
-        if (ch == ERR && a->loader) {
-            /* Read on between keys; redraw a few times a second. */
-            bool more = app_load_step(a, 40);
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            double t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-            if (!more || t - last_draw > 0.25) {
+        if (ch == ERR && work != JOB_DONE) {
+            /* Work on between keys; redraw when something ended, else a few times a second. */
+            bool ended = false;
+            work = app_work(a, 20, &ended);
+            double t = mono_now();
+            if (ended || work == JOB_DONE || t - last_draw > 0.25) {
+                a->now_ms = clock_now_ms();
                 app_draw(a);
                 last_draw = t;
             }
-            continue;
-        }
-        if (ch == 27 && a->loader) {
-            app_load_cancel(a);
-            app_draw(a);
             continue;
         }
         if (ch == ERR) {
@@ -509,6 +484,7 @@ int app_run(struct app *a, const struct view_ops *first)
                 a->now_ms = now;
                 app_draw(a);
             }
+            work = app_busy(a) ? JOB_MORE : JOB_DONE;
             continue;
         }
         a->now_ms = now;
@@ -516,8 +492,7 @@ int app_run(struct app *a, const struct view_ops *first)
             app_draw(a);
             continue;
         }
-        if (!a->loader)
-            a->message[0] = '\0';
+        a->message[0] = '\0';
         enum action act = action_for_key(ch);
         if (act == ACT_NONE)
             continue;
@@ -525,6 +500,7 @@ int app_run(struct app *a, const struct view_ops *first)
         if (r & HR_QUIT)
             break;
         app_draw(a);
+        work = app_busy(a) ? JOB_MORE : JOB_DONE;
     }
     while (a->depth > 0) {
         struct view *v = &a->stack[--a->depth];
@@ -539,11 +515,9 @@ void app_free(struct app *a)
 {
     if (a->loader)
         app_load_cancel(a);
+    app_data_free(a);
     store_free(a->store);
     a->store = NULL;
-    if (a->forest_ready)
-        tree_free(&a->forest);
-    free(a->forest_text);
     free(a->rows);
     filter_free(a->filter);
     free(a->filter_text);

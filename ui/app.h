@@ -16,24 +16,59 @@ int app_handle(struct app *a, enum action act);
 /* Lines a view has for its rows (screen less title, header and status). */
 size_t app_page(const struct app *a);
 
-bool app_row_matches(struct app *a, size_t i);
-/* Compiles and applies a filter (NULL or "" clears it); false, with the reason on the status
- * line, when it does not compile. */
-bool app_set_filter(struct app *a, const char *text);
-void app_sort_rows(struct app *a); /* view_messages.c: by a->sort_column */
-void app_data_changed(struct app *a);
 void app_reload_views(struct app *a);
+
+/* rows.c: the rows, made again in steps (job.h) when the filter, the order or the data
+ * change. The setters compile and start; the rows, the filter and the order change together
+ * when the job is done (at once for small sets). */
+enum sort_column { SORT_ORDER, SORT_AGE, SORT_ATTEMPT, SORT_TYPE, SORT_ERROR, SORT_ID, SORT_QUEUE, SORT_N };
+const char *app_sort_name(int column);
+/* Whether store entry i passes the filter of the rows. */
+bool app_row_matches(struct app *a, size_t i);
+/* Applies a filter (NULL or "" clears it); false, with the reason on the status line, when
+ * it does not compile. */
+bool app_set_filter(struct app *a, const char *text);
+void app_set_sort(struct app *a, int column, bool reverse);
+/* The order and filter wanted: the job's when one is under way, else the rows'. */
+void app_sort_wanted(const struct app *a, int *column, bool *reverse);
+const char *app_filter_wanted(const struct app *a);
+/* A new store: no rows until they are made from it. */
+void app_rows_reset(struct app *a);
+/* While files are read: the new entries join the rows (filtered; sorting waits). */
+void app_rows_extend(struct app *a);
+/* Reading ended: the rows are sorted as asked and what depends on the set is made again. */
+void app_rows_complete(struct app *a);
+/* Whether the set of rows is being made again (a filter, a new store). */
+bool app_rows_rescanning(const struct app *a);
+
+/* data.c: what is made from the rows and the store, once per generation. */
+/* The failure groups of the rows; *current is false while they are being made (those of an
+ * earlier set, or NULL, are returned meanwhile). Starts the job when needed. */
+const struct groups *app_groups(struct app *a, bool *current);
+void app_group_again(struct app *a); /* after a cancel */
+bool app_groups_building(const struct app *a);
+/* Whether a->forest is the forest of the whole store; starts building it when not. */
+bool app_forest(struct app *a);
+void app_build_forest(struct app *a); /* after a cancel */
+bool app_forest_building(const struct app *a);
+/* The store was replaced: everything made from the old one is dropped and made again. */
+void app_data_changed(struct app *a);
+void app_data_free(struct app *a);
+
 /* The store index of the message the user is on, or SIZE_MAX. */
 size_t app_selected_message(struct app *a);
 
 /* source.c */
 /* Starts reading the snapshot files into a fresh store. The loop then reads them a slice at a
  * time (app_load_step) between keys, so the first screen shows as soon as there is a
- * screenful and the program stays responsive; Esc stops reading (what was read is kept). */
+ * screenful and the program stays responsive; app_cancel_work stops reading (what was read
+ * is kept). */
 bool app_load_files(struct app *a);
 /* Reads for about budget_ms; false when there is nothing (more) to read. */
 bool app_load_step(struct app *a, int budget_ms);
 void app_load_cancel(struct app *a);
+/* "reading… 523,000 messages (65,000/s)  Esc stops" */
+void app_load_status(struct app *a, struct strbuf *out);
 /* Takes a snapshot of the queues into a fresh store, with a progress bar (count, rate, ETA);
  * Esc cancels and the queues are left as they were. */
 bool app_peek_queues(struct app *a, char **queues, int n);
@@ -41,7 +76,7 @@ bool app_peek_queues(struct app *a, char **queues, int n);
 void app_queue_info(struct app *a, const char *queue, struct peek_queue_info *info);
 /* r: read the files again, or snapshot the same queues again. */
 void app_refresh(struct app *a);
-/* A progress line on the bottom row; returns false when the user pressed Esc. */
+/* A progress line on the bottom row; returns false when the user pressed Esc or Ctrl-g. */
 bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total,
                   double started_s);
 

@@ -70,7 +70,9 @@ int cmd_ui(int argc, char **argv, bool open_files)
     struct app a;
     memset(&a, 0, sizeof a);
     tree_init(&a.forest);
-    a.read_only = true; /* nothing in this version writes to the broker */
+    /* Snapshot files have no broker to write to; a broker is written to unless --read-only,
+     * DLQX_READ_ONLY or read_only=true on a URL says otherwise (set below). */
+    a.read_only = true;
     const char *lc = getenv("LC_ALL");
     if (!lc || !*lc)
         lc = getenv("LC_CTYPE");
@@ -128,6 +130,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
         }
         a.source = SOURCE_BROKER;
         a.broker = &b;
+        a.read_only = b.read_only;
         mgmt_global_init();
         a.mgmt = broker_mgmt(&b, &rc);
         rc = EXIT_OK;

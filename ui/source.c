@@ -11,6 +11,7 @@
 
 #include "../src/cli/broker_opts.h"
 #include "app.h"
+#include "job.h"
 #include "peek.h"
 #include "snapshot.h"
 #include "term.h"
@@ -25,9 +26,9 @@ static double now_s(void)
 bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total,
                   double started)
 {
-    /* Esc cancels; anything else waits. */
+    /* Esc or Ctrl-g cancels; anything else waits. */
     int ch = term_key(0);
-    if (ch == 27)
+    if (ch == 27 || ch == ('g' & 0x1f))
         return false;
     int y = a->rows_on_screen - 1, w = a->cols_on_screen;
     double el = now_s() - started;
@@ -75,7 +76,6 @@ struct loader {
     long bad;
     char first_bad[256];
     double started;
-    size_t rows_done; /* store entries already considered for a->rows */
 };
 
 static void loader_close_file(struct loader *l)
@@ -101,8 +101,8 @@ static void loader_finish(struct app *a, bool cancelled)
         app_message(a, false, "%zu messages read", n);
     free(l);
     a->loader = NULL;
-    /* Everything that depends on the whole set (sort, forest, groups) is rebuilt now. */
-    app_data_changed(a);
+    /* What depends on the whole set (the order, the groups, the forest) is made again. */
+    app_rows_complete(a);
 }
 
 bool app_load_files(struct app *a)
@@ -128,20 +128,6 @@ void app_load_cancel(struct app *a)
         loader_finish(a, true);
 }
 
-/* New entries join the rows as they arrive (filtered; sorting waits for the end). */
-static void extend_rows(struct app *a)
-{
-    struct loader *l = a->loader;
-    size_t n = store_count(a->store);
-    if (n == l->rows_done)
-        return;
-    a->rows = xrealloc(a->rows, (n ? n : 1) * sizeof *a->rows);
-    for (size_t i = l->rows_done; i < n; i++)
-        if (app_row_matches(a, i))
-            a->rows[a->n_rows++] = i;
-    l->rows_done = n;
-}
-
 bool app_load_step(struct app *a, int budget_ms)
 {
     struct loader *l = a->loader;
@@ -149,10 +135,10 @@ bool app_load_step(struct app *a, int budget_ms)
         return false;
     double until = now_s() + budget_ms / 1000.0;
     struct error err;
-    while (now_s() < until) {
+    /* A key that is waiting ends the slice: it is answered before more is read. */
+    while (now_s() < until && !term_input_pending()) {
         if (!l->in) {
             if (++l->file >= a->n_files) {
-                extend_rows(a);
                 loader_finish(a, false);
                 return false;
             }
@@ -185,17 +171,26 @@ bool app_load_step(struct app *a, int budget_ms)
             message_free(&m);
             if (!ok) {
                 app_message(a, true, "%s", err.msg);
-                extend_rows(a);
                 loader_finish(a, true);
                 return false;
             }
         }
     }
-    extend_rows(a);
-    snprintf(a->message, sizeof a->message, "reading… %zu messages (%.0f/s)  Esc stops",
-             store_count(a->store), (double)store_count(a->store) / (now_s() - l->started));
-    a->message_is_error = false;
+    app_rows_extend(a);
     return true;
+}
+
+void app_load_status(struct app *a, struct strbuf *out)
+{
+    const struct loader *l = a->loader;
+    if (!l)
+        return;
+    char n[32], r[32];
+    size_t count = store_count(a->store);
+    double el = now_s() - l->started;
+    sb_addf(out, "reading%s %s messages (%s/s)  %s stops", a->ascii ? "..." : "\xe2\x80\xa6",
+            fmt_thousands(count, n), fmt_thousands(el > 0 ? (uint64_t)((double)count / el) : 0, r),
+            app_cancel_key(a));
 }
 
 struct peek_ui {

@@ -8,6 +8,7 @@
 #include "term.h"
 
 #include <curses.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -174,6 +175,12 @@ int term_key(int timeout_ms)
     timeout(timeout_ms);
     int c = getch();
     return c == 27 ? escape_sequence() : c;
+}
+
+bool term_input_pending(void)
+{
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    return poll(&p, 1, 0) > 0;
 }
 
 void term_clear(void)

@@ -4,6 +4,8 @@
 #ifndef DLQX_UI_TERM_H
 #define DLQX_UI_TERM_H
 
+#include <stdbool.h>
+
 struct app;
 
 /* Starts curses; -1 (reported) when there is no terminal. */
@@ -14,6 +16,8 @@ void term_size(struct app *a);
 #define TERM_KEY_IGNORED (-2)
 /* The next key, or ERR (-1) after timeout_ms (negative: wait). KEY_RESIZE on a resize. */
 int term_key(int timeout_ms);
+/* Whether a key is waiting to be read (long work ends its slice early for it). */
+bool term_input_pending(void);
 void term_clear(void);
 void term_flush(void);
 void term_redraw_all(void);

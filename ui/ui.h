@@ -14,13 +14,17 @@
 #include <stdint.h>
 
 #include "actions.h"
+#include "job.h"
 #include "store.h"
 #include "tree.h"
+#include "treeview.h"
 
 struct app;
 struct view;
 struct broker_opts;
 struct filter;
+struct groups;
+struct forest_job;
 
 /* Attributes the views draw with; term.c maps them to colours (8 or 256) or, with NO_COLOR,
  * to bold/reverse/dim only. */
@@ -46,6 +50,16 @@ enum {
     HR_QUIT = 1 << 2,
 };
 
+/* Where a search has got to, between the slices of a long one. */
+struct search_pos {
+    bool started;
+    size_t at;          /* the line last looked at */
+    size_t done, total; /* lines looked at, of lines to look at */
+    const char *unit;   /* what the lines are, for the progress line ("messages") */
+    struct treeview_search tree; /* the tree view's */
+};
+enum { SEARCH_FOUND, SEARCH_NONE, SEARCH_MORE };
+
 struct view_ops {
     const char *name;  /* shown in the title: "messages", "detail"… */
     enum action which; /* the action that opens it (ACT_VIEW_*), or ACT_NONE */
@@ -55,9 +69,12 @@ struct view_ops {
     void (*draw)(struct app *a, struct view *v, int top, int height, int width);
     /* Handles an action; returns HR_* flags. Movement is usually left to view_move. */
     int (*request)(struct app *a, struct view *v, enum action act);
-    /* Moves the cursor to the next (dir 1) or previous (dir -1) line matching text; false
-     * when none. NULL: the view cannot be searched. */
-    bool (*search)(struct app *a, struct view *v, const char *text, int dir);
+    /* Moves the cursor to the next (dir 1) or previous (dir -1) line matching text, working
+     * until the monotonic clock passes until (views with few lines may ignore it): SEARCH_FOUND
+     * (the cursor is on it), SEARCH_NONE, or SEARCH_MORE (call again with the same pos, which
+     * is zeroed before the first call). NULL: the view cannot be searched. */
+    int (*search)(struct app *a, struct view *v, const char *text, int dir,
+                  struct search_pos *pos, double until);
     /* The data under the view changed (a new snapshot, a filter): rebuild, keep the cursor
      * on the same item where it still exists. NULL: nothing to do. */
     void (*reload)(struct app *a, struct view *v);
@@ -89,15 +106,30 @@ struct app {
     int n_queues;
 
     struct store *store;
-    struct forest forest;
-    bool forest_ready;
-    size_t *rows; /* message indices that pass the filter, in the current order */
+    /* The rows: store indices that pass a->filter, in the order of a->sort_column (rows.c;
+     * made again by a job, which installs its filter and order with them). */
+    size_t *rows;
     size_t n_rows;
-    int sort_column; /* messages view: 0 = as received */
+    size_t rows_upto; /* store entries already considered for rows (more while reading) */
+    int sort_column;  /* enum sort_column: SORT_ORDER = as received */
     bool sort_reverse;
     struct filter *filter;
     char *filter_text;
     char *search_text;
+    /* Generations (data.c): the store was replaced; the set of rows changed; something a
+     * view shows was made again (rows, groups, forest: positions in them are void). */
+    uint64_t store_gen, set_gen, rows_gen, data_gen;
+    /* Made from the data once per generation, by jobs (data.c). */
+    struct forest forest; /* of the store's first forest_count entries */
+    uint64_t forest_store_gen;
+    size_t forest_count;
+    bool forest_cancelled;
+    struct groups *groups; /* of the rows of (groups_store_gen, groups_set_gen, groups_rows) */
+    uint64_t groups_store_gen, groups_set_gen;
+    size_t groups_rows;
+    bool groups_cancelled;
+    struct job *jobs[JOB_KINDS]; /* the work in progress, by kind (job.h) */
+    struct forest_job *forest_orphan; /* a cancelled forest its thread is still linking */
 
     int64_t now_ms;
     bool ascii;  /* no UTF-8 box drawing */
@@ -127,9 +159,6 @@ void app_switch(struct app *a, const struct view_ops *ops);
 void app_message(struct app *a, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The data. */
-void app_rebuild_rows(struct app *a); /* after a filter or sort change */
-void app_ensure_forest(struct app *a);
 /* Asks for a line of text on the bottom line; NULL when cancelled (Esc). */
 char *app_prompt(struct app *a, const char *prompt, const char *initial);
 

@@ -364,12 +364,15 @@ static int detail_request(struct app *a, struct view *v, enum action act)
 
 /* Looks through every line, folded sections included (a match there unfolds it), from the
  * line after (or before) the cursor, round the end. */
-static bool detail_search(struct app *a, struct view *v, const char *text, int dir)
+static int detail_search(struct app *a, struct view *v, const char *text, int dir,
+                         struct search_pos *p, double until)
 {
     struct detail_state *st = v->state;
     (void)a;
+    (void)p;
+    (void)until; /* one message: looked through at once */
     if (!st || !st->doc.n || !text)
-        return false;
+        return SEARCH_NONE;
     size_t n = st->doc.n, cur = cursor_line(v, st);
     if (cur >= n)
         cur = 0;
@@ -386,9 +389,9 @@ static bool detail_search(struct app *a, struct view *v, const char *text, int d
         /* A match beyond the right edge scrolls the line into view from its start. */
         v->hscroll = 0;
         view_scroll_to_cursor(v, st->page ? st->page : 1);
-        return true;
+        return SEARCH_FOUND;
     }
-    return false;
+    return SEARCH_NONE;
 }
 
 static void detail_reload(struct app *a, struct view *v)

@@ -11,42 +11,28 @@
 #include "app.h"
 #include "filter.h"
 #include "groups.h"
+#include "job.h"
 
-struct groups_state {
-    struct groups *g;
-};
+/* The groups are the app's (data.c: made once per set of rows, by a job); the view keeps
+ * only its cursor. While new ones are made, the old ones stay on screen. */
+static const struct groups *shown(const struct app *a)
+{
+    return a->groups && a->groups_store_gen == a->store_gen ? a->groups : NULL;
+}
 
 static void build(struct app *a, struct view *v)
 {
-    struct groups_state *s = v->state;
-    groups_free(s->g);
-    uint32_t *idx = xcalloc(a->n_rows ? a->n_rows : 1, sizeof *idx);
-    for (size_t i = 0; i < a->n_rows; i++)
-        idx[i] = (uint32_t)a->rows[i];
-    struct groups_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.indices = idx;
-    opt.n_indices = a->n_rows;
-    opt.time = entry_time_dead_at;
-    s->g = a->store ? groups_build(a->store, &opt) : NULL;
-    free(idx);
-    v->lines = s->g ? groups_count(s->g) : 0;
+    bool current;
+    app_groups(a, &current);
+    const struct groups *g = shown(a);
+    v->lines = groups_count(g);
     if (v->cursor >= v->lines)
         v->cursor = v->lines ? v->lines - 1 : 0;
 }
 
 static void open_(struct app *a, struct view *v)
 {
-    v->state = xcalloc(1, sizeof(struct groups_state));
     build(a, v);
-}
-
-static void close_(struct app *a, struct view *v)
-{
-    struct groups_state *s = v->state;
-    groups_free(s->g);
-    free(s);
-    v->state = NULL;
 }
 
 static void ago(const struct app *a, int64_t ms, char out[32])
@@ -60,8 +46,8 @@ static void ago(const struct app *a, int64_t ms, char out[32])
 
 static void draw(struct app *a, struct view *v, int top, int height, int width)
 {
-    struct groups_state *s = v->state;
-    size_t n = s->g ? groups_count(s->g) : 0;
+    const struct groups *g = shown(a);
+    size_t n = groups_count(g);
     v->lines = n;
     size_t page = height > 1 ? (size_t)height - 1 : 1;
     view_scroll_to_cursor(v, page);
@@ -70,7 +56,15 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
                              "CAUSE",
               UA_HEADER);
     if (!n) {
-        draw_safe(top + 2, 2, width - 4, "no dead letters to group", UA_DIM);
+        char count[32];
+        fmt_thousands(a->n_rows, count);
+        if (app_groups_building(a))
+            draw_textf(top + 2, 2, width - 4, UA_DIM, "grouping %s dead letters by cause", count);
+        else if (!g && a->groups_cancelled)
+            draw_safe(top + 2, 2, width - 4, "grouping was cancelled: Enter groups them",
+                      UA_DIM);
+        else
+            draw_safe(top + 2, 2, width - 4, "no dead letters to group", UA_DIM);
         return;
     }
     char buf[STORE_TEXT_MAX];
@@ -78,7 +72,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         size_t k = v->top + (size_t)row;
         if (k >= n)
             break;
-        const struct group *grp = groups_at(s->g, k);
+        const struct group *grp = groups_at(g, k);
         int y = top + 1 + row;
         bool sel = k == v->cursor;
         enum ui_attr at = sel ? UA_SELECTED : UA_NORMAL;
@@ -117,18 +111,24 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
 
 static int request(struct app *a, struct view *v, enum action act)
 {
-    struct groups_state *s = v->state;
+    const struct groups *g = shown(a);
     if (act == ACT_ENTER) {
-        if (!s->g || v->cursor >= groups_count(s->g))
+        if (!g && a->groups_cancelled && !app_groups_building(a)) {
+            app_group_again(a);
+            build(a, v);
+            return HR_HANDLED | HR_REDRAW;
+        }
+        if (!g || v->cursor >= groups_count(g))
             return HR_HANDLED;
         struct strbuf expr;
         sb_init(&expr);
-        group_filter_expr(groups_at(s->g, v->cursor), &expr);
-        if (a->filter_text) {
+        group_filter_expr(groups_at(g, v->cursor), &expr);
+        const char *in_force = app_filter_wanted(a);
+        if (in_force) {
             /* Narrow the filter in force rather than replace it. */
             struct strbuf both;
             sb_init(&both);
-            sb_addf(&both, "(%s) %s", a->filter_text, expr.buf ? expr.buf : "");
+            sb_addf(&both, "(%s) %s", in_force, expr.buf ? expr.buf : "");
             sb_free(&expr);
             expr = both;
         }
@@ -137,39 +137,47 @@ static int request(struct app *a, struct view *v, enum action act)
         sb_free(&expr);
         return HR_HANDLED | HR_REDRAW;
     }
+    v->lines = groups_count(g);
     return view_move(v, act, app_page(a));
 }
 
-static bool search(struct app *a, struct view *v, const char *text, int dir)
+static int search(struct app *a, struct view *v, const char *text, int dir,
+                  struct search_pos *p, double until)
 {
-    struct groups_state *s = v->state;
-    size_t n = s->g ? groups_count(s->g) : 0;
+    const struct groups *g = shown(a);
+    size_t n = groups_count(g);
     size_t k = v->cursor;
+    (void)p;
+    (void)until;
     for (size_t step = 1; step <= n; step++) {
         k = dir > 0 ? (k + 1) % n : (k + n - 1) % n;
-        const struct group *grp = groups_at(s->g, k);
+        const struct group *grp = groups_at(g, k);
         if ((grp->key && strstr(grp->key, text)) || (grp->type && strstr(grp->type, text)) ||
             (grp->exception && strstr(grp->exception, text))) {
             v->cursor = k;
             view_scroll_to_cursor(v, app_page(a));
-            return true;
+            return SEARCH_FOUND;
         }
     }
-    return false;
+    return SEARCH_NONE;
 }
 
 static void status(struct app *a, struct view *v, struct strbuf *out)
 {
-    struct groups_state *s = v->state;
-    size_t n = s->g ? groups_count(s->g) : 0;
-    sb_addf(out, "%zu causes for %zu dead letters  Enter: its messages", n, a->n_rows);
+    const struct groups *g = shown(a);
+    (void)v;
+    if (!g && a->groups_cancelled) {
+        sb_adds(out, "not grouped  Enter: group them");
+        return;
+    }
+    sb_addf(out, "%zu causes for %zu dead letters  Enter: its messages", groups_count(g),
+            groups_total(g));
 }
 
 const struct view_ops view_groups_ops = {
     .name = "groups",
     .which = ACT_VIEW_GROUPS,
     .open = open_,
-    .close = close_,
     .draw = draw,
     .request = request,
     .search = search,

@@ -8,124 +8,13 @@
 #include <string.h>
 
 #include "app.h"
+#include "job.h"
 #include "sanitize.h"
 
-enum col { COL_ORDER, COL_AGE, COL_ATTEMPT, COL_TYPE, COL_ERROR, COL_ID, COL_QUEUE, COL_N };
-static const char *const col_names[COL_N] = {"as received", "age", "attempt", "type",
-                                             "error", "id", "queue"};
-
-/* ---- sorting -------------------------------------------------------------------------- */
-
-static const struct store *sort_store;
-static bool sort_rev;
-static enum col sort_col;
-static uint32_t *sort_rank; /* for text columns: the rank of each ref's text */
-
-static int64_t key_num(const struct store_entry *e)
-{
-    switch (sort_col) {
-    case COL_AGE:
-        return -e->first_seen_ms; /* oldest first means largest age first */
-    case COL_ATTEMPT:
-        return e->attempt;
-    default:
-        return 0;
-    }
-}
-
-static store_ref key_ref(const struct store_entry *e)
-{
-    switch (sort_col) {
-    case COL_TYPE:
-        return e->type;
-    case COL_ERROR:
-        return e->error;
-    case COL_ID:
-        return e->id;
-    case COL_QUEUE:
-        return e->queue;
-    default:
-        return STORE_NONE;
-    }
-}
-
-static int cmp_rows(const void *pa, const void *pb)
-{
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    const struct store_entry *ea = store_entry_at(sort_store, a);
-    const struct store_entry *eb = store_entry_at(sort_store, b);
-    int c = 0;
-    if (sort_col == COL_AGE || sort_col == COL_ATTEMPT) {
-        int64_t x = key_num(ea), y = key_num(eb);
-        c = (x > y) - (x < y);
-    } else if (sort_col != COL_ORDER) {
-        store_ref x = key_ref(ea), y = key_ref(eb);
-        if (sort_col == COL_ID) {
-            static char bx[STORE_TEXT_MAX], by[STORE_TEXT_MAX];
-            store_text(sort_store, x, bx);
-            store_text(sort_store, y, by);
-            c = strcmp(bx, by);
-        } else {
-            uint32_t rx = x == STORE_NONE ? 0 : sort_rank[x], ry = y == STORE_NONE ? 0 : sort_rank[y];
-            c = (rx > ry) - (rx < ry);
-        }
-    }
-    if (sort_rev)
-        c = -c;
-    return c ? c : (a > b) - (a < b); /* stable: arrival order within equal keys */
-}
-
-/* Text columns hold interned refs: rank the distinct texts once, then sort by rank. */
-static int cmp_text_ref(const void *pa, const void *pb)
-{
-    static char bx[STORE_TEXT_MAX], by[STORE_TEXT_MAX];
-    store_text(sort_store, *(const store_ref *)pa, bx);
-    store_text(sort_store, *(const store_ref *)pb, by);
-    return strcmp(bx, by);
-}
-
-void app_sort_rows(struct app *a)
-{
-    if (!a->store || a->sort_column == COL_ORDER) {
-        if (a->sort_reverse)
-            for (size_t i = 0; i < a->n_rows / 2; i++) {
-                size_t t = a->rows[i];
-                a->rows[i] = a->rows[a->n_rows - 1 - i];
-                a->rows[a->n_rows - 1 - i] = t;
-            }
-        return;
-    }
-    sort_store = a->store;
-    sort_rev = a->sort_reverse;
-    sort_col = (enum col)a->sort_column;
-    sort_rank = NULL;
-    if (sort_col == COL_TYPE || sort_col == COL_ERROR || sort_col == COL_QUEUE) {
-        size_t n = store_count(a->store), nd = 0, cap = 0;
-        store_ref *distinct = NULL;
-        uint32_t max = 0;
-        for (size_t i = 0; i < n; i++) {
-            store_ref r = key_ref(store_entry_at(a->store, i));
-            if (r != STORE_NONE && r >= max)
-                max = r + 1;
-        }
-        sort_rank = xcalloc((size_t)max + 1, sizeof *sort_rank);
-        for (size_t i = 0; i < n; i++) {
-            store_ref r = key_ref(store_entry_at(a->store, i));
-            if (r == STORE_NONE || sort_rank[r])
-                continue;
-            sort_rank[r] = 1;
-            xgrow((void **)&distinct, &cap, nd + 1, sizeof *distinct);
-            distinct[nd++] = r;
-        }
-        qsort(distinct, nd, sizeof *distinct, cmp_text_ref);
-        for (size_t i = 0; i < nd; i++)
-            sort_rank[distinct[i]] = (uint32_t)i + 1;
-        free(distinct);
-    }
-    qsort(a->rows, a->n_rows, sizeof *a->rows, cmp_rows);
-    free(sort_rank);
-    sort_rank = NULL;
-}
+/* The columns, by their sort_column (SORT_ORDER has none). */
+enum col { COL_ORDER = SORT_ORDER, COL_AGE = SORT_AGE, COL_ATTEMPT = SORT_ATTEMPT,
+           COL_TYPE = SORT_TYPE, COL_ERROR = SORT_ERROR, COL_ID = SORT_ID, COL_QUEUE = SORT_QUEUE,
+           COL_N = SORT_N };
 
 /* ---- the view ------------------------------------------------------------------------- */
 
@@ -237,22 +126,20 @@ static int request(struct app *a, struct view *v, enum action act)
             app_push(a, &view_detail_ops, a->rows[v->cursor]);
         return HR_HANDLED | HR_REDRAW;
     case ACT_SORT: {
-        size_t keep = v->cursor < a->n_rows ? a->rows[v->cursor] : SIZE_MAX;
-        a->sort_column = (a->sort_column + 1) % COL_N;
-        a->sort_reverse = false;
-        app_rebuild_rows(a);
-        for (size_t i = 0; keep != SIZE_MAX && i < a->n_rows; i++)
-            if (a->rows[i] == keep)
-                v->cursor = i;
-        app_message(a, false, "sorted by %s", col_names[a->sort_column]);
+        /* By the next column; the rows change when they are sorted (rows.c). */
+        int column;
+        bool reverse;
+        app_sort_wanted(a, &column, &reverse);
+        app_set_sort(a, (column + 1) % COL_N, false);
         return HR_HANDLED | HR_REDRAW;
     }
-    case ACT_REVERSE:
-        a->sort_reverse = !a->sort_reverse;
-        app_rebuild_rows(a);
-        app_message(a, false, "sorted by %s, %s", col_names[a->sort_column],
-                    a->sort_reverse ? "reversed" : "forward");
+    case ACT_REVERSE: {
+        int column;
+        bool reverse;
+        app_sort_wanted(a, &column, &reverse);
+        app_set_sort(a, column, !reverse);
         return HR_HANDLED | HR_REDRAW;
+    }
     default:
         v->lines = a->n_rows;
         return view_move(v, act, app_page(a));
@@ -275,14 +162,22 @@ static bool contains_ci(const char *hay, const char *needle)
     return false;
 }
 
-static bool search(struct app *a, struct view *v, const char *text, int dir)
+static int search(struct app *a, struct view *v, const char *text, int dir,
+                  struct search_pos *p, double until)
 {
-    if (!a->n_rows)
-        return false;
+    if (!p->started) {
+        p->started = true;
+        p->total = a->n_rows; /* rows are only added at the end meanwhile */
+        p->at = v->cursor;
+        p->unit = "messages";
+    }
+    size_t n = p->total;
     char buf[STORE_TEXT_MAX];
-    size_t i = v->cursor;
-    for (size_t step = 1; step <= a->n_rows; step++) {
-        i = dir > 0 ? (i + 1) % a->n_rows : (i + a->n_rows - 1) % a->n_rows;
+    for (unsigned tick = 1; p->done < n; p->done++, tick++) {
+        if (tick % 256 == 0 && job_yield(until))
+            return SEARCH_MORE;
+        size_t i = dir > 0 ? (p->at + 1) % n : (p->at + n - 1) % n;
+        p->at = i;
         const struct store_entry *e = store_entry_at(a->store, a->rows[i]);
         store_ref refs[] = {e->id, e->type, e->error, e->queue, e->correlation};
         for (size_t k = 0; k < sizeof refs / sizeof *refs; k++) {
@@ -290,11 +185,11 @@ static bool search(struct app *a, struct view *v, const char *text, int dir)
             if (contains_ci(buf, text)) {
                 v->cursor = i;
                 view_scroll_to_cursor(v, app_page(a));
-                return true;
+                return SEARCH_FOUND;
             }
         }
     }
-    return false;
+    return SEARCH_NONE;
 }
 
 static void reload(struct app *a, struct view *v)
@@ -308,7 +203,7 @@ static void status(struct app *a, struct view *v, struct strbuf *out)
 {
     sb_addf(out, "%zu/%zu", a->n_rows ? v->cursor + 1 : 0, a->n_rows);
     if (a->sort_column)
-        sb_addf(out, "  sort: %s%s", col_names[a->sort_column], a->sort_reverse ? " (rev)" : "");
+        sb_addf(out, "  sort: %s%s", app_sort_name(a->sort_column), a->sort_reverse ? " (rev)" : "");
     sb_adds(out, "  Enter detail  t tree  e groups  f filter  / search  s sort");
 }
 

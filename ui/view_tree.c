@@ -14,11 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
+#include "job.h"
 #include "sanitize.h"
 #include "store.h"
 #include "tree.h"
 #include "treeview.h"
-#include "ui.h"
 
 /* Columns given to each field of a label. */
 #define ID_COLUMNS 40
@@ -28,6 +29,7 @@
 struct tree_state {
     struct app *a; /* borrowed: the labels read its store */
     struct treeview *tv;
+    uint32_t focus_on; /* opened on this message before its forest was built (TREE_NONE) */
     char *buf; /* STORE_TEXT_MAX bytes for store_text */
     struct strbuf tmp;
 };
@@ -125,12 +127,20 @@ static void sync_to_view(struct app *a, struct tree_state *s, struct view *v)
     view_scroll_to_cursor(v, page_of(a));
 }
 
+/* The forest is the app's (data.c: built once per store by a job); until it is there the
+ * view shows the one it has (empty, or of part of the messages). */
 static void rebuild(struct app *a, struct view *v)
 {
     struct tree_state *s = v->state;
-    app_ensure_forest(a);
+    bool ready = app_forest(a);
     treeview_set_ascii(s->tv, a->ascii);
     treeview_rebuild(s->tv, &a->forest);
+    if (ready && s->focus_on != TREE_NONE) {
+        /* Node i is store entry i: the message's group, the cursor on it. */
+        if (s->focus_on < a->forest.n_messages)
+            treeview_focus(s->tv, s->focus_on);
+        s->focus_on = TREE_NONE;
+    }
     sync_to_view(a, s, v);
 }
 
@@ -142,13 +152,9 @@ static void open_(struct app *a, struct view *v)
     sb_init(&s->tmp);
     s->tv = treeview_new(a->ascii);
     treeview_set_label(s->tv, label_cb, s);
+    s->focus_on = v->arg != SIZE_MAX && v->arg < TREE_NONE ? (uint32_t)v->arg : TREE_NONE;
     v->state = s;
     rebuild(a, v);
-    if (v->arg != SIZE_MAX && v->arg < a->forest.n_messages) {
-        /* Node i is store entry i: the message's group, the cursor on it. */
-        treeview_focus(s->tv, (uint32_t)v->arg);
-        sync_to_view(a, s, v);
-    }
 }
 
 static void close_(struct app *a, struct view *v)
@@ -234,11 +240,20 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     draw_fill(top, 0, width, UA_HEADER);
     draw_safe(top, 0, width, head, UA_HEADER);
     if (!v->lines) {
-        draw_safe(top + 2, 2, width - 4,
-                  treeview_focused(s->tv)
-                      ? "this message's correlation is not in this set any more (t: all)"
-                      : "no dead letters here",
-                  UA_DIM);
+        char count[32];
+        fmt_thousands(a->store ? store_count(a->store) : 0, count);
+        if (app_forest_building(a))
+            draw_textf(top + 2, 2, width - 4, UA_DIM, "building the causal tree of %s messages",
+                       count);
+        else if (a->forest_cancelled)
+            draw_safe(top + 2, 2, width - 4, "the causal tree was not built: Enter builds it",
+                      UA_DIM);
+        else
+            draw_safe(top + 2, 2, width - 4,
+                      treeview_focused(s->tv)
+                          ? "this message's correlation is not in this set any more (t: all)"
+                          : "no dead letters here",
+                      UA_DIM);
         return;
     }
     for (int row = 0; row < height - 1; row++) {
@@ -286,6 +301,11 @@ static int request(struct app *a, struct view *v, enum action act)
             treeview_toggle(tv, cur);
         return changed(a, s, v);
     case ACT_ENTER:
+        if (!have && a->forest_cancelled && !app_forest_building(a)) {
+            app_build_forest(a);
+            rebuild(a, v);
+            return HR_HANDLED | HR_REDRAW;
+        }
         if (!have)
             return HR_HANDLED;
         if (r.expandable && !r.expanded) {
@@ -321,14 +341,29 @@ static int request(struct app *a, struct view *v, enum action act)
     }
 }
 
-static bool search(struct app *a, struct view *v, const char *text, int dir)
+static int search(struct app *a, struct view *v, const char *text, int dir,
+                  struct search_pos *p, double until)
 {
     struct tree_state *s = v->state;
-    sync_from_view(s, v);
-    if (treeview_search(s->tv, text, dir) == SIZE_MAX)
-        return false;
-    sync_to_view(a, s, v);
-    return true;
+    if (!p->started) {
+        p->started = true;
+        p->unit = "items";
+        sync_from_view(s, v);
+    }
+    for (;;) {
+        size_t row = SIZE_MAX;
+        enum treeview_search_rc rc = treeview_search_step(s->tv, text, dir, &p->tree, 4096, &row);
+        p->done = p->tree.done;
+        p->total = p->tree.total;
+        if (rc == TV_SEARCH_FOUND) {
+            sync_to_view(a, s, v);
+            return SEARCH_FOUND;
+        }
+        if (rc == TV_SEARCH_NONE)
+            return SEARCH_NONE;
+        if (job_yield(until))
+            return SEARCH_MORE;
+    }
 }
 
 static void status(struct app *a, struct view *v, struct strbuf *out)

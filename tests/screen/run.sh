@@ -24,6 +24,11 @@ update=0
 if [ "${1:-}" = "--update" ]; then update=1; shift; fi
 only="$*"
 fixtures=${DLQX_FIXTURES:-$(cd "$dir/../../fixtures" && pwd)}
+# The terminal tmux really is (as the smoke run uses), so that every key arrives as the
+# sequence its description says; screen-256color where tmux's own entry is not installed.
+tmux_term=tmux-256color
+infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen-256color
+infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen
 sock=dlqx-screen-$$
 tmp=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -75,7 +80,7 @@ for keys in "$dir"/cases/*.keys; do
     args)
       tmux -L "$sock" kill-server 2>/dev/null
       tmux -L "$sock" -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
-        "cd '$cwd' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=xterm-256color NO_COLOR=1 $envs ${DLQX_WRAPPER:-} '$dlqx' $rest; echo; echo '[dlqx exited' \$?']'; sleep 30"
+        "cd '$cwd' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term NO_COLOR=1 $envs ${DLQX_WRAPPER:-} '$dlqx' $rest; echo; echo '[dlqx exited' \$?']'; sleep 30"
       tmux -L "$sock" set-option -t t status off >/dev/null
       started=1
       settle

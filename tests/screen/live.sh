@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The explorer against a live broker, as a person sees it: `dlqx QUEUE` on a queue big enough
+# that its snapshot takes a while. While the peek runs the bottom line is a progress bar (the
+# count of the total, the rate, the ETA, the bar); Esc stops it, the screen says every message
+# was given back, and the queue is as it was: the same depth (passive declare, through
+# `dlqx queues --json`) and the same messages in the same order (`dlqx peek -o` before and
+# after, message ids compared line by line).
+#
+# A private RabbitMQ node is started for it (scripts/broker, docs/broker.md) and stopped
+# afterwards; DLQX_TEST_BROKER_DIR uses a node already running instead. Exit 77 (skipped)
+# when there is no RabbitMQ or no tmux.
+#
+# usage: tests/screen/live.sh DLQX DLQX_SEED SOURCE_ROOT
+# environment: LIVE_N messages to seed (default 100000, of 128 bytes: the bar shows for a few
+#   seconds), LIVE_KEEP=1 keeps the scratch directory (the screens captured)
+set -u
+dlqx=$1
+seed=$2
+root=$3
+n=${LIVE_N:-100000}
+command -v tmux >/dev/null || { echo "live: no tmux: skipped"; exit 77; }
+if [ -z "${DLQX_TEST_BROKER_DIR:-}" ] && ! [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]; then
+  echo "live: no rabbitmq-server installed: skipped"
+  exit 77
+fi
+tmp=$(mktemp -d)
+sock=dlqx-live-$$
+own=0
+dir=${DLQX_TEST_BROKER_DIR:-}
+cleanup() {
+  tmux -L "$sock" kill-server 2>/dev/null
+  [ $own -eq 1 ] && "$root/scripts/broker" stop "$dir" --fast >/dev/null 2>&1
+  if [ "${LIVE_KEEP:-}" = 1 ]; then echo "live: kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok    $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL  $*"; }
+
+if [ -z "$dir" ]; then
+  dir=$("$root/scripts/broker" start 2>"$tmp/broker.log" | tail -n 1)
+  if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
+    echo "live: the test broker did not start:"
+    cat "$tmp/broker.log"
+    exit 1
+  fi
+  own=1
+fi
+. "$dir/env"
+export DLQX_URL DLQX_PASSWORD_FILE DLQX_MGMT_URL
+queue=live-bulk.dlq
+
+# ---- a queue worth waiting for ----------------------------------------------------------
+if ! "$seed" --scenario bulk --prefix live- --count "$n" --size 128 --window 2000 \
+  >"$tmp/seed.out" 2>&1; then
+  echo "live: seeding failed:"
+  tail -5 "$tmp/seed.out"
+  exit 1
+fi
+depth() { "$dlqx" queues --no-mgmt --json "$queue" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p'; }
+ids() { grep -o '"message_id":"[^"]*"' "$1"; }
+before=$(depth)
+if [ "$before" = "$n" ]; then ok "seeded: $queue holds $n messages"; else bad "seeded: $queue holds ${before:-?}, not $n"; fi
+"$dlqx" peek "$queue" -o "$tmp/before.jsonl" 2>"$tmp/peek-before.err" ||
+  bad "peek before: $(tail -1 "$tmp/peek-before.err")"
+ids "$tmp/before.jsonl" >"$tmp/before.ids"
+[ "$(wc -l <"$tmp/before.ids")" -eq "$n" ] && ok "peek before: $n message ids, in queue order" ||
+  bad "peek before: $(wc -l <"$tmp/before.ids") message ids of $n"
+
+# ---- the explorer on it -----------------------------------------------------------------
+tmux_term=tmux-256color
+infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen-256color
+T() { tmux -L "$sock" "$@"; }
+capture() { T capture-pane -p -t t 2>/dev/null; }
+T -f /dev/null new-session -d -s t -x 120 -y 40 \
+  "cd '$tmp' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term \
+   NO_COLOR=1 DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' \
+   DLQX_MGMT_URL='$DLQX_MGMT_URL' '$dlqx' '$queue' 2>'$tmp/ui.err'; echo \$? >'$tmp/ui.status'; sleep 600"
+T set-option -t t status off >/dev/null
+
+# The bar: " peek QUEUE DONE/TOTAL  RATE msg/s  ETA T  (Esc cancels) [███   ]", with some
+# done and some to go.
+bar="^ peek $queue ([0-9]+)/$n  [0-9]+ msg/s  ETA [0-9][0-9a-z.]*  \(Esc cancels\) \[█+ *\] *$"
+seen=0
+for _ in $(seq 1 600); do
+  line=$(capture | tail -n 1)
+  if [[ $line =~ $bar ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt "$n" ]; then
+    seen=1
+    break
+  fi
+  [ -s "$tmp/ui.status" ] && break
+  sleep 0.05
+done
+capture >"$tmp/peeking.screen"
+if [ $seen -eq 1 ]; then
+  ok "the progress bar while peeking: ${line%% (Esc*}"
+else
+  bad "no progress bar with count, rate and ETA; the last line was:"
+  echo "      [$line]"
+fi
+
+# Esc stops it; the screen says every message went back.
+T send-keys -t t Escape
+said=0
+for _ in $(seq 1 300); do
+  capture | tail -n 1 | grep -q "cancelled: every message was given back" && { said=1; break; }
+  sleep 0.1
+done
+capture >"$tmp/cancelled.screen"
+if [ $said -eq 1 ]; then
+  ok "Esc: $(tail -n 1 "$tmp/cancelled.screen" | sed 's/^ *//' | cut -c1-110)"
+else
+  bad "after Esc the screen does not say the peek was cancelled:"
+  tail -n 3 "$tmp/cancelled.screen"
+fi
+head -n 1 "$tmp/cancelled.screen" | grep -q " dlqx  messages  $queue" &&
+  ok "after Esc: the messages view of $queue, with what was read" ||
+  bad "after Esc: not the messages view: $(head -n 1 "$tmp/cancelled.screen")"
+T send-keys -t t q
+for _ in $(seq 1 100); do [ -s "$tmp/ui.status" ] && break; sleep 0.1; done
+[ "$(cat "$tmp/ui.status" 2>/dev/null)" = 0 ] && ok "q: dlqx exited 0" ||
+  bad "dlqx did not exit 0 on q (status: $(cat "$tmp/ui.status" 2>/dev/null))"
+
+# ---- the queue as it was ----------------------------------------------------------------
+after=$(depth)
+[ "$after" = "$before" ] && ok "depth after: $after, as before" ||
+  bad "depth after: ${after:-?}, before: $before"
+"$dlqx" peek "$queue" -o "$tmp/after.jsonl" 2>"$tmp/peek-after.err" ||
+  bad "peek after: $(tail -1 "$tmp/peek-after.err")"
+ids "$tmp/after.jsonl" >"$tmp/after.ids"
+if cmp -s "$tmp/before.ids" "$tmp/after.ids"; then
+  ok "order after: the same $(wc -l <"$tmp/after.ids") message ids in the same order"
+else
+  bad "order after: the message ids differ from before:"
+  diff "$tmp/before.ids" "$tmp/after.ids" | head -5
+fi
+echo "live: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,346 @@
+/*
+ * data: what the views make of the rows, computed once per generation of the data and kept —
+ * the failure groups of the rows, and the causal forest of the store — each by a job (job.h)
+ * so that a million messages never freeze the screen. Grouping runs a slice at a time; the
+ * forest's texts are gathered a slice at a time and then linked by tree_build on a worker
+ * thread (one call, ~0.3-0.6 s for a million), which touches nothing but its own copies.
+ *
+ * Generations: a->store_gen changes with the store (a new snapshot), a->set_gen with the set
+ * of rows (a filter, the end of reading). What was made for an older set stays on screen
+ * until its replacement is ready; what was made for an older store is dropped at once (its
+ * refs and indices mean nothing in the new one).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "groups.h"
+#include "job.h"
+
+/* Views that show the forest rebuild their rows from it. */
+static void reload_views_of(struct app *a, const struct view_ops *ops)
+{
+    for (int i = 0; i < a->depth; i++)
+        if (a->stack[i].ops == ops && ops->reload)
+            ops->reload(a, &a->stack[i]);
+}
+
+/* ---- the failure groups -------------------------------------------------------------- */
+
+struct groups_job {
+    struct groups_builder *b;
+    uint32_t *indices; /* owned; NULL: every entry */
+    uint64_t store_gen, set_gen;
+    size_t n_rows;
+};
+
+static enum job_rc groups_step(struct app *a, struct job *j, double until)
+{
+    struct groups_job *g = j->state;
+    (void)a;
+    while (groups_builder_step(g->b, 8192)) {
+        j->done = groups_builder_done(g->b);
+        j->total = groups_builder_total(g->b);
+        if (job_yield(until))
+            return JOB_MORE;
+    }
+    return JOB_DONE;
+}
+
+static void groups_describe(struct app *a, const struct job *j, struct strbuf *out)
+{
+    const struct groups_job *g = j->state;
+    char n[32];
+    (void)a;
+    sb_addf(out, "grouping %s messages by cause", fmt_thousands(g->n_rows, n));
+}
+
+static void groups_end(struct app *a, struct job *j, bool cancelled)
+{
+    struct groups_job *g = j->state;
+    if (cancelled || g->store_gen != a->store_gen) {
+        groups_builder_free(g->b);
+        if (cancelled && g->store_gen == a->store_gen) {
+            a->groups_cancelled = true;
+            app_message(a, true, "grouping cancelled (Enter in the groups view groups again)");
+        }
+    } else {
+        struct groups *made = groups_builder_finish(g->b);
+        groups_free(a->groups);
+        a->groups = made;
+        a->groups_store_gen = g->store_gen;
+        a->groups_set_gen = g->set_gen;
+        a->groups_rows = g->n_rows;
+        a->data_gen++;
+    }
+    free(g->indices);
+    free(g);
+}
+
+static const struct job_ops groups_ops = {groups_step, groups_describe, groups_end};
+
+static bool groups_current(const struct app *a)
+{
+    return a->groups && a->groups_store_gen == a->store_gen && a->groups_set_gen == a->set_gen &&
+           a->groups_rows == a->n_rows;
+}
+
+const struct groups *app_groups(struct app *a, bool *current)
+{
+    if (a->groups && a->groups_store_gen != a->store_gen) {
+        groups_free(a->groups); /* refs into a store that is gone */
+        a->groups = NULL;
+    }
+    *current = groups_current(a);
+    if (*current || !a->store)
+        return a->groups;
+    const struct groups_job *run = job_state(a, JOB_GROUPS, &groups_ops);
+    if (run && run->store_gen == a->store_gen && run->set_gen == a->set_gen &&
+        run->n_rows == a->n_rows)
+        return a->groups; /* on its way */
+    if (app_rows_rescanning(a))
+        return a->groups; /* the rows are being made again: group those when they are */
+    if (a->groups_cancelled)
+        return a->groups;
+    app_group_again(a);
+    *current = groups_current(a);
+    return a->groups;
+}
+
+void app_group_again(struct app *a)
+{
+    a->groups_cancelled = false;
+    struct groups_job *g = xcalloc(1, sizeof *g);
+    g->store_gen = a->store_gen;
+    g->set_gen = a->set_gen;
+    g->n_rows = a->n_rows;
+    struct groups_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.time = entry_time_dead_at;
+    size_t n = store_count(a->store);
+    if (a->filter || a->n_rows != n) {
+        /* The rows' entries in store order (the groups do not depend on the sort). */
+        uint8_t *in = xcalloc(n ? n : 1, 1);
+        for (size_t i = 0; i < a->n_rows; i++)
+            if (a->rows[i] < n)
+                in[a->rows[i]] = 1;
+        g->indices = xmalloc((a->n_rows ? a->n_rows : 1) * sizeof *g->indices);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (in[i])
+                g->indices[k++] = (uint32_t)i;
+        free(in);
+        opt.indices = g->indices;
+        opt.n_indices = k;
+    }
+    g->b = groups_builder_new(a->store, &opt);
+    job_start(a, JOB_GROUPS, &groups_ops, g);
+}
+
+/* ---- the causal forest --------------------------------------------------------------- */
+
+struct forest_job {
+    uint64_t store_gen;
+    size_t n, i; /* entries, and the next to gather */
+    struct strbuf text;
+    size_t *offs; /* three per entry: id, correlation, causation */
+    bool building;
+    /* the worker's: it reads text and offs, writes forest, st and err, then sets done */
+    pthread_t thread;
+    atomic_bool done;
+    struct forest forest;
+    enum status st;
+    struct error err;
+    char *text_buf;
+};
+
+static void forest_job_free(struct forest_job *f)
+{
+    sb_free(&f->text);
+    free(f->offs);
+    free(f->text_buf);
+    tree_free(&f->forest);
+    free(f);
+}
+
+static void *forest_worker(void *arg)
+{
+    struct forest_job *f = arg;
+    struct tree_msg *msgs = xcalloc(f->n ? f->n : 1, sizeof *msgs);
+    for (size_t i = 0; i < f->n; i++) {
+        const char *id = f->text_buf + f->offs[i * 3];
+        const char *co = f->text_buf + f->offs[i * 3 + 1];
+        const char *ca = f->text_buf + f->offs[i * 3 + 2];
+        msgs[i].id = (struct tree_span){id, strlen(id)};
+        msgs[i].correlation = (struct tree_span){co, strlen(co)};
+        msgs[i].causation = (struct tree_span){ca, strlen(ca)};
+    }
+    error_clear(&f->err);
+    f->st = tree_build(&f->forest, msgs, f->n, &f->err);
+    free(msgs);
+    atomic_store(&f->done, true);
+    return NULL;
+}
+
+static enum job_rc forest_step(struct app *a, struct job *j, double until)
+{
+    struct forest_job *f = j->state;
+    if (f->building) {
+        if (!atomic_load(&f->done))
+            return JOB_WAIT;
+        pthread_join(f->thread, NULL);
+        return JOB_DONE;
+    }
+    char buf[STORE_TEXT_MAX];
+    for (unsigned tick = 1; f->i < f->n; f->i++, tick++) {
+        if (tick % 512 == 0 && job_yield(until)) {
+            j->done = f->i;
+            j->total = f->n;
+            return JOB_MORE;
+        }
+        const struct store_entry *e = store_entry_at(a->store, f->i);
+        store_ref refs[3] = {e->id, e->correlation, e->causation};
+        for (int k = 0; k < 3; k++) {
+            size_t len = store_text(a->store, refs[k], buf);
+            f->offs[f->i * 3 + (size_t)k] = f->text.len;
+            sb_add(&f->text, buf, len);
+            sb_addc(&f->text, '\0');
+        }
+    }
+    /* The forest borrows its strings: they live in one buffer for as long as the forest. */
+    f->text_buf = sb_detach(&f->text, NULL);
+    f->building = true;
+    j->done = j->total = 0; /* linking: no measure of how far it has got */
+    if (pthread_create(&f->thread, NULL, forest_worker, f) != 0) {
+        forest_worker(f); /* no thread to be had: here, then */
+        return JOB_DONE;
+    }
+    return JOB_WAIT;
+}
+
+static void forest_describe(struct app *a, const struct job *j, struct strbuf *out)
+{
+    const struct forest_job *f = j->state;
+    char n[32];
+    (void)a;
+    sb_addf(out, "%s the causal tree of %s messages", f->building ? "linking" : "reading",
+            fmt_thousands(f->n, n));
+}
+
+/* A worker that was still linking when its job was cancelled: joined when it is done. */
+static void reap(struct app *a, bool wait)
+{
+    struct forest_job *f = a->forest_orphan;
+    if (!f || (!wait && !atomic_load(&f->done)))
+        return;
+    pthread_join(f->thread, NULL);
+    forest_job_free(f);
+    a->forest_orphan = NULL;
+}
+
+static void forest_end(struct app *a, struct job *j, bool cancelled)
+{
+    struct forest_job *f = j->state;
+    if (cancelled && f->store_gen == a->store_gen) {
+        a->forest_cancelled = true;
+        app_message(a, true, "the causal tree was not built (Enter in the tree view builds it)");
+    }
+    if (f->building && !atomic_load(&f->done)) {
+        reap(a, true); /* at most one left behind */
+        a->forest_orphan = f;
+        return;
+    }
+    if (!cancelled && f->store_gen == a->store_gen) {
+        if (f->st != ST_OK) {
+            app_message(a, true, "the causal tree could not be built: %s", f->err.msg);
+            a->forest_cancelled = true;
+        } else {
+            tree_free(&a->forest);
+            a->forest = f->forest;
+            tree_init(&f->forest);
+            free(a->forest_text);
+            a->forest_text = f->text_buf;
+            f->text_buf = NULL;
+            a->forest_store_gen = f->store_gen;
+            a->forest_count = f->n;
+            a->data_gen++;
+            reload_views_of(a, &view_tree_ops);
+        }
+    }
+    forest_job_free(f);
+}
+
+static const struct job_ops forest_ops = {forest_step, forest_describe, forest_end};
+
+bool app_forest(struct app *a)
+{
+    reap(a, false);
+    if (!a->store)
+        return true;
+    size_t n = store_count(a->store);
+    if (a->forest_store_gen == a->store_gen && a->forest_count == n)
+        return true;
+    const struct forest_job *run = job_state(a, JOB_FOREST, &forest_ops);
+    if ((run && run->store_gen == a->store_gen && run->n == n) || a->forest_cancelled)
+        return false;
+    app_build_forest(a);
+    return a->forest_store_gen == a->store_gen && a->forest_count == n;
+}
+
+void app_build_forest(struct app *a)
+{
+    a->forest_cancelled = false;
+    struct forest_job *f = xcalloc(1, sizeof *f);
+    f->store_gen = a->store_gen;
+    f->n = store_count(a->store);
+    sb_init(&f->text);
+    f->offs = xcalloc(f->n * 3 + 1, sizeof *f->offs);
+    tree_init(&f->forest);
+    atomic_init(&f->done, false);
+    job_start(a, JOB_FOREST, &forest_ops, f);
+}
+
+bool app_forest_building(const struct app *a)
+{
+    return job_state(a, JOB_FOREST, &forest_ops) != NULL;
+}
+
+bool app_groups_building(const struct app *a)
+{
+    return job_state(a, JOB_GROUPS, &groups_ops) != NULL;
+}
+
+/* ---- a new store ------------------------------------------------------------------------ */
+
+void app_data_changed(struct app *a)
+{
+    /* The generations first: the jobs cancelled here see that it is not the user's doing. */
+    a->store_gen++;
+    a->data_gen++;
+    job_cancel(a, JOB_SEARCH);
+    job_cancel(a, JOB_GROUPS);
+    job_cancel(a, JOB_FOREST);
+    a->forest_cancelled = a->groups_cancelled = false;
+    groups_free(a->groups);
+    a->groups = NULL;
+    /* Keep the forest object (views hold tags, not pointers); rebuild it on demand. */
+    tree_free(&a->forest);
+    tree_init(&a->forest);
+    a->forest_count = 0;
+    app_rows_reset(a);
+    app_reload_views(a);
+}
+
+void app_data_free(struct app *a)
+{
+    job_cancel_all(a);
+    reap(a, true);
+    groups_free(a->groups);
+    a->groups = NULL;
+    tree_free(&a->forest);
+    free(a->forest_text);
+    a->forest_text = NULL;
+}
