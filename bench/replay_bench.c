@@ -1,0 +1,878 @@
+/*
+ * replay_bench: bulk replay of a dead-letter queue, pipelined confirms against one confirm
+ * per message, in one run on the same broker.
+ *
+ *   replay_bench --count 100000 [--size 1024] [--windows 0,2000] [--w1-count N]
+ *                [--seed-bin build/dlqx-seed] [--journal-dir DIR] [--prefetch P]
+ *
+ * Every pass starts from a DLQ freshly filled by dlqx-seed (`--scenario bulk`: N AceMQ
+ * set-aside copies of SIZE bytes in P+bulk.dlq, a classic queue; their source P+bulk is a
+ * quorum queue), with a prefix of its own, and replays all of it back to the source:
+ *
+ *   (a) baseline: the libraries' way, written plainly with rabbitmq-c — a consumer with manual
+ *       acks; for each message the re-stamped copy is published to the source (mandatory, in
+ *       confirm mode), the confirm for that very publish awaited (amqp_simple_wait_frame until
+ *       its basic.ack), then the dead letter acked. One round trip per message; no journal.
+ *   (b) dlqx's engine, replay_run with window 1: the same per-message discipline plus dlqx's
+ *       journal (intent and outcome fsync'd) and the round trip that proves the ack.
+ *   (c) dlqx's engine pipelined: replay_run with each window of --windows (0 = the default,
+ *       512), journal in a temporary directory.
+ *
+ * The engine is driven as the UI and the CLI drive it: a plan of the exact dead letters (id
+ * and body digest, read from the DLQ before the pass and not timed) and a select callback
+ * that takes each planned message and builds its copy with restamp_build (RESTAMP_REPLAY).
+ * After every pass the DLQ must be empty and the source must hold exactly N, every copy at
+ * the source re-stamped (checked on its first message): otherwise the benchmark fails.
+ * Between passes the queues and the exchange of the pass are deleted.
+ *
+ * The broker comes from the environment scripts/broker writes (DLQX_URL, DLQX_PASSWORD_FILE);
+ * dlqx-seed reads the same. Exit status: 0 when every pass ran and checked out (a missed
+ * target is printed, not an error), 1 otherwise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <amqp.h>
+
+#include "conn.h"
+#include "decode.h"
+#include "journal.h"
+#include "peek.h"
+#include "replay.h"
+#include "restamp.h"
+#include "sha256.h"
+#include "util.h"
+
+#define CTL_CH 1     /* declares, deletes, passive declares (replay_run checks on it too) */
+#define BASE_READ 2  /* the baseline's consumer (the engine reads on 2 as well) */
+#define BASE_PUB 3   /* the baseline's confirm-mode channel (the engine publishes on 3) */
+#define PLAN_CH 4    /* reading the DLQ to make the plan */
+#define RATIO_TARGET 5.0
+#define MAX_WINDOWS 8
+
+struct config {
+    uint32_t count;
+    uint32_t w1_count; /* (b)'s N; 0 = count */
+    size_t size;
+    uint32_t windows[MAX_WINDOWS];
+    size_t n_windows;
+    uint16_t prefetch; /* the baseline consumer's prefetch */
+    const char *seed_bin;
+    const char *journal_dir;
+    bool keep_journal;
+    bool run_a, run_b, run_c; /* --passes (for profiling one of them) */
+};
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fputs("replay_bench: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* This process's CPU time (user + system): what the client spends, apart from the broker. */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static double peak_rss_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+static const char *fs_name(const char *path)
+{
+    struct statfs s;
+    if (statfs(path, &s) != 0)
+        return "?";
+    switch ((unsigned long)s.f_type) {
+    case 0xEF53UL:
+        return "ext4";
+    case 0x01021994UL:
+        return "tmpfs";
+    case 0x58465342UL:
+        return "xfs";
+    case 0x9123683EUL:
+        return "btrfs";
+    case 0x794C7630UL:
+        return "overlayfs";
+    default:
+        return "other";
+    }
+}
+
+/* --- the broker ------------------------------------------------------------------------- */
+
+static void check_rpc(amqp_connection_state_t st, const char *what)
+{
+    amqp_rpc_reply_t r = amqp_get_rpc_reply(st);
+    if (r.reply_type != AMQP_RESPONSE_NORMAL)
+        die("%s failed (reply type %d, library error %s)", what, r.reply_type,
+            r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION ? amqp_error_string2(r.library_error)
+                                                            : "-");
+}
+
+static uint32_t depth(struct conn *c, const char *q)
+{
+    uint32_t ready = 0, consumers = 0;
+    enum conn_err kind;
+    struct error err;
+    error_clear(&err);
+    if (conn_queue_inspect(c, CTL_CH, q, &ready, &consumers, &kind, &err) != ST_OK)
+        die("%s", err.msg);
+    return ready;
+}
+
+/* A quorum queue counts a moment late: polls (up to 10 s) until want. */
+static uint32_t depth_settled(struct conn *c, const char *q, uint32_t want)
+{
+    uint32_t n = 0;
+    for (int i = 0; i < 100; i++) {
+        if ((n = depth(c, q)) == want)
+            return n;
+        usleep(100000);
+    }
+    return n;
+}
+
+struct names {
+    char prefix[64];
+    char src[96], dlq[96], dlx[96];
+};
+
+static void names_for(struct names *n, int pass)
+{
+    snprintf(n->prefix, sizeof n->prefix, "rb%ld-%d-", (long)getpid(), pass);
+    snprintf(n->src, sizeof n->src, "%sbulk", n->prefix);
+    snprintf(n->dlq, sizeof n->dlq, "%sbulk.dlq", n->prefix);
+    snprintf(n->dlx, sizeof n->dlx, "%sacemq.dlx", n->prefix);
+}
+
+static void drop(struct conn *c, const struct names *n)
+{
+    amqp_connection_state_t st = conn_state(c);
+    amqp_queue_delete(st, CTL_CH, amqp_cstring_bytes(n->src), 0, 0);
+    check_rpc(st, "deleting the source queue");
+    amqp_queue_delete(st, CTL_CH, amqp_cstring_bytes(n->dlq), 0, 0);
+    check_rpc(st, "deleting the DLQ");
+    amqp_exchange_delete(st, CTL_CH, amqp_cstring_bytes(n->dlx), 0);
+    check_rpc(st, "deleting the dead-letter exchange");
+}
+
+/* Fills P+bulk.dlq with count messages (dlqx-seed, which reads DLQX_URL and
+ * DLQX_PASSWORD_FILE from the environment) and checks the depth. */
+static void seed(struct conn *c, const struct config *cfg, const struct names *n, uint32_t count)
+{
+    char *cmd = xasprintf("'%s' --scenario bulk --count %" PRIu32 " --size %zu --prefix '%s' 2>&1",
+                          cfg->seed_bin, count, cfg->size, n->prefix);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        die("cannot run %s: %s", cfg->seed_bin, strerror(errno));
+    char line[512], all[4096] = "";
+    size_t used = 0;
+    while (fgets(line, sizeof line, p)) {
+        if (strncmp(line, "published ", 10) == 0)
+            printf("  seed: %s", line);
+        size_t l = strlen(line);
+        if (used + l < sizeof all) {
+            memcpy(all + used, line, l + 1);
+            used += l;
+        }
+    }
+    int rc = pclose(p);
+    free(cmd);
+    if (rc != 0)
+        die("dlqx-seed failed (status %d):\n%s", rc, all);
+    uint32_t d = depth(c, n->dlq);
+    if (d != count)
+        die("after seeding %s holds %" PRIu32 " messages, not %" PRIu32, n->dlq, d, count);
+    if (depth(c, n->src) != 0)
+        die("after seeding the source %s is not empty", n->src);
+}
+
+/* --- (a) the baseline: the libraries' way --------------------------------------------- */
+
+static bool key_is(amqp_bytes_t k, const char *s)
+{
+    size_t n = strlen(s);
+    return k.len == n && memcmp(k.bytes, s, n) == 0;
+}
+
+static bool key_starts(amqp_bytes_t k, const char *s)
+{
+    size_t n = strlen(s);
+    return k.len >= n && memcmp(k.bytes, s, n) == 0;
+}
+
+static int64_t field_int(const amqp_field_value_t *v)
+{
+    switch (v->kind) {
+    case AMQP_FIELD_KIND_I8:
+        return v->value.i8;
+    case AMQP_FIELD_KIND_U8:
+        return v->value.u8;
+    case AMQP_FIELD_KIND_I16:
+        return v->value.i16;
+    case AMQP_FIELD_KIND_U16:
+        return v->value.u16;
+    case AMQP_FIELD_KIND_I32:
+        return v->value.i32;
+    case AMQP_FIELD_KIND_U32:
+        return v->value.u32;
+    case AMQP_FIELD_KIND_I64:
+        return v->value.i64;
+    case AMQP_FIELD_KIND_U64:
+        return (int64_t)v->value.u64;
+    default:
+        return 0;
+    }
+}
+
+/* The copy AceMQ's replay sends, built directly on rabbitmq-c's tables: the broker-owned
+ * headers and x-acemq-error dropped, attempt 1, the replay stamps set. entries must hold
+ * the dead letter's headers + 3. */
+static void baseline_headers(const amqp_table_t *in, const char *dlq, const char *at,
+                             amqp_table_entry_t *entries, amqp_table_t *out)
+{
+    int n = 0;
+    int64_t count = 0;
+    for (int i = 0; i < in->num_entries; i++) {
+        const amqp_table_entry_t *e = &in->entries[i];
+        if (key_is(e->key, "x-death") || key_starts(e->key, "x-first-death-") ||
+            key_starts(e->key, "x-last-death-") || key_is(e->key, "x-delivery-count") ||
+            key_is(e->key, "x-stream-offset") || key_is(e->key, "x-acemq-error") ||
+            key_is(e->key, "acemq-replayed-from") || key_is(e->key, "acemq-replayed-at"))
+            continue;
+        if (key_is(e->key, "acemq-replay-count")) {
+            count = field_int(&e->value);
+            continue;
+        }
+        entries[n] = *e;
+        if (key_is(e->key, "x-acemq-attempt")) {
+            entries[n].value.kind = AMQP_FIELD_KIND_I32;
+            entries[n].value.value.i32 = 1;
+        }
+        n++;
+    }
+    entries[n].key = amqp_cstring_bytes("acemq-replayed-from");
+    entries[n].value.kind = AMQP_FIELD_KIND_UTF8;
+    entries[n].value.value.bytes = amqp_cstring_bytes(dlq);
+    n++;
+    entries[n].key = amqp_cstring_bytes("acemq-replayed-at");
+    entries[n].value.kind = AMQP_FIELD_KIND_UTF8;
+    entries[n].value.value.bytes = amqp_cstring_bytes(at);
+    n++;
+    entries[n].key = amqp_cstring_bytes("acemq-replay-count");
+    entries[n].value.kind = AMQP_FIELD_KIND_I32;
+    entries[n].value.value.i32 = (int32_t)(count + 1);
+    n++;
+    out->num_entries = n;
+    out->entries = entries;
+}
+
+/* Deliveries that arrived while a confirm was awaited, in order. */
+struct held {
+    uint64_t tag;
+    amqp_message_t msg;
+};
+
+struct fifo {
+    struct held *v;
+    size_t cap, head, n;
+};
+
+static void fifo_push(struct fifo *f, uint64_t tag, const amqp_message_t *m)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 64;
+        struct held *v = xcalloc(cap, sizeof *v);
+        for (size_t i = 0; i < f->n; i++)
+            v[i] = f->v[(f->head + i) % f->cap];
+        free(f->v);
+        f->v = v;
+        f->cap = cap;
+        f->head = 0;
+    }
+    f->v[(f->head + f->n) % f->cap] = (struct held){tag, *m};
+    f->n++;
+}
+
+static struct held fifo_pop(struct fifo *f)
+{
+    struct held h = f->v[f->head];
+    f->head = (f->head + 1) % f->cap;
+    f->n--;
+    return h;
+}
+
+/* One frame for the baseline: a delivery is read whole and queued; a confirm returns its
+ * tag (and whether it covers every tag below). Anything else is fatal or ignored. */
+static bool baseline_frame(amqp_connection_state_t st, struct fifo *q, uint64_t *ack_tag,
+                           bool *ack_multiple)
+{
+    amqp_frame_t f;
+    struct timeval tv = {60, 0};
+    if (!amqp_frames_enqueued(st))
+        amqp_maybe_release_buffers(st);
+    int rc = amqp_simple_wait_frame_noblock(st, &f, &tv);
+    if (rc == AMQP_STATUS_TIMEOUT)
+        die("baseline: nothing from the broker for 60 s");
+    if (rc != AMQP_STATUS_OK)
+        die("baseline: lost the connection: %s", amqp_error_string2(rc));
+    if (f.frame_type != AMQP_FRAME_METHOD)
+        return false;
+    switch (f.payload.method.id) {
+    case AMQP_BASIC_DELIVER_METHOD: {
+        uint64_t tag = ((const amqp_basic_deliver_t *)f.payload.method.decoded)->delivery_tag;
+        amqp_message_t m;
+        amqp_rpc_reply_t r = amqp_read_message(st, f.channel, &m, 0);
+        if (r.reply_type != AMQP_RESPONSE_NORMAL)
+            die("baseline: reading a delivery failed");
+        fifo_push(q, tag, &m);
+        return false;
+    }
+    case AMQP_BASIC_ACK_METHOD: {
+        const amqp_basic_ack_t *a = f.payload.method.decoded;
+        *ack_tag = a->delivery_tag;
+        *ack_multiple = a->multiple;
+        return true;
+    }
+    case AMQP_BASIC_NACK_METHOD:
+        die("baseline: the broker nacked a copy");
+    case AMQP_BASIC_RETURN_METHOD:
+        die("baseline: the broker returned a copy (unroutable)");
+    case AMQP_CHANNEL_CLOSE_METHOD:
+    case AMQP_CONNECTION_CLOSE_METHOD:
+        die("baseline: the broker closed the %s",
+            f.payload.method.id == AMQP_CHANNEL_CLOSE_METHOD ? "channel" : "connection");
+    default:
+        return false;
+    }
+}
+
+static void rfc3339_now(char out[32])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Replays n messages from dlq to src; returns the seconds from basic.consume to the close of
+ * the reading channel (which the broker answers after every ack on it). */
+__attribute__((noinline)) static double baseline_pass(struct conn *c, const struct names *nm,
+                                                      uint32_t n, uint16_t prefetch)
+{
+    amqp_connection_state_t st = conn_state(c);
+    enum conn_err kind;
+    struct error err;
+    error_clear(&err);
+    if (conn_channel_open(c, BASE_READ, &kind, &err) != ST_OK ||
+        conn_channel_open(c, BASE_PUB, &kind, &err) != ST_OK)
+        die("%s", err.msg);
+    amqp_confirm_select(st, BASE_PUB);
+    check_rpc(st, "confirm.select");
+    amqp_basic_qos(st, BASE_READ, 0, prefetch, 0);
+    check_rpc(st, "basic.qos");
+    char at[32];
+    rfc3339_now(at);
+    struct fifo q = {NULL, 0, 0, 0};
+    amqp_table_entry_t *entries = NULL;
+    size_t cap_entries = 0;
+    double t0 = now_s();
+    amqp_basic_consume(st, BASE_READ, amqp_cstring_bytes(nm->dlq), amqp_empty_bytes, 0, 0, 0,
+                       amqp_empty_table);
+    check_rpc(st, "basic.consume");
+    uint64_t seq = 0, tag;
+    bool multiple;
+    for (uint32_t i = 0; i < n; i++) {
+        while (q.n == 0)
+            if (baseline_frame(st, &q, &tag, &multiple))
+                die("baseline: a confirm for nothing (tag %" PRIu64 ")", tag);
+        struct held h = fifo_pop(&q);
+        amqp_basic_properties_t p = h.msg.properties;
+        amqp_table_t in = (p._flags & AMQP_BASIC_HEADERS_FLAG) ? p.headers : amqp_empty_table;
+        xgrow((void **)&entries, &cap_entries, (size_t)in.num_entries + 3, sizeof *entries);
+        baseline_headers(&in, nm->dlq, at, entries, &p.headers);
+        p._flags |= AMQP_BASIC_HEADERS_FLAG;
+        int rc = amqp_basic_publish(st, BASE_PUB, amqp_empty_bytes, amqp_cstring_bytes(nm->src), 1,
+                                    0, &p, h.msg.body);
+        if (rc != AMQP_STATUS_OK)
+            die("baseline: publishing failed: %s", amqp_error_string2(rc));
+        seq++;
+        /* Wait for this publish's confirm, and only then remove the dead letter. */
+        for (;;) {
+            if (baseline_frame(st, &q, &tag, &multiple) &&
+                (tag == seq || (multiple && tag >= seq)))
+                break;
+        }
+        amqp_basic_ack(st, BASE_READ, h.tag, 0);
+        amqp_destroy_message(&h.msg);
+    }
+    conn_channel_close(c, BASE_READ);
+    double dt = now_s() - t0;
+    conn_channel_close(c, BASE_PUB);
+    while (q.n) {
+        struct held h = fifo_pop(&q);
+        amqp_destroy_message(&h.msg);
+    }
+    free(q.v);
+    free(entries);
+    return dt;
+}
+
+/* --- (b), (c): dlqx's engine ------------------------------------------------------------- */
+
+struct sel {
+    struct replay_plan *plan;
+    const char *dlq;
+    int64_t now_ms;
+    uint64_t keep_reasons;
+    char last_reason[300];
+};
+
+/* As the UI and the CLI select with a plan: the exact dead letter (id and body digest), its
+ * copy built by restamp. */
+static enum replay_action sel_cb(void *ctx, const struct message *m, uint64_t pos,
+                                 struct outgoing *out, char *why, size_t whylen)
+{
+    struct sel *s = ctx;
+    struct decoded d;
+    decode_message(m, s->now_ms, &d);
+    char sha[65];
+    sha256_hex(m->body.data, m->body.len, sha);
+    enum replay_action a = RA_SKIP;
+    if (replay_plan_take(s->plan, &d.env->id, sha)) {
+        struct restamp_opts ro;
+        memset(&ro, 0, sizeof ro);
+        ro.mode = RESTAMP_REPLAY;
+        ro.dlq = s->dlq;
+        ro.now_ms = s->now_ms;
+        struct error err;
+        error_clear(&err);
+        if (restamp_build(&d, &ro, out, &err) == ST_OK) {
+            a = RA_SEND;
+        } else {
+            snprintf(why, whylen, "%s", err.msg);
+            a = RA_KEEP;
+        }
+    }
+    decoded_free(&d);
+    return a;
+}
+
+static void sel_outcome(void *ctx, uint64_t seq, const struct bytes *old_id,
+                        enum journal_result res, const char *reason)
+{
+    struct sel *s = ctx;
+    if (res != JR_DONE && reason) {
+        s->keep_reasons++;
+        snprintf(s->last_reason, sizeof s->last_reason, "%s", reason);
+    }
+}
+
+/* The plan: every dead letter in the DLQ, read by holding them all and closing the channel
+ * (which gives them back in order). Not timed. */
+static struct replay_plan *make_plan(struct conn *c, const char *dlq, uint32_t n)
+{
+    amqp_connection_state_t st = conn_state(c);
+    enum conn_err kind;
+    struct error err;
+    error_clear(&err);
+    if (conn_channel_open(c, PLAN_CH, &kind, &err) != ST_OK)
+        die("%s", err.msg);
+    amqp_basic_qos(st, PLAN_CH, 0, n <= 65535 ? (uint16_t)n : 0, 0);
+    check_rpc(st, "basic.qos (plan)");
+    amqp_basic_consume(st, PLAN_CH, amqp_cstring_bytes(dlq), amqp_empty_bytes, 0, 0, 0,
+                       amqp_empty_table);
+    check_rpc(st, "basic.consume (plan)");
+    struct replay_plan *p = replay_plan_new();
+    int64_t now = clock_now_ms();
+    for (uint32_t i = 0; i < n; i++) {
+        amqp_envelope_t e;
+        amqp_maybe_release_buffers(st);
+        struct timeval tv = {60, 0};
+        amqp_rpc_reply_t r = amqp_consume_message(st, &e, &tv, 0);
+        if (r.reply_type != AMQP_RESPONSE_NORMAL)
+            die("reading %s for the plan: got %" PRIu32 " of %" PRIu32, dlq, i, n);
+        struct message m;
+        peek_message_from_envelope(&e, dlq, now, &m);
+        amqp_destroy_envelope(&e);
+        struct decoded d;
+        decode_message(&m, now, &d);
+        char sha[65];
+        sha256_hex(m.body.data, m.body.len, sha);
+        replay_plan_add(p, &d.env->id, sha);
+        decoded_free(&d);
+        message_free(&m);
+    }
+    conn_channel_close(c, PLAN_CH);
+    if (depth_settled(c, dlq, n) != n)
+        die("after reading the plan %s does not hold %" PRIu32 " messages", dlq, n);
+    return p;
+}
+
+struct engine_result {
+    double seconds, engine_seconds, cpu_s;
+    uint64_t done;
+    uint64_t journal_bytes;
+};
+
+__attribute__((noinline)) static struct engine_result
+engine_pass(struct conn *c, const struct names *nm, uint32_t n, uint32_t window,
+            const char *journal_path)
+{
+    struct replay_plan *plan = make_plan(c, nm->dlq, n);
+    struct journal *j = NULL;
+    struct error err;
+    error_clear(&err);
+    if (journal_open(journal_path, &j, &err) != ST_OK)
+        die("%s", err.msg);
+    struct sel s;
+    memset(&s, 0, sizeof s);
+    s.plan = plan;
+    s.dlq = nm->dlq;
+    s.now_ms = clock_now_ms();
+    struct replay_opts o;
+    memset(&o, 0, sizeof o);
+    o.queue = nm->dlq;
+    o.kind = QK_CLASSIC; /* what the management API tells dlqx */
+    o.delivery_limit = -1;
+    o.op = restamp_mode_name(RESTAMP_REPLAY);
+    o.expect = replay_plan_size(plan);
+    o.window = window;
+    o.idle_timeout_ms = 60000;
+    o.confirm_timeout_ms = 60000;
+    o.journal = j;
+    o.select = sel_cb;
+    o.outcome = sel_outcome;
+    o.ctx = &s;
+    struct replay_report r;
+    enum conn_err kind = CONN_OK;
+    double t0 = now_s(), c0 = cpu_s();
+    enum status st = replay_run(c, &o, &r, &kind, &err);
+    double dt = now_s() - t0, dc = cpu_s() - c0;
+    if (st != ST_OK)
+        die("replay_run: %s", err.msg);
+    journal_close(j);
+    if (r.done != n || r.kept || r.unknown || replay_plan_missing(plan))
+        die("replay_run (window %" PRIu32 ") ended %s: %" PRIu64 " done, %" PRIu64
+            " kept, %" PRIu64 " unknown of %" PRIu32 ", %zu not found: %s%s%s",
+            window, replay_end_name(r.end), r.done, r.kept, r.unknown, n,
+            replay_plan_missing(plan), r.detail, s.last_reason[0] ? "; last reason: " : "",
+            s.last_reason);
+    replay_plan_free(plan);
+    struct stat sb;
+    struct engine_result res = {dt, r.seconds, dc, r.done, 0};
+    if (stat(journal_path, &sb) == 0)
+        res.journal_bytes = (uint64_t)sb.st_size;
+    return res;
+}
+
+/* --- checks ------------------------------------------------------------------------------ */
+
+/* The DLQ is empty, the source holds exactly n, and its first message is a replayed copy. */
+static void check_after(struct conn *c, const struct names *nm, uint32_t n, const char *what)
+{
+    uint32_t d = depth(c, nm->dlq);
+    uint32_t s = depth_settled(c, nm->src, n);
+    if (d != 0 || s != n)
+        die("after %s the DLQ holds %" PRIu32 " (expected 0) and the source %" PRIu32
+            " (expected %" PRIu32 ")",
+            what, d, s, n);
+    amqp_connection_state_t st = conn_state(c);
+    amqp_maybe_release_buffers(st);
+    amqp_rpc_reply_t r = amqp_basic_get(st, CTL_CH, amqp_cstring_bytes(nm->src), 1);
+    if (r.reply_type != AMQP_RESPONSE_NORMAL || r.reply.id != AMQP_BASIC_GET_OK_METHOD)
+        die("after %s: basic.get on the source failed", what);
+    amqp_message_t m;
+    if (amqp_read_message(st, CTL_CH, &m, 0).reply_type != AMQP_RESPONSE_NORMAL)
+        die("after %s: reading a copy failed", what);
+    bool attempt1 = false, from = false, error_gone = true;
+    if (m.properties._flags & AMQP_BASIC_HEADERS_FLAG) {
+        const amqp_table_t *h = &m.properties.headers;
+        for (int i = 0; i < h->num_entries; i++) {
+            amqp_bytes_t k = h->entries[i].key;
+            if (key_is(k, "x-acemq-attempt"))
+                attempt1 = field_int(&h->entries[i].value) == 1;
+            else if (key_is(k, "acemq-replayed-from"))
+                from = h->entries[i].value.kind == AMQP_FIELD_KIND_UTF8 &&
+                       key_is(h->entries[i].value.value.bytes, nm->dlq);
+            else if (key_is(k, "x-acemq-error"))
+                error_gone = false;
+        }
+    }
+    amqp_destroy_message(&m);
+    if (!attempt1 || !from || !error_gone)
+        die("after %s the first copy at the source is not re-stamped (attempt 1: %d, "
+            "replayed-from: %d, error cleared: %d)",
+            what, attempt1, from, error_gone);
+    printf("  check: DLQ 0, source %" PRIu32 ", copies re-stamped: ok\n", s);
+}
+
+/* --- main -------------------------------------------------------------------------------- */
+
+static void usage(void)
+{
+    fputs("usage: replay_bench [--count N] [--size B] [--windows W[,W...]] [--w1-count N]\n"
+          "                    [--seed-bin PATH] [--journal-dir DIR] [--prefetch P] "
+          "[--keep-journal] [--passes abc]\n"
+          "  --windows: pipelined windows for replay_run (0 = its default, 512); default 0,2000\n"
+          "  --w1-count: N for the window-1 pass (default: --count)\n"
+          "  --passes: which passes to run, e.g. c (default abc)\n"
+          "environment: DLQX_URL, DLQX_PASSWORD_FILE (scripts/broker env)\n",
+          stderr);
+    exit(2);
+}
+
+static unsigned long long number_arg(const char *opt, const char *s, unsigned long long min,
+                                     unsigned long long max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || !*s || s[0] == '-' || v < min || v > max)
+        die("%s takes a number from %llu to %llu", opt, min, max);
+    return v;
+}
+
+static void parse_windows(struct config *cfg, const char *s)
+{
+    cfg->n_windows = 0;
+    char *dup = xstrdup(s), *save = NULL;
+    for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (cfg->n_windows == MAX_WINDOWS)
+            die("--windows takes at most %d windows", MAX_WINDOWS);
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(t, &end, 10);
+        if (errno || *end || !*t || v > 65535 || v == 1)
+            die("--windows: \"%s\" is not a window from 2 to 65535 (or 0)", t);
+        cfg->windows[cfg->n_windows++] = (uint32_t)v;
+    }
+    free(dup);
+    if (!cfg->n_windows)
+        die("--windows needs at least one window");
+}
+
+struct figure {
+    char name[64];
+    uint32_t n;
+    double seconds, cpu_us;
+    double rate;
+};
+
+static void print_figure(const struct figure *f, const char *extra)
+{
+    printf("  %-38s %7" PRIu32 " msgs in %7.2f s = %7.0f msg/s | client CPU %6.1f us/msg%s\n",
+           f->name, f->n, f->seconds, f->rate, f->cpu_us, extra);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    struct config cfg = {.count = 100000, .size = 1024, .prefetch = 256,
+                         .seed_bin = "build/dlqx-seed", .run_a = true, .run_b = true,
+                         .run_c = true};
+    parse_windows(&cfg, "0,2000");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool more = i + 1 < argc;
+        if (strcmp(a, "--count") == 0 && more)
+            cfg.count = (uint32_t)number_arg(a, argv[++i], 1, 10000000);
+        else if (strcmp(a, "--w1-count") == 0 && more)
+            cfg.w1_count = (uint32_t)number_arg(a, argv[++i], 1, 10000000);
+        else if (strcmp(a, "--size") == 0 && more)
+            cfg.size = (size_t)number_arg(a, argv[++i], 128, 1u << 20);
+        else if (strcmp(a, "--windows") == 0 && more)
+            parse_windows(&cfg, argv[++i]);
+        else if (strcmp(a, "--prefetch") == 0 && more)
+            cfg.prefetch = (uint16_t)number_arg(a, argv[++i], 1, 65535);
+        else if (strcmp(a, "--seed-bin") == 0 && more)
+            cfg.seed_bin = argv[++i];
+        else if (strcmp(a, "--journal-dir") == 0 && more)
+            cfg.journal_dir = argv[++i];
+        else if (strcmp(a, "--keep-journal") == 0)
+            cfg.keep_journal = true;
+        else if (strcmp(a, "--passes") == 0 && more) {
+            const char *ps = argv[++i];
+            cfg.run_a = strchr(ps, 'a') != NULL;
+            cfg.run_b = strchr(ps, 'b') != NULL;
+            cfg.run_c = strchr(ps, 'c') != NULL;
+            if (!*ps || strspn(ps, "abc") != strlen(ps))
+                die("--passes takes letters from abc");
+        }
+        else
+            usage();
+    }
+    if (!cfg.w1_count)
+        cfg.w1_count = cfg.count;
+    const char *url = getenv("DLQX_URL"), *pwfile = getenv("DLQX_PASSWORD_FILE");
+    if (!url || !*url || !pwfile || !*pwfile)
+        die("DLQX_URL and DLQX_PASSWORD_FILE must be set (. $dir/env)");
+    if (access(cfg.seed_bin, X_OK) != 0)
+        die("no dlqx-seed at %s (--seed-bin)", cfg.seed_bin);
+
+    /* The journals: a temporary directory of their own. */
+    char *jdir;
+    if (cfg.journal_dir) {
+        jdir = xstrdup(cfg.journal_dir);
+        if (mkdir(jdir, 0700) != 0 && errno != EEXIST)
+            die("cannot create %s: %s", jdir, strerror(errno));
+    } else {
+        const char *t = getenv("TMPDIR");
+        jdir = xasprintf("%s/dlqx-replay-bench-XXXXXX", t && *t ? t : "/tmp");
+        if (!mkdtemp(jdir))
+            die("mkdtemp %s: %s", jdir, strerror(errno));
+    }
+
+    struct error err;
+    error_clear(&err);
+    char *password = NULL;
+    if (conn_read_password_file(pwfile, &password, &err) != ST_OK)
+        die("%s", err.msg);
+    const char *urls[1] = {url};
+    struct conn_opts o;
+    memset(&o, 0, sizeof o);
+    o.urls = urls;
+    o.n_urls = 1;
+    o.password = password;
+    o.conn_name = "dlqx replay_bench";
+    o.timeout_ms = 60000;
+    struct conn *c = NULL;
+    enum conn_err kind;
+    if (conn_open(&o, &c, &kind, &err) != ST_OK)
+        die("%s", err.msg);
+    if (conn_channel_open(c, CTL_CH, &kind, &err) != ST_OK)
+        die("%s", err.msg);
+    printf("replay_bench: %s, RabbitMQ %s; %" PRIu32 " x %zu B AceMQ dead letters per pass "
+           "(dlqx-seed --scenario bulk), DLQ classic -> source quorum, persistent\n",
+           conn_display_url(c), conn_server_version(c), cfg.count, cfg.size);
+    printf("journals in %s (%s)\n", jdir, fs_name(jdir));
+
+    struct figure figs[2 + MAX_WINDOWS];
+    size_t nf = 0;
+    int pass = 0;
+
+    int ia = -1, ib = -1;
+    /* (a) */
+    if (cfg.run_a) {
+        struct names nm;
+        names_for(&nm, ++pass);
+        printf("== (a) baseline, rabbitmq-c: consume (prefetch %u), publish, wait for its "
+               "confirm, ack — one confirm per message, no journal\n",
+               (unsigned)cfg.prefetch);
+        seed(c, &cfg, &nm, cfg.count);
+        double c0 = cpu_s();
+        double dt = baseline_pass(c, &nm, cfg.count, cfg.prefetch);
+        struct figure f = {"(a) baseline, one confirm per message", cfg.count, dt,
+                           (cpu_s() - c0) * 1e6 / cfg.count, cfg.count / dt};
+        ia = (int)nf;
+        figs[nf++] = f;
+        print_figure(&f, "");
+        check_after(c, &nm, cfg.count, "the baseline");
+        drop(c, &nm);
+    }
+    /* (b) and (c) */
+    for (size_t w = 0; w <= cfg.n_windows; w++) {
+        uint32_t window = w == 0 ? 1 : cfg.windows[w - 1];
+        uint32_t n = w == 0 ? cfg.w1_count : cfg.count;
+        if ((w == 0 && !cfg.run_b) || (w > 0 && !cfg.run_c))
+            continue;
+        struct names nm;
+        names_for(&nm, ++pass);
+        char name[64];
+        if (window == 1)
+            snprintf(name, sizeof name, "(b) dlqx replay_run, window 1");
+        else if (window == 0)
+            snprintf(name, sizeof name, "(c) dlqx replay_run, window 512 (dflt)");
+        else
+            snprintf(name, sizeof name, "(c) dlqx replay_run, window %" PRIu32, window);
+        printf("== %s\n", name);
+        seed(c, &cfg, &nm, n);
+        char *jpath = xasprintf("%s/journal-w%" PRIu32 ".jsonl", jdir, window);
+        /* The plan is read inside engine_pass, before replay_run, and not timed. */
+        struct engine_result er = engine_pass(c, &nm, n, window, jpath);
+        struct figure f;
+        memset(&f, 0, sizeof f);
+        snprintf(f.name, sizeof f.name, "%s", name);
+        f.n = n;
+        f.seconds = er.seconds;
+        f.cpu_us = er.cpu_s * 1e6 / n;
+        f.rate = n / er.seconds;
+        if (window == 1)
+            ib = (int)nf;
+        figs[nf++] = f;
+        char extra[160];
+        snprintf(extra, sizeof extra, " | journal %.1f MB, %.0f B/msg",
+                 (double)er.journal_bytes / 1048576.0, (double)er.journal_bytes / n);
+        print_figure(&f, extra);
+        check_after(c, &nm, n, name);
+        drop(c, &nm);
+        if (!cfg.keep_journal)
+            unlink(jpath);
+        free(jpath);
+    }
+
+    printf("== figures (%" PRIu32 " x %zu B, RabbitMQ %s, peak RSS %.1f MB)\n", cfg.count,
+           cfg.size, conn_server_version(c), peak_rss_mb());
+    for (size_t i = 0; i < nf; i++)
+        print_figure(&figs[i], "");
+    size_t first_c = (size_t)(ia >= 0) + (size_t)(ib >= 0), best = first_c;
+    for (size_t i = first_c; i < nf; i++)
+        if (figs[i].rate > figs[best].rate)
+            best = i;
+    if (ia >= 0) {
+        double a = figs[ia].rate;
+        for (size_t i = first_c; i < nf; i++) {
+            double r = figs[i].rate / a;
+            printf("ratio %s / (a): %.2fx (target >= %.0fx)%s\n", figs[i].name + 4, r,
+                   RATIO_TARGET, r >= RATIO_TARGET ? "" : "  ** below target **");
+        }
+    }
+    if (ib >= 0)
+        for (size_t i = first_c; i < nf; i++)
+            printf("ratio %s / (b): %.2fx\n", figs[i].name + 4, figs[i].rate / figs[ib].rate);
+    if (ia >= 0 && ib >= 0)
+        printf("ratio (b) / (a): %.2f (what the journal's fsyncs and the ack proof cost at one "
+               "confirm per message)\n",
+               figs[ib].rate / figs[ia].rate);
+    if (ia >= 0 && best < nf)
+        printf("best pipelined: %s, %.0f msg/s, %.2fx the baseline\n", figs[best].name + 4,
+               figs[best].rate, figs[best].rate / figs[ia].rate);
+
+    if (!cfg.keep_journal)
+        rmdir(jdir);
+    free(jdir);
+    conn_close(c);
+    conn_secret_free(password);
+    return 0;
+}

@@ -1,0 +1,77 @@
+#!/bin/sh
+# run-replay.sh: the bulk-replay benchmark against a private RabbitMQ node.
+#
+#   bench/run-replay.sh [quick|full] [BUILD_DIR]
+#
+# quick (a smoke test, ~1-2 min): 20,000 x 1 KB per pass.
+# full (the figures in bench/README.md, ~8-12 min): 100,000 x 1 KB per pass.
+# One replay_bench process runs every pass on the same node, each on a DLQ freshly filled by
+# dlqx-seed: (a) the libraries' way (one confirm per message, plain rabbitmq-c), (b) dlqx's
+# replay_run with window 1, (c) replay_run with its default window (512) and with 2000.
+# It starts a node with scripts/broker, stops it whatever happens, prints every figure, and
+# exits non-zero only when something failed — a missed target is printed as "below target".
+#
+# The binaries: $REPLAY_BENCH and $DLQX_SEED if set, else BUILD_DIR/bench/replay_bench and
+# BUILD_DIR/dlqx-seed when BUILD_DIR (the second argument or $DLQX_BUILD) is given, else a
+# release build of its own in $TMPDIR. $REPLAY_BENCH_ARGS is passed on (e.g. "--w1-count
+# 20000" to keep the window-1 pass short, or "--windows 0,1000,2000").
+set -eu
+
+mode=${1:-quick}
+case $mode in
+quick) count=20000 ;;
+full) count=100000 ;;
+*) echo "usage: $0 [quick|full] [BUILD_DIR]" >&2; exit 2 ;;
+esac
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${2:-${DLQX_BUILD:-}}
+
+if [ -n "${REPLAY_BENCH:-}" ]; then
+    bin=$REPLAY_BENCH
+    seedbin=${DLQX_SEED:-$(dirname "$bin")/../dlqx-seed}
+else
+    if [ -z "$build" ]; then
+        build=${TMPDIR:-/tmp}/dlqx-replay-bench-build
+        if [ ! -f "$build/build.ninja" ]; then
+            meson setup "$build" "$root" -Dbuildtype=release >/dev/null
+        fi
+    fi
+    ninja -C "$build" bench/replay_bench dlqx-seed >/dev/null
+    bin=$build/bench/replay_bench
+    seedbin=${DLQX_SEED:-$build/dlqx-seed}
+fi
+[ -x "$bin" ] || { echo "run-replay: no replay_bench at $bin" >&2; exit 1; }
+[ -x "$seedbin" ] || { echo "run-replay: no dlqx-seed at $seedbin" >&2; exit 1; }
+
+dir=
+cleanup() {
+    if [ -n "$dir" ]; then
+        "$root/scripts/broker" stop --fast "$dir" >/dev/null 2>&1 || true
+        dir=
+    fi
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
+
+echo "== run-replay $mode: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+log=$(mktemp "${TMPDIR:-/tmp}/run-replay.XXXXXX")
+dir=$("$root/scripts/broker" start 2>"$log" | tail -1) || true
+if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "run-replay: the broker did not start" >&2
+    exit 1
+fi
+rm -f "$log"
+. "$dir/env"
+export DLQX_URL DLQX_PASSWORD_FILE
+
+failed=0
+# shellcheck disable=SC2086 # REPLAY_BENCH_ARGS is a list of words
+echo "== replay_bench --count $count --size 1024 ${REPLAY_BENCH_ARGS:-}"
+"$bin" --count "$count" --size 1024 --seed-bin "$seedbin" ${REPLAY_BENCH_ARGS:-} ||
+    { echo "run-replay: the benchmark FAILED"; failed=1; }
+echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+cleanup
+exit $failed
