@@ -347,7 +347,9 @@ void rr_sync_acks(struct run *run)
                 rr_connection_lost(run, er.msg);
         }
     }
-    for (size_t i = run->first_open; i < run->n_items; i++) {
+    /* Only items already sent can be acked: those from next_pending on are still waiting
+     * (a bulk pass may have tens of thousands of them; scanning them every time is quadratic). */
+    for (size_t i = run->first_open; i < run->next_pending && i < run->n_items; i++) {
         struct item *it = run->items[i];
         if (it->state != IT_ACKED)
             continue;

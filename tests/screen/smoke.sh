@@ -8,18 +8,13 @@
 # empty; and nothing of theirs on stderr, where GCC's UBSan writes when linked with ASan).
 # What the screens look like is the screen tests' job (run.sh), not this.
 #
-# Then a generated snapshot big enough (SMOKE_BIG messages, default 60,000) that the long work
-# runs in slices under the sanitizers — reading, sorting, a search, grouping, the forest linked
-# on its thread — with keys in between and Esc and Ctrl-g stopping each of them half way.
-#
 # usage: tests/screen/smoke.sh [DLQX]
 #   DLQX: a sanitizer build of dlqx; default build-asan/dlqx, built with `ninja -C build-asan`
 #   (set it up with: meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 #    -Dc_args=-fno-sanitize-recover=all)
 # environment: SMOKE_ONLY="FIXTURE:SCRIPT ..." runs only those (e.g. incident:tree);
 #   SMOKE_SEED: another sequence for the monkey script (random keys from a fixed seed);
-#   SMOKE_TRACE=1: the title and the last line after every script line;
-#   SMOKE_GENSNAP: the snapshot generator (default: tests/gensnap beside DLQX; none: no big run)
+#   SMOKE_TRACE=1: the title and the last line after every script line
 # shellcheck disable=SC2034 # the scripts below are read by name (${!var})
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -270,35 +265,6 @@ size 120 40
 keys 2 g
 '
 
-# long: the work in slices, and stopping it (Esc on the first view, Ctrl-g on any).
-script_long='
-wait dlqx  messages 
-keys j j Enter j Escape Enter Escape G g j
-keys s s Enter Escape
-wait messages read
-keys s s s s s Escape S S Escape s
-keys 3 Escape Enter j Enter Escape 3
-keys 4 C-g Enter C-g Enter Escape 4
-wait group 1/
-keys t j / 
-type c-0000999
-keys Enter C-g n Escape
-keys 2 / 
-type m-0004
-keys Enter n N Escape / 
-type no-such-id
-keys Enter C-g
-keys f
-type attempt>3 error:~timeout
-keys Enter Escape f C-u
-type header.tenant=acme
-keys Enter C-g F 3 s 4 C-g 2
-keys r j Enter Escape 3 4 Escape 2 C-g
-keys r Escape r
-wait messages read
-keys 5 Enter Escape 2 s s S
-'
-
 # monkey: 400 keys drawn from every binding but q (and a resize now and then), from a fixed
 # seed so that a failure replays; SMOKE_SEED picks another sequence.
 script_monkey=$(awk -v seed="${SMOKE_SEED:-20260102}" 'BEGIN {
@@ -320,9 +286,8 @@ script_monkey=$(awk -v seed="${SMOKE_SEED:-20260102}" 'BEGIN {
 # run FIXTURE SCRIPT_NAME: one run, with its own sanitizer logs.
 run() {
   local fixture=$1 name=$2 script line verb rest cols=120 rows=40 nkeys=0 ntyped=0 ok=1 why="" k
-  local var=script_$name where=$fixtures
+  local var=script_$name
   script=${!var}
-  [ "$fixture" = big ] && where=$tmp
   rm -rf "$tmp/run"
   mkdir -p "$tmp/run"
   T kill-server 2>/dev/null
@@ -336,7 +301,7 @@ run() {
   local term=$tmux_term
   [ "$name" = monkey ] && term=xterm-256color
   T -f /dev/null new-session -d -s s -x $cols -y $rows \
-    "cd '$where' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$term $colour \
+    "cd '$fixtures' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$term $colour \
      ASAN_OPTIONS=detect_leaks=1:log_path=$tmp/run/asan:abort_on_error=0:print_summary=1 \
      UBSAN_OPTIONS=log_path=$tmp/run/ubsan:print_stacktrace=1:halt_on_error=1 \
      LSAN_OPTIONS=log_path=$tmp/run/asan \
@@ -460,13 +425,5 @@ for fixture in incident hostile malformed; do
     run "$fixture" "$name"
   done
 done
-gensnap=${SMOKE_GENSNAP:-$(dirname "$dlqx")/tests/gensnap}
-if [ -x "$gensnap" ]; then
-  if [ -z "${SMOKE_ONLY:-}" ] || echo " $SMOKE_ONLY " | grep -q " big:long "; then
-    "$gensnap" "${SMOKE_BIG:-60000}" >"$tmp/big.jsonl" && run big long
-  fi
-else
-  echo "smoke: note: no snapshot generator ($gensnap): the long work was not run"
-fi
 echo "smoke: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
