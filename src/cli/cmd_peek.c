@@ -206,6 +206,10 @@ int cmd_peek(int argc, char **argv)
         break;
     case PEEK_IDLE:
     case PEEK_CHANNEL_CLOSED:
+        /* The broker refusing the read (403: no read permission) is access refused, not an
+         * incomplete snapshot. */
+        rc = kind == CONN_ACCESS ? EXIT_ACCESS : EXIT_INCOMPLETE;
+        break;
     default:
         rc = EXIT_INCOMPLETE;
         break;

@@ -100,11 +100,8 @@ limited_url="amqp://$limited@127.0.0.1:$DLQX_AMQP_PORT/%2F"
 if ctl add_user "$limited" <"$tmp/limited.pw" &&
   ctl set_permissions -p / "$limited" '^cli\.allowed\.' '^cli\.allowed\.' '^cli\.allowed\.' </dev/null; then
   before=$("$dlqx" queues --no-mgmt --json cli.orders.dlq 2>/dev/null | sed 's/.*"ready":\([0-9]*\).*/\1/')
-  # A peek needs read permission on the queue (basic.consume): the broker refuses it.
-  # The issue wants exit 14 (access refused) here; dlqx exits 18 (incomplete), because
-  # cmd_peek.c maps every channel close during the read to "incomplete", even a 403 before
-  # the first message. Asserted as it is, so that the day it changes this test says so.
-  check access-refused-peek 18 "ACCESS_REFUSED - access to queue 'cli.orders.dlq' in vhost '/' refused for user '$limited'" \
+  # A peek needs read permission on the queue (basic.consume): the broker refuses it (14).
+  check access-refused-peek 14 "ACCESS_REFUSED - access to queue 'cli.orders.dlq' in vhost '/' refused for user '$limited'" \
     "$dlqx" peek cli.orders.dlq --url "$limited_url" --password-file "$tmp/limited.pw" -o "$tmp/refused.jsonl"
   after=$("$dlqx" queues --no-mgmt --json cli.orders.dlq 2>/dev/null | sed 's/.*"ready":\([0-9]*\).*/\1/')
   if [ -n "$before" ] && [ "$before" = "$after" ]; then pass=$((pass + 1)); else
