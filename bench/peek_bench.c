@@ -65,12 +65,6 @@ static void die(const char *fmt, ...)
     exit(1);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static double peak_rss_mb(void)
 {
@@ -251,7 +245,7 @@ static void publish(struct conn *c, const struct config *cfg)
     char *body = xmalloc(cfg->size + 1);
     int64_t base_ms = clock_now_ms() - 86400000;
     char id[37], corr[37], first[96];
-    double t0 = now_s();
+    double t0 = clock_mono_s();
     for (uint32_t i = 0; i < cfg->count; i++) {
         seq_uuid(id, 0x51a7u, i);
         seq_uuid(corr, 0xc022u, i / 10); /* ten messages per correlation */
@@ -295,7 +289,7 @@ static void publish(struct conn *c, const struct config *cfg)
     }
     while (cf.low < cf.next)
         confirm_pump(st, &cf);
-    double dt = now_s() - t0;
+    double dt = clock_mono_s() - t0;
     amqp_channel_close(st, PUB_CH, AMQP_REPLY_SUCCESS);
     free(body);
     free(cf.done);
@@ -316,7 +310,7 @@ struct gap {
 
 static void gap_tick(struct gap *g)
 {
-    double t = now_s();
+    double t = clock_mono_s();
     if (g->n && t - g->last > g->max) {
         g->max = t - g->last;
         g->at = g->n;
@@ -457,7 +451,7 @@ __attribute__((noinline)) static struct held **baseline_hold(struct conn *c, uin
 {
     amqp_connection_state_t st = conn_state(c);
     struct held **held = xmalloc((size_t)count * sizeof *held);
-    double t0 = now_s();
+    double t0 = clock_mono_s();
     uint32_t there = depth(c); /* a consumer must know how many to hold, as peek_run does */
     if (there != count)
         die("the queue holds %" PRIu32 " messages, not %" PRIu32, there, count);
@@ -484,7 +478,7 @@ __attribute__((noinline)) static struct held **baseline_hold(struct conn *c, uin
         gap_tick(gap);
     }
     amqp_channel_close(st, READ_CH, AMQP_REPLY_SUCCESS);
-    *seconds = now_s() - t0;
+    *seconds = clock_mono_s() - t0;
     return held;
 }
 
@@ -568,9 +562,9 @@ __attribute__((noinline)) static struct store *dlqx_hold(struct conn *c, uint32_
     po.progress = progress;
     po.ctx = ctx;
     enum conn_err kind = CONN_OK;
-    double t0 = now_s();
+    double t0 = clock_mono_s();
     enum status st = peek_run(c, &po, rep, &kind, &err);
-    *seconds = now_s() - t0;
+    *seconds = clock_mono_s() - t0;
     if (st != ST_OK)
         die("peek_run: %s", err.msg);
     if (ctx->failed)
@@ -643,9 +637,9 @@ static double mgmt_get(const struct config *cfg, const char *password, uint32_t 
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
     curl_easy_setopt(h, CURLOPT_TIMEOUT, 900L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    double t0 = now_s();
+    double t0 = clock_mono_s();
     CURLcode rc = curl_easy_perform(h);
-    double dt = now_s() - t0;
+    double dt = clock_mono_s() - t0;
     long code = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     if (rc != CURLE_OK)

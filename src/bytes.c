@@ -3,6 +3,8 @@
  */
 #include "bytes.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,4 +183,36 @@ bool base64_decode(const char *s, size_t n, struct bytes *out)
     out->data = o;
     out->len = olen;
     return true;
+}
+
+int bytes_read_file(const char *path, size_t max, struct bytes *out)
+{
+    *out = (struct bytes){0, NULL};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    struct strbuf sb;
+    sb_init(&sb);
+    char buf[65536];
+    size_t n;
+    int saved = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (max && sb.len + n > max) {
+            saved = EFBIG;
+            break;
+        }
+        sb_add(&sb, buf, n);
+    }
+    if (!saved && ferror(f))
+        saved = errno ? errno : EIO;
+    fclose(f);
+    if (saved) {
+        sb_free(&sb);
+        errno = saved;
+        return -1;
+    }
+    size_t len = 0;
+    out->data = (unsigned char *)sb_detach(&sb, &len);
+    out->len = len;
+    return 0;
 }

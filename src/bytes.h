@@ -29,6 +29,10 @@ const char *bytes_cstr(const struct bytes *b);
 /* Whether data is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 bool utf8_valid(const void *data, size_t len);
 
+/* The whole of a file, at most max bytes (0: no limit): 0 on success; else -1 with errno set
+ * (EFBIG when it is larger than max). *out is the caller's to free. */
+int bytes_read_file(const char *path, size_t max, struct bytes *out);
+
 /* Standard base64 (RFC 4648, with padding). decode accepts no whitespace; false on error. */
 char *base64_encode(const void *data, size_t len);
 bool base64_decode(const char *s, size_t n, struct bytes *out);

@@ -56,37 +56,11 @@ static enum status write_all(int fd, const void *data, size_t n, const char *pat
 
 static enum status read_back(const char *path, struct bytes *out, struct error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return error_set(err, ST_EIO, "%s: %s", path, strerror(errno));
-    struct strbuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    for (;;) {
-        ssize_t r = read(fd, buf, sizeof buf);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            close(fd);
-            sb_free(&sb);
-            return error_set(err, ST_EIO, "%s: %s", path, strerror(errno));
-        }
-        if (r == 0)
-            break;
-        if (sb.len + (size_t)r > EDIT_MAX) {
-            close(fd);
-            sb_free(&sb);
-            return error_set(err, ST_ERANGE, "the edited body is larger than %u MiB",
-                             EDIT_MAX >> 20);
-        }
-        sb_add(&sb, buf, (size_t)r);
-    }
-    close(fd);
-    size_t len = 0;
-    char *data = sb_detach(&sb, &len);
-    out->data = (unsigned char *)data;
-    out->len = len;
-    return ST_OK;
+    if (bytes_read_file(path, EDIT_MAX, out) == 0)
+        return ST_OK;
+    if (errno == EFBIG)
+        return error_set(err, ST_ERANGE, "the edited body is larger than %u MiB", EDIT_MAX >> 20);
+    return error_set(err, ST_EIO, "%s: %s", path, strerror(errno));
 }
 
 /* Runs "$EDITOR path" through the shell, as git and crontab do, so EDITOR may carry flags. */

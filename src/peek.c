@@ -63,12 +63,6 @@ const char *peek_end_name(enum peek_end e)
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void peek_plan(const struct peek_opts *o, uint32_t ready, uint32_t consumers, struct strbuf *out)
 {
@@ -288,41 +282,55 @@ static enum peek_end read_holding(struct run *run, enum conn_err *kind, struct e
     return run->total < run->r->ready_before ? PEEK_LIMIT : PEEK_COMPLETE;
 }
 
+enum peek_get peek_get_one(struct conn *c, amqp_channel_t ch, const char *queue, int64_t now_ms,
+                           struct message *out, uint64_t *tag, enum conn_err *kind,
+                           struct error *err)
+{
+    amqp_connection_state_t st = conn_state(c);
+    amqp_maybe_release_buffers(st);
+    amqp_rpc_reply_t rep = amqp_basic_get(st, ch, amqp_cstring_bytes(queue), 0);
+    if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
+        conn_check_reply(c, ch, rep, "reading the queue", kind, err);
+        return PG_FAILED;
+    }
+    if (rep.reply.id == AMQP_BASIC_GET_EMPTY_METHOD)
+        return PG_EMPTY;
+    /* The get-ok's fields live in the connection's buffers: copied before the body is read. */
+    const amqp_basic_get_ok_t *ok = rep.reply.decoded;
+    amqp_envelope_t e;
+    memset(&e, 0, sizeof e);
+    e.delivery_tag = ok->delivery_tag;
+    e.redelivered = ok->redelivered;
+    e.exchange = amqp_bytes_malloc_dup(ok->exchange);
+    e.routing_key = amqp_bytes_malloc_dup(ok->routing_key);
+    rep = amqp_read_message(st, ch, &e.message, 0);
+    if (rep.reply_type == AMQP_RESPONSE_NORMAL) {
+        peek_message_from_envelope(&e, queue, now_ms, out);
+        *tag = e.delivery_tag;
+        amqp_destroy_message(&e.message);
+    } else {
+        conn_check_reply(c, ch, rep, "reading a message", kind, err);
+    }
+    amqp_bytes_free(e.exchange);
+    amqp_bytes_free(e.routing_key);
+    return rep.reply_type == AMQP_RESPONSE_NORMAL ? PG_MESSAGE : PG_FAILED;
+}
+
 /* Quorum queues with a delivery limit: one basic.get at a time, so that dlqx can stop before
  * it takes a message its return would push over the limit. */
 static enum peek_end read_one_by_one(struct run *run, enum conn_err *kind, struct error *err)
 {
-    amqp_connection_state_t st = conn_state(run->c);
     const struct peek_opts *o = run->o;
     int64_t limit = o->info.delivery_limit;
     while (run->r->fetched < run->total) {
-        amqp_maybe_release_buffers(st);
-        amqp_rpc_reply_t rep = amqp_basic_get(st, READ_CHANNEL, amqp_cstring_bytes(o->queue), 0);
-        if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
-            conn_check_reply(run->c, READ_CHANNEL, rep, "reading the queue", kind, err);
-            return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
-        }
-        if (rep.reply.id == AMQP_BASIC_GET_EMPTY_METHOD)
-            return PEEK_IDLE;
-        const amqp_basic_get_ok_t *ok = rep.reply.decoded;
-        amqp_envelope_t e;
-        memset(&e, 0, sizeof e);
-        e.delivery_tag = ok->delivery_tag;
-        e.redelivered = ok->redelivered;
-        e.exchange = amqp_bytes_malloc_dup(ok->exchange);
-        e.routing_key = amqp_bytes_malloc_dup(ok->routing_key);
-        rep = amqp_read_message(st, READ_CHANNEL, &e.message, 0);
-        if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
-            amqp_bytes_free(e.exchange);
-            amqp_bytes_free(e.routing_key);
-            conn_check_reply(run->c, READ_CHANNEL, rep, "reading a message", kind, err);
-            return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
-        }
         struct message m;
-        peek_message_from_envelope(&e, o->queue, clock_now_ms(), &m);
-        amqp_destroy_message(&e.message);
-        amqp_bytes_free(e.exchange);
-        amqp_bytes_free(e.routing_key);
+        uint64_t tag;
+        enum peek_get g =
+            peek_get_one(run->c, READ_CHANNEL, o->queue, clock_now_ms(), &m, &tag, kind, err);
+        if (g == PG_EMPTY)
+            return PEEK_IDLE;
+        if (g == PG_FAILED)
+            return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
         int64_t dc = header_int(m.headers, "x-delivery-count", 0);
         bool at_risk = limit >= 0 && dc >= (limit > 0 ? limit - 1 : 0);
         if (at_risk) {
@@ -458,7 +466,7 @@ enum status peek_run(struct conn *c, const struct peek_opts *o, struct peek_repo
     memset(r, 0, sizeof *r);
     r->max_delivery_count = -1;
     r->kind = o->info.kind;
-    struct run run = {c, o, r, 0, now_s()};
+    struct run run = {c, o, r, 0, clock_mono_s()};
     /* Before: nothing is known to be there, so wait for the count to stand still. */
     enum status st = settled_count(c, o->queue, r->kind, UINT32_MAX, &r->ready_before,
                                    &r->consumers_before, kind, err);
@@ -503,7 +511,7 @@ enum status peek_run(struct conn *c, const struct peek_opts *o, struct peek_repo
     }
     if (o->progress)
         o->progress(o->ctx, r->fetched, run.total);
-    r->seconds = now_s() - run.started;
+    r->seconds = clock_mono_s() - run.started;
     describe(&run, &rerr);
     if (kind)
         *kind = rkind;

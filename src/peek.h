@@ -104,6 +104,14 @@ void peek_plan(const struct peek_opts *opts, uint32_t ready, uint32_t consumers,
 enum status peek_run(struct conn *c, const struct peek_opts *opts, struct peek_report *report,
                      enum conn_err *kind, struct error *err);
 
+enum peek_get { PG_MESSAGE, PG_EMPTY, PG_FAILED };
+/* One basic.get (manual ack) on channel ch: PG_MESSAGE with *out filled and *tag its
+ * delivery tag, PG_EMPTY, or PG_FAILED with *kind and err saying why (conn_alive tells a
+ * closed channel from a lost connection). */
+enum peek_get peek_get_one(struct conn *c, amqp_channel_t ch, const char *queue, int64_t now_ms,
+                           struct message *out, uint64_t *tag, enum conn_err *kind,
+                           struct error *err);
+
 /* Converts a delivery into the message model (copies everything). */
 void peek_message_from_envelope(const amqp_envelope_t *e, const char *queue, int64_t now_ms,
                                 struct message *out);

@@ -46,12 +46,6 @@ const char *rr_cs(const struct bytes *b)
     return s ? s : "(a name with a NUL byte)";
 }
 
-double rr_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int end_weight(enum replay_end e)
 {
@@ -283,7 +277,7 @@ static void send_some(struct run *run)
     size_t end = start;
     uint64_t room = run->window > run->in_flight ? run->window - run->in_flight : 0;
     if (run->o->rate > 0) {
-        double elapsed = rr_now_s() - run->started;
+        double elapsed = clock_mono_s() - run->started;
         double allowed = floor(elapsed * run->o->rate) + 1 - (double)run->published;
         if (allowed < 1)
             return;
@@ -351,7 +345,7 @@ static void send_some(struct run *run)
 
 static void report_progress(struct run *run, const char *phase, bool force)
 {
-    double t = rr_now_s();
+    double t = clock_mono_s();
     if (!run->o->progress || (!force && t - run->last_progress < 0.1))
         return;
     run->last_progress = t;
@@ -446,7 +440,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     run.window = o->window ? o->window : DEFAULT_WINDOW;
     run.canary_wanted = o->canary_wait_ms > 0;
     run.canary_item = SIZE_MAX;
-    run.started = rr_now_s();
+    run.started = clock_mono_s();
     sb_init(&run.checked_exchanges);
     error_clear(&run.err);
     journal_new_run_id(r->run_id);
@@ -493,7 +487,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
                   : consumers > 0         ? 5000
                                           : 30000;
     int confirm_ms = o->confirm_timeout_ms > 0 ? o->confirm_timeout_ms : 30000;
-    run.last_frame = rr_now_s();
+    run.last_frame = clock_mono_s();
 
     for (;;) {
         rr_advance_open(&run);
@@ -509,9 +503,9 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
             if (settled && !run.canary_waiting && run.r->canary_sent) {
                 /* Done (or kept: then there is nothing to watch). */
                 run.canary_waiting = true;
-                run.canary_until = rr_now_s() + o->canary_wait_ms / 1000.0;
+                run.canary_until = clock_mono_s() + o->canary_wait_ms / 1000.0;
             }
-            if (run.canary_waiting && (r->canary_back || rr_now_s() >= run.canary_until)) {
+            if (run.canary_waiting && (r->canary_back || clock_mono_s() >= run.canary_until)) {
                 run.canary_waiting = false;
                 run.canary_passed = true;
                 if (r->canary_back) {
@@ -566,7 +560,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
         if (run.o->rate > 0 && pending_left)
             wait = 5;
         if (!rr_pump(&run, wait)) {
-            double quiet = rr_now_s() - run.last_frame;
+            double quiet = clock_mono_s() - run.last_frame;
             if (!run.reading_done && !run.canary_waiting && !run.paused &&
                 quiet * 1000 > idle_ms) {
                 run.reading_done = true;
@@ -608,7 +602,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
             r->ready_after = after;
         }
     }
-    r->seconds = rr_now_s() - run.started;
+    r->seconds = clock_mono_s() - run.started;
     describe(&run);
     struct error jerr;
     error_clear(&jerr);

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "conn.h"
+#include "decode.h"
 #include "journal.h"
 #include "message.h"
 #include "peek.h"
@@ -146,9 +147,13 @@ void replay_plan_free(struct replay_plan *p);
 /* Adds one dead letter to find (the same id and digest twice means two messages). */
 void replay_plan_add(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65]);
 size_t replay_plan_size(const struct replay_plan *p);
-/* Whether m (with its decoded id and body digest) is wanted; consumes one match. */
+/* Whether m (with its decoded id and body digest) is wanted; consumes one match. What is
+ * left afterwards (replay_plan_size) was not found. */
 bool replay_plan_take(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65]);
-/* How many planned entries were not found. */
-size_t replay_plan_missing(const struct replay_plan *p);
+/* The same for a message and its decode (d->env->id; the digest of m's body). */
+void replay_plan_add_message(struct replay_plan *p, const struct message *m,
+                             const struct decoded *d);
+bool replay_plan_take_message(struct replay_plan *p, const struct message *m,
+                              const struct decoded *d);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sha256.h"
 #include "util.h"
 
 #define CHECK_CHANNEL 1
@@ -126,9 +127,20 @@ bool replay_plan_take(struct replay_plan *p, const struct bytes *id, const char 
     return true;
 }
 
-size_t replay_plan_missing(const struct replay_plan *p)
+void replay_plan_add_message(struct replay_plan *p, const struct message *m,
+                             const struct decoded *d)
 {
-    return replay_plan_size(p);
+    char sha[65];
+    sha256_hex(m->body.data, m->body.len, sha);
+    replay_plan_add(p, &d->env->id, sha);
+}
+
+bool replay_plan_take_message(struct replay_plan *p, const struct message *m,
+                              const struct decoded *d)
+{
+    char sha[65];
+    sha256_hex(m->body.data, m->body.len, sha);
+    return replay_plan_take(p, &d->env->id, sha);
 }
 
 /* ---- checks ----------------------------------------------------------------------------- */

@@ -81,7 +81,6 @@ struct run {
 /* replay.c */
 void rr_say(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *rr_cs(const struct bytes *b);
-double rr_now_s(void);
 void rr_set_end(struct run *run, enum replay_end e);
 void rr_add_reason(struct replay_report *r, const char *text);
 void rr_settle(struct run *run, struct item *it, enum journal_result res, const char *reason);

@@ -242,7 +242,7 @@ bool rr_pump(struct run *run, int timeout_ms)
         rr_connection_lost(run, e.msg);
         return true;
     }
-    run->last_frame = rr_now_s();
+    run->last_frame = clock_mono_s();
     if (f.frame_type != AMQP_FRAME_METHOD)
         return true; /* a stray content frame: not ours */
     amqp_method_number_t id = f.payload.method.id;
@@ -405,44 +405,25 @@ enum status rr_start_consume(struct run *run, enum conn_err *kind, struct error 
  * that a return would push over the limit (the rule peek follows). */
 void rr_get_one(struct run *run)
 {
-    amqp_maybe_release_buffers(run->st);
-    amqp_rpc_reply_t rep =
-        amqp_basic_get(run->st, READ_CHANNEL, amqp_cstring_bytes(run->o->queue), 0);
-    if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
-        struct error er;
-        enum conn_err k;
-        conn_check_reply(run->c, READ_CHANNEL, rep, "reading the DLQ", &k, &er);
+    struct message m;
+    uint64_t tag = 0;
+    struct error er;
+    enum conn_err k;
+    enum peek_get g =
+        peek_get_one(run->c, READ_CHANNEL, run->o->queue, clock_now_ms(), &m, &tag, &k, &er);
+    if (g == PG_FAILED) {
         if (conn_alive(run->c))
             lost_channel(run, READ_CHANNEL, er.msg);
         else
             rr_connection_lost(run, er.msg);
         return;
     }
-    if (rep.reply.id == AMQP_BASIC_GET_EMPTY_METHOD) {
+    if (g == PG_EMPTY) {
         run->reading_done = true;
         if (run->r->taken < run->total)
             rr_set_end(run, RE_IDLE);
         return;
     }
-    const amqp_basic_get_ok_t *ok = rep.reply.decoded;
-    amqp_envelope_t e;
-    memset(&e, 0, sizeof e);
-    e.delivery_tag = ok->delivery_tag;
-    e.redelivered = ok->redelivered;
-    e.exchange = amqp_bytes_malloc_dup(ok->exchange);
-    e.routing_key = amqp_bytes_malloc_dup(ok->routing_key);
-    rep = amqp_read_message(run->st, READ_CHANNEL, &e.message, 0);
-    if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
-        amqp_bytes_free(e.exchange);
-        amqp_bytes_free(e.routing_key);
-        rr_connection_lost(run, "the connection failed while reading a message");
-        return;
-    }
-    struct message m;
-    peek_message_from_envelope(&e, run->o->queue, clock_now_ms(), &m);
-    amqp_destroy_message(&e.message);
-    amqp_bytes_free(e.exchange);
-    amqp_bytes_free(e.routing_key);
     const struct hval *dcv = htable_get(m.headers, "x-delivery-count");
     int64_t dc = 0;
     if (dcv)
@@ -450,7 +431,7 @@ void rr_get_one(struct run *run)
     int64_t limit = run->o->delivery_limit;
     bool at_risk = dc >= (limit > 0 ? limit - 1 : 0);
     uint64_t selected_before = run->r->selected;
-    on_delivery(run, &m, e.delivery_tag);
+    on_delivery(run, &m, tag);
     bool selected = run->r->selected > selected_before;
     if (at_risk && !selected && !run->o->force && !run->reading_done) {
         snprintf(run->r->detail, sizeof run->r->detail,

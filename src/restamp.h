@@ -156,6 +156,8 @@ enum diff_op { DIFF_SAME, DIFF_CHANGED, DIFF_ADDED, DIFF_REMOVED };
 /* "target", "property", "header", "body"; "same", "changed", "added", "removed". */
 const char *diff_section_name(enum diff_section s);
 const char *diff_op_name(enum diff_op op);
+/* The column a diff line starts with: ' ' same, '~' changed, '+' added, '-' removed. */
+char diff_op_mark(enum diff_op op);
 
 /* One row: a property, a header, the target or one body line. Text is the value as shown
  * (typed header values as "kind:value" with hval.h's kind names, e.g. "int64:3",
@@ -187,9 +189,5 @@ void diff_free(struct diff *d);
 /* Only the changed rows, as a JSON array of {section, op, name, old, new} (new reference);
  * absent texts are null, text that is not UTF-8 is {"base64": …} (bytes_to_json). */
 json_t *diff_to_json(const struct diff *d);
-
-/* The copy as a struct message (a deep copy; queue empty, exchange and routing key = the
- * target), e.g. to decode it or write it to a snapshot. Release with message_free. */
-void outgoing_to_message(const struct outgoing *o, struct message *out);
 
 #endif

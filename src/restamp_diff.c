@@ -64,6 +64,12 @@ const char *diff_op_name(enum diff_op op)
     return (size_t)op < sizeof names / sizeof *names ? names[op] : "?";
 }
 
+char diff_op_mark(enum diff_op op)
+{
+    static const char marks[] = {' ', '~', '+', '-'};
+    return (size_t)op < sizeof marks ? marks[op] : '?';
+}
+
 /* A row's text as a C string: a NUL byte (which a C string cannot hold) is written \x00. */
 static char *text_dup(const void *data, size_t len)
 {
@@ -520,21 +526,4 @@ void outgoing_free(struct outgoing *o)
     bytes_free(&o->id);
     bytes_free(&o->old_id);
     memset(o, 0, sizeof *o);
-}
-
-void outgoing_to_message(const struct outgoing *o, struct message *out)
-{
-    message_init(out);
-    out->exchange = bytes_copy(&o->exchange);
-    out->routing_key = bytes_copy(&o->routing_key);
-    out->props = o->props;
-#define X(name) out->props.name = bytes_copy(&o->props.name);
-    PROP_STRING_LIST(X)
-#undef X
-    htable_free(out->headers);
-    out->headers = htable_copy(o->headers);
-    if (!out->headers)
-        out->headers = htable_new();
-    out->headers_present = o->headers_present;
-    out->body = bytes_copy(&o->body);
 }

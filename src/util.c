@@ -146,6 +146,13 @@ char *sb_detach(struct strbuf *sb, size_t *len)
     return p;
 }
 
+double clock_mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int64_t clock_now_ms(void)
 {
     const char *fixed = getenv("DLQX_NOW");

@@ -41,6 +41,8 @@ char *sb_detach(struct strbuf *sb, size_t *len);
 
 /* Milliseconds since the epoch: DLQX_NOW when set to a valid integer, else the real clock. */
 int64_t clock_now_ms(void);
+/* Seconds on the monotonic clock: for durations and rates, never for dates. */
+double clock_mono_s(void);
 
 /* Formats epoch milliseconds as RFC 3339 UTC ("2026-02-03T04:05:06.789Z"; no fraction when
  * ms is a whole second and with_ms is false). out must hold 32 bytes. */

@@ -61,22 +61,6 @@ static void ok(enum status st, const struct error *err)
         fail_msg("%s", err->msg);
 }
 
-static struct bytes slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    struct strbuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_add(&sb, buf, n);
-    fclose(f);
-    size_t len;
-    char *d = sb_detach(&sb, &len);
-    return (struct bytes){len, (unsigned char *)d};
-}
-
 static void append_raw(const char *path, const char *s, size_t n)
 {
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0600);
@@ -146,7 +130,7 @@ static void test_write_and_read_back(void **state)
     write_sample(j);
     journal_close(j);
 
-    struct bytes file = slurp(path);
+    struct bytes file = test_read_file(path);
     assert_null(strstr((const char *)file.data, "s3cret"));
     /* Compact, keys in the documented order, one record a line. */
     const char *want_intent =
@@ -424,7 +408,7 @@ static void test_ids_of_any_bytes(void **state)
     ok(journal_write_intent(j, &in, &err), &err);
     journal_close(j);
 
-    struct bytes file = slurp(path);
+    struct bytes file = test_read_file(path);
     assert_true(utf8_valid(file.data, file.len));
     assert_non_null(strstr((const char *)file.data, "\"old_id\":{\"base64\":\"/wBhww==\"}"));
     assert_non_null(strstr((const char *)file.data, "\"new_id\":\"caf\xc3\xa9\""));

@@ -1062,36 +1062,6 @@ static void test_diff_body(void **state)
     run_free(&r);
 }
 
-static void test_outgoing_to_message(void **state)
-{
-    struct restamp_opts o = {.mode = RESTAMP_REPLAY, .now_ms = NOW};
-    struct run r;
-    run(&r, plain_msg(), &o);
-    assert_ok(&r);
-    struct message m;
-    outgoing_to_message(&r.out, &m);
-    assert_int_equal(m.queue.len, 0);
-    assert_bytes(&m.exchange, "orders-x");
-    assert_bytes(&m.routing_key, "orders.created");
-    assert_true(bytes_eq(&m.body, &r.out.body));
-    assert_true(htable_equal(m.headers, r.out.headers));
-    assert_int_equal(m.props.present, r.out.props.present);
-    assert_bytes(props_string(&m.props, PROP_message_id), "mid-1");
-    assert_true(m.headers_present);
-    /* A deep copy: it outlives the outgoing. */
-    outgoing_free(&r.out);
-    assert_bytes(props_string(&m.props, PROP_type), "order");
-    message_free(&m);
-    run_free(&r);
-
-    assert_string_equal(restamp_mode_name(RESTAMP_REISSUE), "reissue");
-    assert_string_equal(target_how_name(TARGET_FIRST_DEATH), "x-death");
-    assert_true(restamp_broker_owned("x-stream-offset", 15));
-    assert_true(restamp_broker_owned("x-last-death-reason", 19));
-    assert_false(restamp_broker_owned("x-deathly", 9));
-    assert_false(restamp_broker_owned("x-acemq-id", 10));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1110,7 +1080,6 @@ int main(void)
         cmocka_unit_test(test_check_body),
         cmocka_unit_test(test_diff_simple),
         cmocka_unit_test(test_diff_body),
-        cmocka_unit_test(test_outgoing_to_message),
     };
     return cmocka_run_group_tests_name("restamp", tests, NULL, NULL);
 }

@@ -18,21 +18,15 @@ const char *test_fixture_path(const char *relpath)
     return path;
 }
 
+struct bytes test_read_file(const char *path)
+{
+    struct bytes b;
+    if (bytes_read_file(path, 0, &b) != 0)
+        fail_msg("cannot read %s", path);
+    return b;
+}
+
 struct bytes test_read_fixture(const char *relpath)
 {
-    const char *path = test_fixture_path(relpath);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open fixture %s", path);
-    struct strbuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_add(&sb, buf, n);
-    fclose(f);
-    size_t len;
-    char *data = sb_detach(&sb, &len);
-    struct bytes b = {len, (unsigned char *)data};
-    return b;
+    return test_read_file(test_fixture_path(relpath));
 }

@@ -14,6 +14,8 @@
 
 #include "bytes.h"
 
+/* Reads a whole file; fails the test when it cannot. */
+struct bytes test_read_file(const char *path);
 /* Reads a whole file under the fixtures directory; fails the test when it cannot. */
 struct bytes test_read_fixture(const char *relpath);
 /* The absolute path of a fixture (static buffer). */

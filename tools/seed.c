@@ -220,12 +220,6 @@ static void bulk_one(struct seed *s, const char *dlq, long i, size_t size, char 
     ace_publish(s, "", dlq, &m);
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* AceMQ's standard source-queue arguments (quorum, dead-lettering to acemq.dlx). */
 static struct htable *acemq_source_args(struct seed *s, const char *dlq)
@@ -239,11 +233,11 @@ static struct htable *acemq_source_args(struct seed *s, const char *dlq)
 static void fill(struct seed *s, const char *dlq, long count, size_t size, const char *what)
 {
     char *body = xmalloc(size + 1);
-    double t0 = mono_s();
+    double t0 = clock_mono_s();
     for (long i = 0; i < count; i++)
         bulk_one(s, dlq, i, size, body);
     seed_flush(s);
-    double dt = mono_s() - t0;
+    double dt = clock_mono_s() - t0;
     free(body);
     printf("published %ld %s of %zu bytes to %s in %.2f s (%.0f msg/s, confirmed)\n", count, what,
            size, dlq, dt, dt > 0 ? (double)count / dt : 0.0);
@@ -433,7 +427,7 @@ int main(int argc, char **argv)
     s.rng.s = cfg.seed;
     s.window = (size_t)cfg.window;
     s.now_ms = clock_now_ms();
-    double t0 = mono_s();
+    double t0 = clock_mono_s();
     seed_connect(&s, &cfg);
     size_t size = (size_t)cfg.size;
     switch (sc) {
@@ -456,7 +450,7 @@ int main(int argc, char **argv)
     bool ok = seed_report(&s);
     printf("\nscenario %s, seed %" PRIu64 "%s%s%s: %" PRIu64 " messages published in %.1f s%s\n",
            cfg.scenario, cfg.seed, *cfg.prefix ? ", prefix \"" : "", cfg.prefix,
-           *cfg.prefix ? "\"" : "", s.published, mono_s() - t0, ok ? ", depths verified" : "");
+           *cfg.prefix ? "\"" : "", s.published, clock_mono_s() - t0, ok ? ", depths verified" : "");
     seed_close(&s);
     return ok ? 0 : 1;
 }

@@ -69,28 +69,10 @@ static bool number(const char *s, double *out)
 
 static bool read_file(const char *path, struct bytes *out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "dlqx: cannot open %s: %s\n", path, strerror(errno));
-        return false;
-    }
-    struct strbuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sb_add(&sb, buf, n);
-    bool ok = !ferror(f);
-    fclose(f);
-    if (!ok) {
-        fprintf(stderr, "dlqx: cannot read %s\n", path);
-        sb_free(&sb);
-        return false;
-    }
-    size_t len = 0;
-    out->data = (unsigned char *)sb_detach(&sb, &len);
-    out->len = len;
-    return true;
+    if (bytes_read_file(path, 0, out) == 0)
+        return true;
+    fprintf(stderr, "dlqx: cannot read %s: %s\n", path, strerror(errno));
+    return false;
 }
 
 /* Parses the command line into x; 0 on success, else an exit code. */
@@ -280,14 +262,8 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     struct rcli *x = c->x;
     struct decoded d;
     decode_message(m, x->now_ms, &d);
-    bool want;
-    if (c->plan) {
-        char sha[65];
-        sha256_hex(m->body.data, m->body.len, sha);
-        want = replay_plan_take(c->plan->find, &d.env->id, sha);
-    } else {
-        want = rcli_selected(x, m, &d);
-    }
+    bool want = c->plan ? replay_plan_take_message(c->plan->find, m, &d)
+                        : rcli_selected(x, m, &d);
     enum replay_action a = RA_SKIP;
     if (want && x->is_delete) {
         a = RA_DELETE;
@@ -372,7 +348,7 @@ static bool edit_retry(void *ctx, const char *why)
 static int report(const struct rcli *x, const struct replay_report *r, const struct rcli_plan *p,
                   const char *journal)
 {
-    size_t missing = p ? replay_plan_missing(p->find) : 0;
+    size_t missing = p ? replay_plan_size(p->find) : 0;
     if (x->json) {
         json_t *o = json_object();
         json_object_set_new(o, "run", json_string(r->run_id));

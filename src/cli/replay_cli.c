@@ -48,17 +48,7 @@ enum status rcli_build(const struct rcli *x, const struct decoded *d, struct out
 {
     struct restamp_opts ro;
     rcli_restamp_opts(x, &ro);
-    enum status st = restamp_build(d, &ro, out, err);
-    if (st != ST_OK)
-        return st;
-    if (out->exchange.len == 0 && bytes_eq_cstr(&out->routing_key, x->queue)) {
-        outgoing_free(out);
-        return error_set(err, ST_EINVAL,
-                         "its target is the queue it is read from (%s): a copy would land back "
-                         "in the DLQ; give --to",
-                         x->queue);
-    }
-    return ST_OK;
+    return restamp_build(d, &ro, out, err);
 }
 
 /* ---- the plan ------------------------------------------------------------------------- */
@@ -136,7 +126,7 @@ static bool plan_record(struct message *m, bool *keep, void *vctx)
     bool ok = true;
     if (x->is_delete) {
         p->sendable++;
-        replay_plan_add(p->find, &d.env->id, sha);
+        replay_plan_add_message(p->find, m, &d);
         if (row)
             json_object_set_new(row, "action", json_string("delete"));
     } else {
@@ -145,7 +135,7 @@ static bool plan_record(struct message *m, bool *keep, void *vctx)
         error_clear(&err);
         if (rcli_build(x, &d, &out, &err) == ST_OK) {
             p->sendable++;
-            replay_plan_add(p->find, &d.env->id, sha);
+            replay_plan_add_message(p->find, m, &d);
             plan_target(p, &out);
             if (row) {
                 json_object_set_new(row, "action", json_string(restamp_mode_name(x->mode)));
@@ -242,8 +232,6 @@ static void put_safe(FILE *to, const char *s, size_t n, int width)
     sb_free(&sb);
 }
 
-static const char *const section_names[] = {"target", "property", "header", "body"};
-
 void rcli_print_diff(const struct diff *d, FILE *to, int width)
 {
     int col = width >= 100 ? (width - 30) / 2 : 0;
@@ -253,14 +241,10 @@ void rcli_print_diff(const struct diff *d, FILE *to, int width)
         if (r->section == DIFF_BODY && r->op == DIFF_SAME && d->n > 60)
             continue; /* long bodies: only what changed */
         if (r->section != last) {
-            fprintf(to, "  %s\n", section_names[r->section]);
+            fprintf(to, "  %s\n", diff_section_name(r->section));
             last = r->section;
         }
-        char mark = r->op == DIFF_SAME      ? ' '
-                    : r->op == DIFF_CHANGED ? '~'
-                    : r->op == DIFF_ADDED   ? '+'
-                                            : '-';
-        fprintf(to, "   %c ", mark);
+        fprintf(to, "   %c ", diff_op_mark(r->op));
         if (r->name) {
             put_safe(to, r->name, strlen(r->name), 24);
             fputc(' ', to);

@@ -72,7 +72,7 @@ bool rcli_selected(const struct rcli *x, const struct message *m, const struct d
 void rcli_restamp_opts(const struct rcli *x, struct restamp_opts *ro);
 
 /* Builds the copy of one dead letter (or explains why there is none): ST_OK or an error
- * whose message is the reason it is kept. Refuses a copy back onto the queue being read. */
+ * whose message is the reason it is kept (restamp refuses a copy back onto the DLQ). */
 enum status rcli_build(const struct rcli *x, const struct decoded *d, struct outgoing *out,
                        struct error *err);
 
