@@ -38,29 +38,9 @@ else
 fi
 [ -x "$bin" ] || { echo "run-peek: no peek_bench at $bin" >&2; exit 1; }
 
-dir=
-cleanup() {
-    if [ -n "$dir" ]; then
-        "$root/scripts/broker" stop --fast "$dir" >/dev/null 2>&1 || true
-        dir=
-    fi
-}
-trap cleanup EXIT
-trap 'cleanup; exit 130' INT
-trap 'cleanup; exit 143' TERM
-
 echo "== run-peek $mode: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-log=$(mktemp "${TMPDIR:-/tmp}/run-peek.XXXXXX")
-dir=$("$root/scripts/broker" start 2>"$log" | tail -1) || true
-if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
-    cat "$log" >&2
-    rm -f "$log"
-    echo "run-peek: the broker did not start" >&2
-    exit 1
-fi
-rm -f "$log"
-. "$dir/env"
-export DLQX_URL DLQX_PASSWORD_FILE DLQX_MGMT_URL
+. "$root/bench/broker.sh"
+bench_broker_start run-peek
 
 failed=0
 echo "== peek_bench rate --count $rate_count --size 1024 --rounds $rate_rounds"
@@ -70,5 +50,5 @@ echo "== peek_bench rss --count $rss_count --size 1024 (a process of its own)"
 "$bin" rss --count "$rss_count" --size 1024 --window "$window" ||
     { echo "run-peek: the rss benchmark FAILED"; failed=1; }
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-cleanup
+bench_cleanup
 exit $failed

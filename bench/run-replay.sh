@@ -43,35 +43,24 @@ fi
 [ -x "$bin" ] || { echo "run-replay: no replay_bench at $bin" >&2; exit 1; }
 [ -x "$seedbin" ] || { echo "run-replay: no dlqx-seed at $seedbin" >&2; exit 1; }
 
-dir=
-cleanup() {
-    if [ -n "$dir" ]; then
-        "$root/scripts/broker" stop --fast "$dir" >/dev/null 2>&1 || true
-        dir=
-    fi
-}
-trap cleanup EXIT
-trap 'cleanup; exit 130' INT
-trap 'cleanup; exit 143' TERM
-
 echo "== run-replay $mode: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-log=$(mktemp "${TMPDIR:-/tmp}/run-replay.XXXXXX")
-dir=$("$root/scripts/broker" start 2>"$log" | tail -1) || true
-if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
-    cat "$log" >&2
-    rm -f "$log"
-    echo "run-replay: the broker did not start" >&2
-    exit 1
-fi
-rm -f "$log"
-. "$dir/env"
-export DLQX_URL DLQX_PASSWORD_FILE
+. "$root/bench/broker.sh"
+bench_broker_start run-replay
+
 
 failed=0
 # shellcheck disable=SC2086 # REPLAY_BENCH_ARGS is a list of words
 echo "== replay_bench --count $count --size 1024 ${REPLAY_BENCH_ARGS:-}"
 "$bin" --count "$count" --size 1024 --seed-bin "$seedbin" ${REPLAY_BENCH_ARGS:-} ||
     { echo "run-replay: the benchmark FAILED"; failed=1; }
+# What the broker said about connections it closed (a missed heartbeat, for instance).
+if [ -n "${DLQX_BROKER_LOG:-}" ] && [ -f "$DLQX_BROKER_LOG" ]; then
+    closed=$(grep -E "\[(warning|error)\]" "$DLQX_BROKER_LOG" | grep -iE "heartbeat|connection" | tail -8 || true)
+    if [ -n "$closed" ]; then
+        echo "== the broker's log on closed connections (last 8):"
+        printf '%s\n' "$closed" | cut -c1-300
+    fi
+fi
 echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-cleanup
+bench_cleanup
 exit $failed

@@ -354,14 +354,14 @@ table() { # PHASE KIND... : one line per kind
     verdict=ok
     awk -v u="$p95" -v b="$key_base" -v t="$key_target" 'BEGIN { exit !((u - b) / 1000 > t) }' &&
       verdict="OVER $key_target ms"
-    printf '  %-16s %3d | %s %s %s | %s %s %s | %s\n' "$k" "$c" "$(ms "$med")" "$(ms "$p95")" \
+    printf '  %-20s %3d | %s %s %s | %s %s %s | %s\n' "${k%:first}" "$c" "$(ms "$med")" "$(ms "$p95")" \
       "$(ms "$max")" "$(net "$med")" "$(net "$p95")" "$(net "$max")" "$verdict"
   done
 }
 hdr() {
-  printf '  %-16s %3s | %7s %7s %7s | %7s %7s %7s | %s\n' key n "median" "p95" "max" "median" \
+  printf '  %-20s %3s | %7s %7s %7s | %7s %7s %7s | %s\n' key n "median" "p95" "max" "median" \
     "p95" "max" "p95 net vs $key_target ms"
-  printf '  %-16s %3s | %-23s | %-23s |\n' "" "" "   raw (ms)" "   net of tmux (ms)"
+  printf '  %-20s %3s | %-23s | %-23s |\n' "" "" "   raw (ms)" "   net of tmux (ms)"
 }
 
 echo

@@ -3,26 +3,11 @@
 # exit code, and never a password. Needs the test broker's environment (run.sh).
 set -u
 dlqx=$1
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 password=$(cat "$DLQX_PASSWORD_FILE")
 
-check() { # name, expected exit code, expected text in stderr, command...
-  name=$1 want=$2 text=$3
-  shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  ok=1
-  [ "$rc" -eq "$want" ] || { echo "FAIL $name: exit $rc, expected $want"; ok=0; }
-  grep -q -- "$text" "$tmp/err" || { echo "FAIL $name: stderr lacks \"$text\":"; cat "$tmp/err"; ok=0; }
-  if grep -q -F -- "$password" "$tmp/out" "$tmp/err"; then
-    echo "FAIL $name: the password was printed"
-    ok=0
-  fi
-  if [ $ok -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
+. "$(dirname "$0")/check.sh"
 
 printf 'wrong-password\n' >"$tmp/bad"
 chmod 600 "$tmp/bad"

@@ -89,4 +89,6 @@ unnamed=$(comm -23 "$tmp/dups" "$tmp/named" | wc -l)
 [ "$unnamed" -eq 0 ] || fail "$unnamed duplicates the journal does not name: $(comm -23 "$tmp/dups" "$tmp/named" | head -5 | tr '\n' ' ')"
 replays=$(grep -c '"kind":"outcome".*"result":"done"' "$DLQX_JOURNAL")
 [ "$replays" -ge 200 ] || fail "only $replays replays were confirmed (at least 200 wanted)"
+# The duplicate path must have been exercised: some kill landed while a copy was in doubt.
+[ "$(wc -l <"$tmp/named")" -ge 1 ] || fail "no kill landed while a copy was in doubt (raise --rate or the kills)"
 echo "ok fault: $count messages, $replays confirmed replays in $rounds runs, $kills killed with SIGKILL, the broker restarted once; none lost; $(wc -l <"$tmp/dups") duplicates, all named in the journal ($(wc -l <"$tmp/named") possible)"

@@ -5,36 +5,17 @@
 set -u
 dlqx=$1
 seed=${DLQX_SEED:?}
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export DLQX_JOURNAL=$tmp/journal.jsonl
 password=$(cat "$DLQX_PASSWORD_FILE")
 P=${DLQX_REPLAY_PREFIX:-c-} # queue names: c-orders.dlq, …
 
+. "$(dirname "$0")/check.sh"
 ok() { pass=$((pass + 1)); }
 bad() {
   echo "FAIL $*"
   fail=$((fail + 1))
-}
-check() { # name, expected exit code, expected text in stdout+stderr ("" for none), command...
-  local name=$1 want=$2 text=$3
-  shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-  local rc=$?
-  local good=1
-  [ "$rc" -eq "$want" ] || { bad "$name: exit $rc, expected $want"; cat "$tmp/err"; good=0; }
-  if [ -n "$text" ] && ! grep -q -- "$text" "$tmp/out" "$tmp/err"; then
-    bad "$name: the output lacks \"$text\":"
-    cat "$tmp/out" "$tmp/err"
-    good=0
-  fi
-  if grep -q -F -- "$password" "$tmp/out" "$tmp/err" "$DLQX_JOURNAL" 2>/dev/null; then
-    bad "$name: the password was printed or journaled"
-    good=0
-  fi
-  [ $good -eq 1 ] && ok
 }
 depth() {
   "$dlqx" queues --no-mgmt --json "$1" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p' | head -1

@@ -6,8 +6,6 @@
 # DLQX_TLS_CA, DLQX_TLS_CERT and DLQX_TLS_KEY.
 set -u
 dlqx=$1
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 password=$(cat "$DLQX_PASSWORD_FILE")
@@ -22,20 +20,7 @@ url_ip=$(printf '%s' "$url" | sed 's/@localhost:/@127.0.0.1:/')
 plain_as_tls="amqps://dlqx@localhost:$DLQX_AMQP_PORT/%2F"
 tls_as_plain="amqp://dlqx@127.0.0.1:$DLQX_AMQPS_PORT/%2F"
 
-check() { # name, expected exit code, expected text in stderr, command...
-  name=$1 want=$2 text=$3
-  shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  rc=$?
-  ok=1
-  [ "$rc" -eq "$want" ] || { echo "FAIL $name: exit $rc, expected $want"; ok=0; }
-  grep -q -- "$text" "$tmp/err" || { echo "FAIL $name: stderr lacks \"$text\":"; cat "$tmp/err"; ok=0; }
-  if grep -q -F -- "$password" "$tmp/out" "$tmp/err"; then
-    echo "FAIL $name: the password was printed"
-    ok=0
-  fi
-  if [ $ok -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-}
+. "$(dirname "$0")/check.sh"
 
 # A queue with three messages, made over the management API (curl; the credentials in a
 # config on stdin, never on the command line).

@@ -1,0 +1,32 @@
+# check.sh: what the shell suites against the test broker share (sourced, POSIX sh).
+# The caller sets tmp (a scratch directory) and password (the test user's password);
+# pass and fail count the checks.
+#
+#   check NAME RC TEXT COMMAND...   runs COMMAND (stdin /dev/null): its exit status must be RC,
+#                                   its output or standard error must hold TEXT (skipped when
+#                                   TEXT is ""),
+#                                   and neither its output nor the journal ($DLQX_JOURNAL, when
+#                                   set) may hold the password.
+pass=0
+fail=0
+check() {
+  c_name=$1 c_want=$2 c_text=$3
+  shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  c_rc=$?
+  c_ok=1
+  [ "$c_rc" -eq "$c_want" ] || { echo "FAIL $c_name: exit $c_rc, expected $c_want"; c_ok=0; }
+  if [ -n "$c_text" ] && ! grep -q -- "$c_text" "$tmp/out" "$tmp/err"; then
+    echo "FAIL $c_name: the output lacks \"$c_text\":"
+    cat "$tmp/out" "$tmp/err"
+    c_ok=0
+  fi
+  c_where="$tmp/out $tmp/err"
+  [ -n "${DLQX_JOURNAL:-}" ] && [ -f "$DLQX_JOURNAL" ] && c_where="$c_where $DLQX_JOURNAL"
+  # shellcheck disable=SC2086 # c_where is a list of paths without spaces
+  if grep -q -F -- "$password" $c_where; then
+    echo "FAIL $c_name: the password was printed or journaled"
+    c_ok=0
+  fi
+  if [ $c_ok -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
