@@ -37,6 +37,16 @@
     X(ACT_VIEW_TIMELINE, "timeline", "5 T", "arrivals over time")                              \
     X(ACT_TOGGLE, "toggle", "o", "expand or collapse (tree); raw or pretty (body)")            \
     X(ACT_REFRESH, "refresh", "r Ctrl-r", "take a fresh snapshot")                             \
+    X(ACT_REPLAY, "replay", "R", "replay: the message (or group) back where it came from")      \
+    X(ACT_REISSUE, "re-issue", "I", "re-issue: a new message caused by this one")               \
+    X(ACT_MOVE, "move", "M", "move as it is to the parking queue (or another)")                 \
+    X(ACT_DELETE, "delete", "D", "delete (ack and drop), journaled")                            \
+    X(ACT_CONFIRM, "send", "y", "plan: send (nothing is sent without it)")                      \
+    X(ACT_WITH, "with", "w", "plan: edit fields and headers of the copy (type=… header.X=…)")   \
+    X(ACT_EDIT_BODY, "edit-body", "b", "plan: a new body in $EDITOR")                           \
+    X(ACT_TARGET, "target", ">", "plan: another target (EXCHANGE:ROUTING_KEY)")                 \
+    X(ACT_SCOPE, "scope", "a", "plan: this message, or every message shown")                    \
+    X(ACT_CANARY, "canary", "c", "plan: send one first and watch for it to come back")          \
     X(ACT_REDRAW, "redraw", "Ctrl-l", "redraw the screen")                                     \
     X(ACT_HELP, "help", "? F1", "this help")                                                   \
     X(ACT_QUIT, "quit", "q", "quit (back, in a view opened from another)")

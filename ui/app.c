@@ -1,7 +1,8 @@
 /*
  * app: the application — the view stack, the loop that never blocks for long (it wakes every
- * second to keep ages current), the title and status lines, prompts, and the data every view
- * reads: the store, the rows that pass the filter, the causal forest.
+ * second to keep ages current, and gives the work in progress a slice between keys: job.h),
+ * the title and status lines, prompts, the search (a job), and the keys' meanings that every
+ * view shares: Esc goes back (on the first view it stops the work), Ctrl-g stops it anywhere.
  */
 #include "app.h"
 
@@ -13,6 +14,7 @@
 
 #include "filter.h"
 #include "job.h"
+#include "plan.h"
 #include "sanitize.h"
 #include "term.h"
 #include "ui.h"
@@ -136,7 +138,7 @@ static void draw_title(struct app *a)
     char left[512];
     size_t n = a->store ? store_count(a->store) : 0;
     snprintf(left, sizeof left, " dlqx  %s  %s%s", v ? v->ops->name : "",
-             a->source_label ? a->source_label : "", a->read_only ? "  [read-only]" : "");
+             a->source_label ? a->source_label : "", a->read_only ? "  [read-only]" : "  [read-write]");
     draw_fill(0, 0, a->cols_on_screen, UA_TITLE);
     draw_text(0, 0, a->cols_on_screen, left, strlen(left), UA_TITLE);
     char right[128];
@@ -276,17 +278,17 @@ struct search_job {
     const struct view_ops *ops;
     char *text;
     int dir;
-    uint64_t data_gen;
     struct search_pos pos;
     int rc;
+    bool superseded;
 };
 
 static enum job_rc search_step(struct app *a, struct job *j, double until)
 {
     struct search_job *s = j->state;
     struct view *v = app_view(a);
-    if (a->depth != s->depth || !v || v->ops != s->ops || a->data_gen != s->data_gen) {
-        s->rc = -1;
+    if (a->depth != s->depth || !v || v->ops != s->ops) {
+        s->rc = SEARCH_LOST;
         return JOB_DONE;
     }
     s->rc = v->ops->search(a, v, s->text, s->dir, &s->pos, until);
@@ -307,9 +309,9 @@ static void search_describe(struct app *a, const struct job *j, struct strbuf *o
 static void search_end(struct app *a, struct job *j, bool cancelled)
 {
     struct search_job *s = j->state;
-    if (cancelled && s->data_gen == a->data_gen)
+    if (cancelled && !s->superseded)
         app_message(a, true, "search cancelled: %s", s->text);
-    else if (!cancelled && s->rc == -1)
+    else if (!cancelled && s->rc == SEARCH_LOST)
         app_message(a, true, "search stopped: the list changed under it");
     else if (!cancelled && s->rc == SEARCH_NONE)
         app_message(a, true, "not found: %s", s->text);
@@ -335,7 +337,9 @@ static void do_search(struct app *a, int dir)
     s->ops = v->ops;
     s->text = xstrdup(a->search_text);
     s->dir = dir;
-    s->data_gen = a->data_gen;
+    struct search_job *old = job_state(a, JOB_SEARCH, &search_ops);
+    if (old)
+        old->superseded = true; /* n pressed again: this one takes over, quietly */
     job_start(a, JOB_SEARCH, &search_ops, s);
 }
 
@@ -419,6 +423,11 @@ int app_handle(struct app *a, enum action act)
     case ACT_REFRESH:
         app_refresh(a);
         return HR_REDRAW;
+    case ACT_REPLAY:
+    case ACT_REISSUE:
+    case ACT_MOVE:
+    case ACT_DELETE:
+        return plan_request(a, act);
     case ACT_HELP:
         app_push(a, &view_help_ops, SIZE_MAX);
         return HR_REDRAW;
@@ -439,6 +448,37 @@ int app_handle(struct app *a, enum action act)
         return view_move(v, act, app_page(a)) | HR_REDRAW;
     }
     }
+}
+
+/* The mouse, through the actions the keys have: the wheel moves three lines, a click on a
+ * line moves the cursor there (line by line, so every view keeps its own idea of moving), a
+ * double click opens it. */
+static int app_mouse(struct app *a)
+{
+    int y, x, r = HR_UNHANDLED;
+    enum term_mouse m = term_mouse_event(&y, &x);
+    struct view *v = app_view(a);
+    if (m == TM_NONE || !v)
+        return r;
+    if (m == TM_WHEEL_UP || m == TM_WHEEL_DOWN) {
+        for (int i = 0; i < 3; i++)
+            r |= app_handle(a, m == TM_WHEEL_UP ? ACT_UP : ACT_DOWN);
+        return r;
+    }
+    if (!v->rows_y || y < v->rows_y || y >= a->rows_on_screen - 1)
+        return r;
+    size_t line = v->top + (size_t)(y - v->rows_y);
+    if (line >= v->lines)
+        return r;
+    while (v->cursor != line && !(r & HR_QUIT)) {
+        size_t was = v->cursor;
+        r |= app_handle(a, line > v->cursor ? ACT_DOWN : ACT_UP);
+        if (app_view(a) != v || v->cursor == was)
+            return r; /* the view went, or it cannot get there (a tree row that moved) */
+    }
+    if (m == TM_DOUBLE_CLICK)
+        r |= app_handle(a, ACT_ENTER);
+    return r;
 }
 
 size_t app_selected_message(struct app *a)
@@ -470,7 +510,7 @@ int app_run(struct app *a, const struct view_ops *first)
             /* Work on between keys; redraw when something ended, else a few times a second. */
             bool ended = false;
             work = app_work(a, 20, &ended);
-            double t = mono_now();
+            double t = clock_mono_s();
             if (ended || work == JOB_DONE || t - last_draw > 0.25) {
                 a->now_ms = clock_now_ms();
                 app_draw(a);
@@ -493,6 +533,13 @@ int app_run(struct app *a, const struct view_ops *first)
             continue;
         }
         a->message[0] = '\0';
+        if (ch == KEY_MOUSE) {
+            if (app_mouse(a) & HR_QUIT)
+                break;
+            app_draw(a);
+            work = app_busy(a) ? JOB_MORE : JOB_DONE;
+            continue;
+        }
         enum action act = action_for_key(ch);
         if (act == ACT_NONE)
             continue;

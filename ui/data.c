@@ -74,7 +74,6 @@ static void groups_end(struct app *a, struct job *j, bool cancelled)
         a->groups_store_gen = g->store_gen;
         a->groups_set_gen = g->set_gen;
         a->groups_rows = g->n_rows;
-        a->data_gen++;
     }
     free(g->indices);
     free(g);
@@ -317,10 +316,10 @@ bool app_groups_building(const struct app *a)
 
 void app_data_changed(struct app *a)
 {
-    /* The generations first: the jobs cancelled here see that it is not the user's doing. */
+    /* The generations first: the jobs cancelled here see that it is not the user's doing (a
+     * search under way sees it too, and stops by itself). */
     a->store_gen++;
     a->data_gen++;
-    job_cancel(a, JOB_SEARCH);
     job_cancel(a, JOB_GROUPS);
     job_cancel(a, JOB_FOREST);
     a->forest_cancelled = a->groups_cancelled = false;

@@ -13,16 +13,10 @@
 #include "term.h"
 #include "ui.h"
 
-double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 bool job_yield(double until)
 {
-    return mono_now() >= until || term_input_pending();
+    return clock_mono_s() >= until || term_input_pending();
 }
 
 const char *fmt_thousands(uint64_t n, char *out)
@@ -56,10 +50,10 @@ void job_start(struct app *a, enum job_kind kind, const struct job_ops *ops, voi
     struct job *j = xcalloc(1, sizeof *j);
     j->ops = ops;
     j->state = state;
-    j->started = mono_now();
+    j->started = clock_mono_s();
     a->jobs[kind] = j;
     /* The first slice now: small work is done before anything is drawn. */
-    if (ops->step(a, j, j->started + 0.03) == JOB_DONE && a->jobs[kind] == j)
+    if (ops->step(a, j, j->started + 0.02) == JOB_DONE && a->jobs[kind] == j)
         finish(a, kind, false);
 }
 
@@ -92,7 +86,7 @@ bool app_busy(const struct app *a)
 
 enum job_rc app_work(struct app *a, int budget_ms, bool *ended)
 {
-    double start = mono_now();
+    double start = clock_mono_s();
     /* With files still being read, the jobs get half the slice and the reading the rest. */
     double until = start + (a->loader ? budget_ms / 2 : budget_ms) / 1000.0;
     bool more = false, waiting = false;
@@ -114,7 +108,7 @@ enum job_rc app_work(struct app *a, int budget_ms, bool *ended)
         }
     }
     if (a->loader) {
-        double left = start + budget_ms / 1000.0 - mono_now();
+        double left = start + budget_ms / 1000.0 - clock_mono_s();
         if (!app_load_step(a, left > 0.002 ? (int)(left * 1000) : 2))
             *ended = true;
         more = more || a->loader;

@@ -34,7 +34,7 @@ enum job_rc {
 struct job;
 
 struct job_ops {
-    /* Works until the monotonic clock (mono_now) passes until, or a key is waiting. */
+    /* Works until the monotonic clock (clock_mono_s) passes until, or a key is waiting. */
     enum job_rc (*step)(struct app *a, struct job *j, double until);
     /* What it does, for the progress line: "sorting 1,000,000 messages by age". */
     void (*describe)(struct app *a, const struct job *j, struct strbuf *out);
@@ -50,7 +50,6 @@ struct job {
 };
 
 /* Seconds on the monotonic clock. */
-double mono_now(void);
 /* Whether a slice should end: the clock passed until, or a key is waiting. */
 bool job_yield(double until);
 

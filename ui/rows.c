@@ -473,7 +473,6 @@ static void install(struct app *a, struct rows_job *r)
     a->n_rows = r->n_asc;
     a->rows_upto = r->scan_end;
     a->rows_gen++;
-    a->data_gen++;
     a->sort_column = r->column;
     a->sort_reverse = r->reverse;
     if (r->own_filter) {
@@ -532,7 +531,6 @@ static void rows_end(struct app *a, struct job *j, bool cancelled)
         a->sort_column = SORT_ORDER;
         a->sort_reverse = false;
         a->rows_gen++;
-        a->data_gen++;
         a->set_gen++;
         app_reload_views(a);
         app_message(a, true, "cancelled: every message, as received, no filter");
@@ -645,7 +643,6 @@ void app_rows_reset(struct app *a)
     a->n_rows = 0;
     a->rows_upto = 0;
     a->rows_gen++;
-    a->data_gen++;
     a->set_gen++;
     int column;
     bool reverse;

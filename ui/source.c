@@ -16,12 +16,6 @@
 #include "snapshot.h"
 #include "term.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total,
                   double started)
@@ -31,7 +25,7 @@ bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total
     if (ch == 27 || ch == ('g' & 0x1f))
         return false;
     int y = a->rows_on_screen - 1, w = a->cols_on_screen;
-    double el = now_s() - started;
+    double el = clock_mono_s() - started;
     double rate = el > 0 ? (double)done / el : 0;
     char eta[32] = "?";
     if (total && rate > 0 && done <= total)
@@ -117,7 +111,7 @@ bool app_load_files(struct app *a)
     if (a->loader)
         app_load_cancel(a);
     a->loader = xcalloc(1, sizeof *a->loader);
-    a->loader->started = now_s();
+    a->loader->started = clock_mono_s();
     a->loader->file = -1;
     return true;
 }
@@ -133,10 +127,10 @@ bool app_load_step(struct app *a, int budget_ms)
     struct loader *l = a->loader;
     if (!l)
         return false;
-    double until = now_s() + budget_ms / 1000.0;
+    double until = clock_mono_s() + budget_ms / 1000.0;
     struct error err;
     /* A key that is waiting ends the slice: it is answered before more is read. */
-    while (now_s() < until && !term_input_pending()) {
+    while (clock_mono_s() < until && !term_input_pending()) {
         if (!l->in) {
             if (++l->file >= a->n_files) {
                 loader_finish(a, false);
@@ -187,7 +181,7 @@ void app_load_status(struct app *a, struct strbuf *out)
         return;
     char n[32], r[32];
     size_t count = store_count(a->store);
-    double el = now_s() - l->started;
+    double el = clock_mono_s() - l->started;
     sb_addf(out, "reading%s %s messages (%s/s)  %s stops", a->ascii ? "..." : "\xe2\x80\xa6",
             fmt_thousands(count, n), fmt_thousands(el > 0 ? (uint64_t)((double)count / el) : 0, r),
             app_cancel_key(a));
@@ -243,7 +237,7 @@ bool app_peek_queues(struct app *a, char **queues, int n)
     sb_init(&summary);
     bool ok = true;
     for (int i = 0; i < n && ok; i++) {
-        struct peek_ui p = {a, s, now_s(), queues[i], false};
+        struct peek_ui p = {a, s, clock_mono_s(), queues[i], false};
         struct peek_opts o;
         memset(&o, 0, sizeof o);
         o.queue = queues[i];

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sanitize.h"
@@ -70,6 +71,10 @@ int term_init(struct app *a)
     keypad(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
+    /* The wheel and clicks (hold Shift to select text with the mouse, as in htop). Presses,
+     * not clicks: curses would hold a click back to see whether a second one follows. */
+    mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
     const char *nc = getenv("NO_COLOR");
     int colours = 0;
     if (!(nc && *nc) && has_colors()) {
@@ -115,7 +120,10 @@ void term_size(struct app *a)
  * their own ("\e[4~" is not Esc, '[', '4' and '~'). */
 static int escape_sequence(void)
 {
-    timeout(30);
+    /* curses has waited ESCDELAY (25 ms) after the Esc already: what followed it then is in
+     * its buffer. A little more for a sequence split across reads; a lone Esc pays only this
+     * much beyond ESCDELAY (it is a key people press to go back). */
+    timeout(10);
     int c = getch();
     if (c == ERR)
         return 27; /* a real Esc */
@@ -175,6 +183,32 @@ int term_key(int timeout_ms)
     timeout(timeout_ms);
     int c = getch();
     return c == 27 ? escape_sequence() : c;
+}
+
+enum term_mouse term_mouse_event(int *y, int *x)
+{
+    MEVENT ev;
+    if (getmouse(&ev) != OK)
+        return TM_NONE;
+    *y = ev.y;
+    *x = ev.x;
+    if (ev.bstate & BUTTON4_PRESSED)
+        return TM_WHEEL_UP;
+    if (ev.bstate & BUTTON5_PRESSED)
+        return TM_WHEEL_DOWN;
+    if (!(ev.bstate & BUTTON1_PRESSED))
+        return TM_NONE;
+    /* A second press on the same place soon after the first is a double click. */
+    static double last;
+    static int last_y = -1, last_x = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    bool twice = ev.y == last_y && ev.x == last_x && t - last < 0.4;
+    last = twice ? 0 : t;
+    last_y = ev.y;
+    last_x = ev.x;
+    return twice ? TM_DOUBLE_CLICK : TM_CLICK;
 }
 
 bool term_input_pending(void)

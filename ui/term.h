@@ -16,6 +16,9 @@ void term_size(struct app *a);
 #define TERM_KEY_IGNORED (-2)
 /* The next key, or ERR (-1) after timeout_ms (negative: wait). KEY_RESIZE on a resize. */
 int term_key(int timeout_ms);
+/* After term_key returned KEY_MOUSE: what the mouse did, and where (screen row, column). */
+enum term_mouse { TM_NONE, TM_CLICK, TM_DOUBLE_CLICK, TM_WHEEL_UP, TM_WHEEL_DOWN };
+enum term_mouse term_mouse_event(int *y, int *x);
 /* Whether a key is waiting to be read (long work ends its slice early for it). */
 bool term_input_pending(void);
 void term_clear(void);

@@ -56,9 +56,15 @@ struct search_pos {
     size_t at;          /* the line last looked at */
     size_t done, total; /* lines looked at, of lines to look at */
     const char *unit;   /* what the lines are, for the progress line ("messages") */
+    uint64_t gen;       /* the view's: the generation of the lines it started on */
     struct treeview_search tree; /* the tree view's */
 };
-enum { SEARCH_FOUND, SEARCH_NONE, SEARCH_MORE };
+enum {
+    SEARCH_FOUND,
+    SEARCH_NONE,
+    SEARCH_MORE,
+    SEARCH_LOST, /* the lines it was looking through were made again meanwhile */
+};
 
 struct view_ops {
     const char *name;  /* shown in the title: "messages", "detail"… */
@@ -71,8 +77,8 @@ struct view_ops {
     int (*request)(struct app *a, struct view *v, enum action act);
     /* Moves the cursor to the next (dir 1) or previous (dir -1) line matching text, working
      * until the monotonic clock passes until (views with few lines may ignore it): SEARCH_FOUND
-     * (the cursor is on it), SEARCH_NONE, or SEARCH_MORE (call again with the same pos, which
-     * is zeroed before the first call). NULL: the view cannot be searched. */
+     * (the cursor is on it), SEARCH_NONE, SEARCH_MORE (call again with the same pos, which
+     * is zeroed before the first call) or SEARCH_LOST. NULL: the view cannot be searched. */
     int (*search)(struct app *a, struct view *v, const char *text, int dir,
                   struct search_pos *pos, double until);
     /* The data under the view changed (a new snapshot, a filter): rebuild, keep the cursor
@@ -90,6 +96,8 @@ struct view {
     size_t lines;  /* how many lines the view has */
     int hscroll;
     size_t arg;    /* what it was opened on (a message index…); SIZE_MAX: nothing */
+    int rows_y;    /* the screen row line v->top was drawn on (set by draw; 0: no lines to
+                      click on) */
 };
 
 #define VIEW_STACK_MAX 12
@@ -116,8 +124,9 @@ struct app {
     struct filter *filter;
     char *filter_text;
     char *search_text;
-    /* Generations (data.c): the store was replaced; the set of rows changed; something a
-     * view shows was made again (rows, groups, forest: positions in them are void). */
+    /* Generations (data.c): the store was replaced; the set of rows changed; the rows were
+     * made again (positions in them are void); the store or the forest changed (positions
+     * in the tree are void). */
     uint64_t store_gen, set_gen, rows_gen, data_gen;
     /* Made from the data once per generation, by jobs (data.c). */
     struct forest forest; /* of the store's first forest_count entries */

@@ -2,7 +2,8 @@
  * groups: the failures grouped by cause — a fingerprint of the error (numbers, ids, quoted
  * values normalised away), the exception and the type — with count, first and last seen and
  * the queues. This is how 40,000 dead letters turn out to be three bugs. Enter shows a
- * group's messages.
+ * group's messages. The groups are made once per set of rows by a job (data.c), so a
+ * visit after the first costs nothing; Enter groups again after a cancel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "filter.h"
 #include "groups.h"
 #include "job.h"
+#include "plan.h"
 
 /* The groups are the app's (data.c: made once per set of rows, by a job); the view keeps
  * only its cursor. While new ones are made, the old ones stay on screen. */
@@ -49,6 +51,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     const struct groups *g = shown(a);
     size_t n = groups_count(g);
     v->lines = n;
+    v->rows_y = top + 1;
     size_t page = height > 1 ? (size_t)height - 1 : 1;
     view_scroll_to_cursor(v, page);
     draw_fill(top, 0, width, UA_HEADER);
@@ -112,6 +115,24 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
 static int request(struct app *a, struct view *v, enum action act)
 {
     const struct groups *g = shown(a);
+    if (act == ACT_REPLAY || act == ACT_REISSUE || act == ACT_MOVE || act == ACT_DELETE) {
+        if (!g || v->cursor >= groups_count(g))
+            return HR_HANDLED;
+        const struct group *grp = groups_at(g, v->cursor);
+        size_t *members = xmalloc((grp->count ? grp->count : 1) * sizeof *members);
+        for (uint32_t k = 0; k < grp->count; k++)
+            members[k] = grp->members[k];
+        char scope[300];
+        snprintf(scope, sizeof scope, "the group of %u (%.200s)", grp->count,
+                 grp->key && *grp->key ? grp->key : "no error");
+        plan_open(a, act == ACT_REISSUE ? PLAN_REISSUE
+                     : act == ACT_MOVE  ? PLAN_MOVE
+                     : act == ACT_DELETE ? PLAN_DELETE
+                                         : PLAN_REPLAY,
+                  members, grp->count, scope, NULL, 0, NULL);
+        free(members);
+        return HR_HANDLED | HR_REDRAW;
+    }
     if (act == ACT_ENTER) {
         if (!g && a->groups_cancelled && !app_groups_building(a)) {
             app_group_again(a);

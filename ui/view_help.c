@@ -15,6 +15,8 @@ static const char *const filter_help[] = {
     "  attempt>3  age>1h  size>=1024     header.tenant=acme  dialect:babelqueue",
     "  a bare word searches id, type, error and queue (as / does)",
     "See docs/filter.md and dlqx(1) for every field and operator.",
+    "",
+    "Mouse: the wheel scrolls, a click selects a line, a double click opens it (Enter).",
 };
 
 static size_t n_lines(void)
@@ -30,6 +32,7 @@ static void open_(struct app *a, struct view *v)
 static void draw(struct app *a, struct view *v, int top, int height, int width)
 {
     v->lines = n_lines();
+    v->rows_y = top + 1;
     view_scroll_to_cursor(v, (size_t)(height > 1 ? height - 1 : 1));
     draw_fill(top, 0, width, UA_HEADER);
     draw_safe(top, 0, width, "KEYS                  ACTION", UA_HEADER);

@@ -52,6 +52,7 @@ static void widths(int width, int w[COL_N])
 static void draw(struct app *a, struct view *v, int top, int height, int width)
 {
     v->lines = a->n_rows;
+    v->rows_y = top + 1;
     size_t page = height > 1 ? (size_t)height - 1 : 1;
     view_scroll_to_cursor(v, page);
     int w[COL_N];
@@ -170,7 +171,10 @@ static int search(struct app *a, struct view *v, const char *text, int dir,
         p->total = a->n_rows; /* rows are only added at the end meanwhile */
         p->at = v->cursor;
         p->unit = "messages";
+        p->gen = a->rows_gen;
     }
+    if (p->gen != a->rows_gen)
+        return SEARCH_LOST;
     size_t n = p->total;
     char buf[STORE_TEXT_MAX];
     for (unsigned tick = 1; p->done < n; p->done++, tick++) {

@@ -33,12 +33,6 @@ struct queues_state {
     char mode[256];
 };
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void free_rows(struct queues_state *s)
 {
@@ -178,7 +172,7 @@ static void relist(struct app *a, struct view *v)
     size_t n_old = s->n;
     s->rows = NULL;
     s->n = 0;
-    double now = mono(), dt = s->looked_at ? now - s->looked_at : 0;
+    double now = clock_mono_s(), dt = s->looked_at ? now - s->looked_at : 0;
     if (a->source == SOURCE_BROKER)
         list_from_broker(a, s, old, n_old, dt);
     else
@@ -216,6 +210,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
 {
     struct queues_state *s = v->state;
     v->lines = s->n;
+    v->rows_y = top + 1;
     view_scroll_to_cursor(v, (size_t)(height > 2 ? height - 2 : 1));
     draw_fill(top, 0, width, UA_HEADER);
     bool files = a->source == SOURCE_FILES;

@@ -80,6 +80,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     }
     sb_free(&sb);
     int list_top = top + 3;
+    v->rows_y = list_top;
     size_t page = height > 4 ? (size_t)height - 4 : 1;
     view_scroll_to_cursor(v, page);
     draw_fill(list_top - 1, 0, width, UA_HEADER);

@@ -8,7 +8,9 @@
  * Keys: j/k/PgUp/PgDn/g/G move; l/Right opens a collapsed node (on an open one: down to its
  * first child); h/Left closes an open node, else goes to its parent; o toggles; Enter opens a
  * collapsed node, else the message's detail; t switches between one group and the whole
- * forest; / n N search the labels; Esc/q go back.
+ * forest; / n N search the labels (in slices: a million items take about a second); Esc/q go
+ * back. The forest is the app's, built once per store by a job (data.c); while it is built
+ * the view says so, and Enter builds it again after a cancel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +227,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     sync_from_view(s, v);
     v->lines = treeview_rows(s->tv);
     v->cursor = treeview_cursor(s->tv);
+    v->rows_y = top + 1;
     size_t page = height > 1 ? (size_t)height - 1 : 1;
     view_scroll_to_cursor(v, page);
     const struct forest *f = &a->forest;
@@ -348,8 +351,11 @@ static int search(struct app *a, struct view *v, const char *text, int dir,
     if (!p->started) {
         p->started = true;
         p->unit = "items";
+        p->gen = a->data_gen;
         sync_from_view(s, v);
     }
+    if (p->gen != a->data_gen)
+        return SEARCH_LOST; /* the forest was built again: the place it had got to is void */
     for (;;) {
         size_t row = SIZE_MAX;
         enum treeview_search_rc rc = treeview_search_step(s->tv, text, dir, &p->tree, 4096, &row);
