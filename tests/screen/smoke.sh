@@ -3,10 +3,14 @@
 # UndefinedBehaviorSanitizer, in a real terminal (tmux), driven through every view and action
 # by a few hundred scripted keys — moving, paging, search, filters good and bad, sorting,
 # tree expand/collapse, the detail's toggle, going back, the help, resizing down to 1x1 and
-# up again — then q. A run passes when dlqx exited 0 on its own and the sanitizers wrote
+# up again, the mouse — then q. A run passes when dlqx exited 0 on its own and the sanitizers wrote
 # nothing (ASan and LeakSanitizer at exit to one log file, UBSan to another, each absent or
 # empty; and nothing of theirs on stderr, where GCC's UBSan writes when linked with ASan).
 # What the screens look like is the screen tests' job (run.sh), not this.
+#
+# Then a generated snapshot big enough (SMOKE_BIG messages, default 60,000) that the long work
+# runs in slices under the sanitizers — reading, sorting, a search, grouping, the forest linked
+# on its thread — with keys in between and Esc and Ctrl-g stopping each of them half way.
 #
 # usage: tests/screen/smoke.sh [DLQX]
 #   DLQX: a sanitizer build of dlqx; default build-asan/dlqx, built with `ninja -C build-asan`
@@ -14,7 +18,8 @@
 #    -Dc_args=-fno-sanitize-recover=all)
 # environment: SMOKE_ONLY="FIXTURE:SCRIPT ..." runs only those (e.g. incident:tree);
 #   SMOKE_SEED: another sequence for the monkey script (random keys from a fixed seed);
-#   SMOKE_TRACE=1: the title and the last line after every script line
+#   SMOKE_TRACE=1: the title and the last line after every script line;
+#   SMOKE_GENSNAP: the snapshot generator (default: tests/gensnap beside DLQX; none: no big run)
 # shellcheck disable=SC2034 # the scripts below are read by name (${!var})
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -265,6 +270,97 @@ size 120 40
 keys 2 g
 '
 
+# mouse: wheel, clicks and double clicks everywhere (mouse B X Y: an X10 report of button B,
+# 0 press 3 release 64/65 wheel, at column X row Y from 0), over every view.
+script_mouse='
+wait dlqx  messages 
+mouse 0 3 5
+mouse 3 3 5
+mouse 65 3 5
+mouse 65 3 5
+mouse 64 3 5
+mouse 0 3 0
+mouse 3 3 0
+mouse 0 3 1
+mouse 3 3 1
+mouse 0 3 39
+mouse 3 3 39
+mouse 0 3 30
+mouse 3 3 30
+mouse 0 3 3
+mouse 3 3 3
+mouse 0 3 3
+mouse 3 3 3
+keys Enter
+mouse 65 3 5
+mouse 0 3 9
+mouse 3 3 9
+mouse 64 3 5
+keys Escape 3
+mouse 0 3 3
+mouse 3 3 3
+mouse 65 1 2
+mouse 0 3 2
+mouse 3 3 2
+mouse 0 3 2
+mouse 3 3 2
+keys 4
+mouse 0 3 6
+mouse 3 3 6
+mouse 0 3 6
+mouse 3 3 6
+mouse 65 1 1
+keys Escape 5
+mouse 0 3 5
+mouse 3 3 5
+mouse 0 3 5
+mouse 3 3 5
+keys 1
+mouse 0 3 2
+mouse 3 3 2
+mouse 0 3 2
+mouse 3 3 2
+keys ?
+mouse 65 1 1
+mouse 0 3 8
+mouse 3 3 8
+keys q
+size 20 6
+mouse 0 1 3
+mouse 3 1 3
+mouse 65 1 3
+size 120 40
+'
+
+# long: the work in slices, and stopping it (Esc on the first view, Ctrl-g on any).
+script_long='
+wait dlqx  messages 
+keys j j Enter j Escape Enter Escape G g j
+keys s s Enter Escape
+wait messages read
+keys s s s s s Escape S S Escape s
+keys 3 Escape Enter j Enter Escape 3
+keys 4 C-g Enter C-g Enter Escape 4
+wait group 1/
+keys t j / 
+type c-0000999
+keys Enter C-g n Escape
+keys 2 / 
+type m-0004
+keys Enter n N Escape / 
+type no-such-id
+keys Enter C-g
+keys f
+type attempt>3 error:~timeout
+keys Enter Escape f C-u
+type header.tenant=acme
+keys Enter C-g F 3 s 4 C-g 2
+keys r j Enter Escape 3 4 Escape 2 C-g
+keys r Escape r
+wait messages read
+keys 5 Enter Escape 2 s s S
+'
+
 # monkey: 400 keys drawn from every binding but q (and a resize now and then), from a fixed
 # seed so that a failure replays; SMOKE_SEED picks another sequence.
 script_monkey=$(awk -v seed="${SMOKE_SEED:-20260102}" 'BEGIN {
@@ -286,8 +382,9 @@ script_monkey=$(awk -v seed="${SMOKE_SEED:-20260102}" 'BEGIN {
 # run FIXTURE SCRIPT_NAME: one run, with its own sanitizer logs.
 run() {
   local fixture=$1 name=$2 script line verb rest cols=120 rows=40 nkeys=0 ntyped=0 ok=1 why="" k
-  local var=script_$name
+  local var=script_$name where=$fixtures
   script=${!var}
+  [ "$fixture" = big ] && where=$tmp
   rm -rf "$tmp/run"
   mkdir -p "$tmp/run"
   T kill-server 2>/dev/null
@@ -301,7 +398,7 @@ run() {
   local term=$tmux_term
   [ "$name" = monkey ] && term=xterm-256color
   T -f /dev/null new-session -d -s s -x $cols -y $rows \
-    "cd '$fixtures' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$term $colour \
+    "cd '$where' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$term $colour \
      ASAN_OPTIONS=detect_leaks=1:log_path=$tmp/run/asan:abort_on_error=0:print_summary=1 \
      UBSAN_OPTIONS=log_path=$tmp/run/ubsan:print_stacktrace=1:halt_on_error=1 \
      LSAN_OPTIONS=log_path=$tmp/run/asan \
@@ -337,6 +434,15 @@ run() {
         exited && break
       done
       set +f
+      ;;
+    mouse)
+      local b x y
+      read -r b x y <<<"$rest"
+      T send-keys -t s -l -- "$(printf '\033[M%b%b%b' "$(printf '\\%03o' $((32 + b)))" \
+        "$(printf '\\%03o' $((33 + x)))" "$(printf '\\%03o' $((33 + y)))")"
+      nkeys=$((nkeys + 1))
+      echo "mouse $rest" >>"$tmp/run/keys"
+      settle
       ;;
     type)
       T send-keys -t s -l -- "$rest"
@@ -418,12 +524,20 @@ EOF
 }
 
 for fixture in incident hostile malformed; do
-  for name in views search sort tree detail resize monkey; do
+  for name in views search sort tree detail resize mouse monkey; do
     # malformed.jsonl (two good records among bad ones) gets the views only.
     [ "$fixture" = malformed ] && [ "$name" != views ] && continue
     if [ -n "${SMOKE_ONLY:-}" ] && ! echo " $SMOKE_ONLY " | grep -q " $fixture:$name "; then continue; fi
     run "$fixture" "$name"
   done
 done
+gensnap=${SMOKE_GENSNAP:-$(dirname "$dlqx")/tests/gensnap}
+if [ -x "$gensnap" ]; then
+  if [ -z "${SMOKE_ONLY:-}" ] || echo " $SMOKE_ONLY " | grep -q " big:long "; then
+    "$gensnap" "${SMOKE_BIG:-60000}" >"$tmp/big.jsonl" && run big long
+  fi
+else
+  echo "smoke: note: no snapshot generator ($gensnap): the long work was not run"
+fi
 echo "smoke: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
