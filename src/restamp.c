@@ -809,6 +809,18 @@ enum status restamp_build(const struct decoded *d, const struct restamp_opts *o,
         return st;
     }
     out->headers_present = out->headers_present || out->headers->n;
-    sha256_hex(out->body.len ? (const void *)out->body.data : "", out->body.len, out->body_sha256);
+    /* The dead letter's digest, from its decoding when it has one (decode skips it only when
+     * told to leave the body alone); the copy's is the same when its body is. */
+    const struct bytes *old_body = &d->msg->body;
+    if (d->body_sha256[0])
+        memcpy(out->old_body_sha256, d->body_sha256, sizeof out->old_body_sha256);
+    else
+        sha256_hex(old_body->len ? (const void *)old_body->data : "", old_body->len,
+                   out->old_body_sha256);
+    if (bytes_eq(&out->body, old_body))
+        memcpy(out->body_sha256, out->old_body_sha256, sizeof out->body_sha256);
+    else
+        sha256_hex(out->body.len ? (const void *)out->body.data : "", out->body.len,
+                   out->body_sha256);
     return ST_OK;
 }

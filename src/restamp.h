@@ -126,6 +126,7 @@ struct outgoing {
     struct bytes id;          /* the copy's envelope id (new on a re-issue) */
     struct bytes old_id;      /* the dead letter's envelope id */
     char body_sha256[65];     /* of body, lowercase hex */
+    char old_body_sha256[65]; /* of the dead letter's body */
 };
 
 /* Builds the copy; d and its message are not changed. Errors (each one sentence naming the
@@ -189,5 +190,8 @@ void diff_free(struct diff *d);
 /* Only the changed rows, as a JSON array of {section, op, name, old, new} (new reference);
  * absent texts are null, text that is not UTF-8 is {"base64": …} (bytes_to_json). */
 json_t *diff_to_json(const struct diff *d);
+/* diff_to_json(restamp_diff(old, copy)) without the work of rendering a body that did not
+ * change (the rows it would add are all the same): what the journal records. */
+json_t *restamp_changes_json(const struct message *old, const struct outgoing *copy);
 
 #endif

@@ -395,9 +395,11 @@ static bool line_eq(const struct lines *a, size_t i, const struct lines *b, size
 }
 
 static void diff_body(const struct message *old, const struct outgoing *copy, struct diff *d,
-                      size_t *cap)
+                      size_t *cap, bool changes_only)
 {
     const struct bytes *a = &old->body, *b = &copy->body;
+    if (changes_only && bytes_eq(a, b))
+        return;
     if (a->len > DIFF_BODY_MAX_BYTES || b->len > DIFF_BODY_MAX_BYTES) {
         body_summary_row(d, cap, a, b);
         return;
@@ -458,7 +460,8 @@ static void diff_body(const struct message *old, const struct outgoing *copy, st
     lines_free(&lb);
 }
 
-void restamp_diff(const struct message *old, const struct outgoing *copy, struct diff *out)
+static void diff_all(const struct message *old, const struct outgoing *copy, bool changes_only,
+                     struct diff *out)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
@@ -473,7 +476,21 @@ void restamp_diff(const struct message *old, const struct outgoing *copy, struct
     struct htable empty = {0, 0, NULL};
     diff_headers(old->headers ? old->headers : &empty, copy->headers ? copy->headers : &empty, out,
                  &cap);
-    diff_body(old, copy, out, &cap);
+    diff_body(old, copy, out, &cap, changes_only);
+}
+
+void restamp_diff(const struct message *old, const struct outgoing *copy, struct diff *out)
+{
+    diff_all(old, copy, false, out);
+}
+
+json_t *restamp_changes_json(const struct message *old, const struct outgoing *copy)
+{
+    struct diff d;
+    diff_all(old, copy, true, &d);
+    json_t *j = diff_to_json(&d);
+    diff_free(&d);
+    return j;
 }
 
 void diff_free(struct diff *d)

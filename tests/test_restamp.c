@@ -904,6 +904,31 @@ static void assert_row(const struct diff_row *r, enum diff_op op, const char *ol
         assert_null(r->new_text);
 }
 
+/* The journal's diff (restamp_changes_json) is diff_to_json of the whole diff, and the copy
+ * carries both digests. */
+static void assert_changes_and_digests(const struct message *old, const struct outgoing *out,
+                                       const struct diff *d, bool body_same)
+{
+    json_t *whole = diff_to_json(d);
+    json_t *changes = restamp_changes_json(old, out);
+    char *a = json_dumps(whole, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *b = json_dumps(changes, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    json_decref(whole);
+    json_decref(changes);
+    char sha[65];
+    sha256_hex(old->body.len ? (const void *)old->body.data : "", old->body.len, sha);
+    assert_string_equal(out->old_body_sha256, sha);
+    sha256_hex(out->body.len ? (const void *)out->body.data : "", out->body.len, sha);
+    assert_string_equal(out->body_sha256, sha);
+    if (body_same)
+        assert_string_equal(out->body_sha256, out->old_body_sha256);
+    else
+        assert_string_not_equal(out->body_sha256, out->old_body_sha256);
+}
+
 static void test_diff_simple(void **state)
 {
     const char *specs[] = {"type=order.v2", "header.tenant=acme", NULL};
@@ -941,6 +966,7 @@ static void test_diff_simple(void **state)
     /* exchange, type, 6 broker-owned headers removed, tenant added. */
     assert_int_equal(d.changed, 2 + 6 + 1);
 
+    assert_changes_and_digests(r.m, &r.out, &d, true);
     json_t *j = diff_to_json(&d);
     assert_int_equal(json_array_size(j), d.changed);
     size_t i;
@@ -1005,6 +1031,7 @@ static void test_diff_body(void **state)
         k++;
     }
     assert_int_equal(k, sizeof want / sizeof *want);
+    assert_changes_and_digests(r.m, &r.out, &d, false);
     diff_free(&d);
 
     /* Binary bodies: hex lines of 16 bytes. */
