@@ -328,8 +328,7 @@ static void send_some(struct run *run)
             continue;
         if (it->is_delete) {
             amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
-            it->state = IT_ACKED;
-            run->need_sync = true;
+            rr_acked(run, it);
             continue;
         }
         if (i == run->canary_item) {
@@ -530,9 +529,10 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
             run.next_pending = run.n_items;
             pending_left = false;
         }
-        if (!alive && run.in_flight == 0)
+        bool unproven = rr_acks_unproven(&run);
+        if (!alive && run.in_flight == 0 && !unproven)
             break;
-        if (run.reading_done && !pending_left && run.in_flight == 0 && !run.need_sync &&
+        if (run.reading_done && !pending_left && run.in_flight == 0 && !unproven &&
             !run.canary_waiting)
             break;
         if (!alive) {
@@ -546,7 +546,9 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
                            "or may not be at the target; the dead letter is back in the DLQ");
                 }
             }
-            continue;
+            if (!run.read_alive || !unproven)
+                continue;
+            /* The reading channel is still there: wait for the proof of its removals. */
         }
         /* Wait for something: a delivery, a confirm. */
         if (by_get && !run.reading_done && !run.paused &&
@@ -566,6 +568,10 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
                 run.reading_done = true;
                 rr_set_end(&run, RE_IDLE);
             }
+            if (rr_acks_unproven(&run) && run.probe_out && quiet * 1000 > confirm_ms)
+                rr_acks_unknown(&run, "no answer from the broker within the timeout after the "
+                                      "dead letter's removal: if it is still in the DLQ, the "
+                                      "copy at the target is a duplicate");
             if (run.in_flight > 0 && quiet * 1000 > confirm_ms) {
                 for (size_t i = run.first_open; i < run.n_items; i++) {
                     struct item *it = run.items[i];

@@ -51,7 +51,9 @@ enum replay_action {
 };
 
 /* One message taken from the DLQ, in queue order (position counts from 1). For RA_SEND the
- * callback fills *out; for RA_KEEP it writes one sentence into why. */
+ * callback fills *out with restamp_build from a decoding of m itself (the journal names the
+ * dead letter by out->old_id and out->old_body_sha256); for RA_KEEP it writes one sentence
+ * into why. */
 typedef enum replay_action (*replay_select_fn)(void *ctx, const struct message *m,
                                                uint64_t position, struct outgoing *out,
                                                char *why, size_t whylen);

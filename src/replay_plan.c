@@ -127,20 +127,27 @@ bool replay_plan_take(struct replay_plan *p, const struct bytes *id, const char 
     return true;
 }
 
+/* The body's digest: the decoding's when it made one. */
+static const char *body_digest(const struct message *m, const struct decoded *d, char buf[65])
+{
+    if (d->body_sha256[0] && d->msg == m)
+        return d->body_sha256;
+    sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, buf);
+    return buf;
+}
+
 void replay_plan_add_message(struct replay_plan *p, const struct message *m,
                              const struct decoded *d)
 {
     char sha[65];
-    sha256_hex(m->body.data, m->body.len, sha);
-    replay_plan_add(p, &d->env->id, sha);
+    replay_plan_add(p, &d->env->id, body_digest(m, d, sha));
 }
 
 bool replay_plan_take_message(struct replay_plan *p, const struct message *m,
                               const struct decoded *d)
 {
     char sha[65];
-    sha256_hex(m->body.data, m->body.len, sha);
-    return replay_plan_take(p, &d->env->id, sha);
+    return replay_plan_take(p, &d->env->id, body_digest(m, d, sha));
 }
 
 /* ---- checks ----------------------------------------------------------------------------- */

@@ -30,6 +30,7 @@ struct item {
     uint64_t seq;          /* journal seq */
     uint64_t delivery_tag; /* the dead letter on the reading channel */
     uint64_t pub_seq;      /* confirm sequence number */
+    uint64_t ack_no;       /* which removal on the reading channel (IT_ACKED) */
     enum item_state state;
     bool is_delete;
     bool returned;         /* a basic.return came for it */
@@ -56,7 +57,15 @@ struct run {
     uint64_t seq;
     uint64_t published;
     bool reading_done, read_alive, pub_alive, cancelled, paused;
-    bool need_sync; /* some items are IT_ACKED */
+    /* Removals (acks on the reading channel) are proven by a basic.qos sent after them: the
+     * broker answers it only once it has handled every frame before it on the channel. One
+     * such probe is out at a time, sent without waiting; its qos-ok, read by the pump like
+     * any other frame, settles every removal made before it. */
+    uint16_t prefetch;    /* the reading consumer's (a probe sets the same again) */
+    uint64_t acks_sent;   /* removals sent */
+    uint64_t acks_proven; /* removals settled (proven, or given up on) */
+    uint64_t probe_upto;  /* acks_sent when the probe out was sent */
+    bool probe_out;       /* a probe awaits its qos-ok */
     uint64_t stream_unacked, stream_last_tag;
     /* canary */
     bool canary_wanted, canary_waiting, canary_passed;
@@ -91,7 +100,15 @@ void rr_journal_failed(struct run *run, const struct error *e);
 
 /* replay_wire.c */
 bool rr_pump(struct run *run, int timeout_ms);
+/* Marks it removed (its ack was sent). */
+void rr_acked(struct run *run, struct item *it);
+/* Sends a probe for the removals not yet proven, if none is out; settles them as unknown
+ * when the reading channel is gone. */
 void rr_sync_acks(struct run *run);
+/* Removals sent and not yet settled. */
+bool rr_acks_unproven(const struct run *run);
+/* Settles every removal not yet proven as unknown (no answer from the broker). */
+void rr_acks_unknown(struct run *run, const char *why);
 void rr_connection_lost(struct run *run, const char *why);
 enum status rr_start_consume(struct run *run, enum conn_err *kind, struct error *err);
 void rr_get_one(struct run *run);

@@ -70,7 +70,10 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag)
     }
     if (a == RA_SEND || a == RA_DELETE) {
         it->is_delete = a == RA_DELETE;
-        sha256_hex(m->body.data, m->body.len, it->old_sha);
+        if (!it->is_delete && it->out.old_body_sha256[0])
+            memcpy(it->old_sha, it->out.old_body_sha256, sizeof it->old_sha);
+        else
+            sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, it->old_sha);
         if (it->is_delete) {
             outgoing_free(&it->out);
             memset(&it->out, 0, sizeof it->out);
@@ -78,10 +81,7 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag)
             it->out.old_id = bytes_copy(decoded_id(m, &d));
             decoded_free(&d);
         } else {
-            struct diff df;
-            restamp_diff(m, &it->out, &df);
-            it->diff = diff_to_json(&df);
-            diff_free(&df);
+            it->diff = restamp_changes_json(m, &it->out);
         }
         it->delivery_tag = tag;
         it->state = IT_PENDING;
@@ -161,8 +161,7 @@ static void confirmed(struct run *run, struct item *it, bool ack)
         return;
     }
     amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
-    it->state = IT_ACKED;
-    run->need_sync = true;
+    rr_acked(run, it);
 }
 
 static void on_confirm(struct run *run, uint64_t tag, bool multiple, bool ack)
@@ -226,10 +225,16 @@ void rr_connection_lost(struct run *run, const char *why)
     run->reading_done = true;
 }
 
+static void probe_answered(struct run *run);
+
 /* Reads one frame (waiting at most timeout_ms) and handles it. Returns false on timeout. */
 bool rr_pump(struct run *run, int timeout_ms)
 {
-    amqp_maybe_release_buffers(run->st);
+    /* The memory of frames already handled. Not while frames are queued (rabbitmq-c keeps
+     * those a synchronous call read past): releasing then walks the whole queue for each
+     * channel, and would on every frame. */
+    if (!amqp_frames_enqueued(run->st))
+        amqp_maybe_release_buffers(run->st);
     amqp_frame_t f;
     struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
     int rc = amqp_simple_wait_frame_noblock(run->st, &f, &tv);
@@ -272,6 +277,10 @@ bool rr_pump(struct run *run, int timeout_ms)
         uint64_t tag = e.delivery_tag;
         amqp_destroy_message(&e.message);
         on_delivery(run, &m, tag);
+        return true;
+    }
+    if (f.channel == READ_CHANNEL && id == AMQP_BASIC_QOS_OK_METHOD) {
+        probe_answered(run);
         return true;
     }
     if (f.channel == PUB_CHANNEL && id == AMQP_BASIC_ACK_METHOD) {
@@ -324,49 +333,79 @@ bool rr_pump(struct run *run, int timeout_ms)
     return true;
 }
 
-/* Proves the broker has processed every ack sent on the reading channel (a round trip on
- * that channel: frames on a channel are handled in order), then writes the outcomes. */
-void rr_sync_acks(struct run *run)
+/* ---- proving removals ------------------------------------------------------------------- */
+
+void rr_acked(struct run *run, struct item *it)
 {
-    if (!run->need_sync)
-        return;
-    run->need_sync = false;
-    bool proven = false;
-    if (run->read_alive) {
-        amqp_basic_qos(run->st, READ_CHANNEL, 0, 0, 0);
-        amqp_rpc_reply_t rep = amqp_get_rpc_reply(run->st);
-        if (rep.reply_type == AMQP_RESPONSE_NORMAL)
-            proven = true;
-        else {
-            struct error er;
-            enum conn_err k;
-            conn_check_reply(run->c, READ_CHANNEL, rep, "confirming the removals", &k, &er);
-            if (conn_alive(run->c))
-                lost_channel(run, READ_CHANNEL, er.msg);
-            else
-                rr_connection_lost(run, er.msg);
-        }
-    }
-    /* Only items already sent can be acked: those from next_pending on are still waiting
-     * (a bulk pass may have tens of thousands of them; scanning them every time is quadratic). */
+    it->state = IT_ACKED;
+    it->ack_no = ++run->acks_sent;
+}
+
+bool rr_acks_unproven(const struct run *run)
+{
+    return run->acks_proven < run->acks_sent;
+}
+
+/* Settles the removals numbered up to upto: done when proven, else unknown with why. Only
+ * items already sent can have been acked: those from next_pending on are still waiting (a
+ * bulk pass may have tens of thousands of them; scanning them every time is quadratic). */
+static void settle_acked(struct run *run, uint64_t upto, bool proven, const char *why)
+{
     for (size_t i = run->first_open; i < run->next_pending && i < run->n_items; i++) {
         struct item *it = run->items[i];
-        if (it->state != IT_ACKED)
-            continue;
-        if (proven)
-            rr_settle(run, it, JR_DONE, NULL);
-        else
-            rr_settle(run, it, JR_UNKNOWN,
-                   it->is_delete
-                       ? "the connection failed before the broker confirmed the removal: the "
-                         "dead letter may still be in the DLQ"
-                       : "the copy is confirmed at the target; the connection failed before the "
-                         "broker confirmed the dead letter's removal: if it is still in the DLQ "
-                         "it is a duplicate");
+        if (it->state == IT_ACKED && it->ack_no <= upto)
+            rr_settle(run, it, proven ? JR_DONE : JR_UNKNOWN,
+                      proven ? NULL : why ? why
+                             : it->is_delete
+                                 ? "the connection failed before the broker confirmed the "
+                                   "removal: the dead letter may still be in the DLQ"
+                                 : "the copy is confirmed at the target; the connection failed "
+                                   "before the broker confirmed the dead letter's removal: if "
+                                   "it is still in the DLQ it is a duplicate");
     }
+    if (upto > run->acks_proven)
+        run->acks_proven = upto;
     struct error jerr;
     if (journal_sync(run->o->journal, &jerr) != ST_OK)
         rr_journal_failed(run, &jerr);
+}
+
+static void probe_answered(struct run *run)
+{
+    if (!run->probe_out)
+        return; /* the answer to dlqx's own basic.qos at the start is read by its call */
+    run->probe_out = false;
+    settle_acked(run, run->probe_upto, true, NULL);
+}
+
+void rr_acks_unknown(struct run *run, const char *why)
+{
+    /* A probe still out stays out: its answer, if it comes, proves nothing new. */
+    settle_acked(run, run->acks_sent, false, why);
+}
+
+void rr_sync_acks(struct run *run)
+{
+    if (!rr_acks_unproven(run))
+        return;
+    if (!run->read_alive) {
+        settle_acked(run, run->acks_sent, false, NULL);
+        return;
+    }
+    if (run->probe_out || run->probe_upto >= run->acks_sent)
+        return;
+    amqp_basic_qos_t q = {.prefetch_size = 0, .prefetch_count = run->prefetch, .global = 0};
+    int rc = amqp_send_method(run->st, READ_CHANNEL, AMQP_BASIC_QOS_METHOD, &q);
+    if (rc != AMQP_STATUS_OK) {
+        struct error e;
+        enum conn_err k;
+        conn_check_status(run->c, rc, "confirming the removals", &k, &e);
+        rr_connection_lost(run, e.msg);
+        settle_acked(run, run->acks_sent, false, NULL);
+        return;
+    }
+    run->probe_out = true;
+    run->probe_upto = run->acks_sent;
 }
 
 
@@ -381,6 +420,7 @@ enum status rr_start_consume(struct run *run, enum conn_err *kind, struct error 
         prefetch = (uint16_t)run->total; /* everything there, and no more */
     else if (run->kind == QK_QUORUM)
         prefetch = 65535;
+    run->prefetch = prefetch;
     amqp_basic_qos(run->st, READ_CHANNEL, 0, prefetch, 0);
     enum status st = conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(run->st),
                                       "setting the prefetch", kind, err);
