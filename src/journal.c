@@ -1,7 +1,8 @@
 /*
- * journal: appending records to the replay journal (one write(2) a line, under an exclusive
- * flock, so that processes sharing the file never interleave bytes), syncing it, and reading
- * it back line by line with a bounded line length (docs/journal-format.md).
+ * journal: appending records to the replay journal (held in memory until the next sync, then
+ * written with one write(2) under an exclusive flock, so that processes sharing the file never
+ * interleave bytes, and fsync'd), and reading it back line by line with a bounded line length
+ * (docs/journal-format.md).
  */
 #include "journal.h"
 
@@ -28,7 +29,11 @@ struct journal {
     char *path;
     char *who;        /* user@host */
     int dirs_to_sync; /* directories whose entries are new: the file's, and those mkdir made */
+    struct strbuf held; /* whole lines written since the last flush */
 };
+
+/* Past this much held, a write flushes (without syncing). */
+#define JOURNAL_HOLD_MAX ((size_t)256 << 10)
 
 /* ---- the path ---------------------------------------------------------------------------- */
 
@@ -165,9 +170,10 @@ static enum status write_all(struct journal *j, const char *buf, size_t len, str
     return ST_OK;
 }
 
-/* Under the lock: ends a torn last line, then appends line (which ends with '\n') in one
- * write — the newline that ends a torn line goes in the same write, before the record. */
-static enum status append_line(struct journal *j, const char *line, size_t len, struct error *err)
+/* Under the lock: ends a torn last line, then appends lines (which end with '\n') in one
+ * write — the newline that ends a torn line goes in the same write, before the records. */
+static enum status append_lines(struct journal *j, const char *line, size_t len,
+                                struct error *err)
 {
     enum status st = lock_fd(j, LOCK_EX, err);
     if (st != ST_OK)
@@ -248,10 +254,24 @@ enum status journal_open(const char *path, struct journal **out, struct error *e
     return ST_OK;
 }
 
+/* Writes what is held. On failure nothing of it is kept: the caller stops writing (a
+ * record it could not write must not land later, out of order). */
+static enum status flush_held(struct journal *j, struct error *err)
+{
+    if (!j->held.len)
+        return ST_OK;
+    enum status st = append_lines(j, j->held.buf, j->held.len, err);
+    sb_reset(&j->held);
+    return st;
+}
+
 void journal_close(struct journal *j)
 {
     if (!j)
         return;
+    struct error e;
+    flush_held(j, &e);
+    sb_free(&j->held);
     close(j->fd);
     close(j->rfd);
     free(j->path);
@@ -278,6 +298,9 @@ static enum status fsync_dir(const char *dir, struct error *err)
 
 enum status journal_sync(struct journal *j, struct error *err)
 {
+    enum status fst = flush_held(j, err);
+    if (fst != ST_OK)
+        return fst;
     int rc;
     do
         rc = fsync(j->fd);
@@ -394,8 +417,10 @@ static enum status emit(struct journal *j, json_t *o, struct error *err)
         st = error_set(err, ST_ERANGE,
                        "a journal record for %s would be %zu bytes, more than a reader accepts",
                        j->path, len);
-    else
-        st = append_line(j, line, len, err);
+    else {
+        sb_add(&j->held, line, len);
+        st = j->held.len > JOURNAL_HOLD_MAX ? flush_held(j, err) : ST_OK;
+    }
     free(line);
     return st;
 }

@@ -513,6 +513,53 @@ static void test_two_writers(void **state)
     free(path);
 }
 
+static uint64_t records_in(const char *path)
+{
+    struct journal_scan_report rep;
+    struct error err;
+    error_clear(&err);
+    ok(journal_scan(path, NULL, NULL, &rep, &err), &err);
+    assert_int_equal(rep.malformed, 0);
+    assert_false(rep.torn_tail);
+    return rep.records;
+}
+
+/* Records are held until journal_sync (one write for all of them), past 256 KB written out
+ * whole, and what is left is written by journal_close. */
+static void test_held_until_sync(void **state)
+{
+    char *path = tmp_path("held/journal.jsonl");
+    struct journal *j = open_ok(path);
+    struct error err;
+    error_clear(&err);
+    intent(j, "r", 1, "a");
+    intent(j, "r", 2, "b");
+    assert_int_equal(records_in(path), 0);
+    ok(journal_sync(j, &err), &err);
+    assert_int_equal(records_in(path), 2);
+    ok(journal_sync(j, &err), &err); /* nothing held: nothing written twice */
+    assert_int_equal(records_in(path), 2);
+    /* Some 1 KB records, well past the bound, without a sync. */
+    json_t *diff = json_array();
+    for (int i = 0; i < 8; i++)
+        json_array_append_new(diff, json_pack("{s:s,s:s,s:s}", "section", "body", "op", "added",
+                                              "new", "a line of the body, long enough to "
+                                                     "make the record some hundred bytes"));
+    for (uint64_t i = 3; i < 1003; i++) {
+        struct journal_intent in = {.run_id = "r", .seq = i, .op = "replay", .source = "q",
+                                    .exchange = "", .routing_key = "q", .old_id = "id",
+                                    .new_id = "id", .old_id_len = 2, .new_id_len = 2,
+                                    .diff = diff};
+        ok(journal_write_intent(j, &in, &err), &err);
+    }
+    json_decref(diff);
+    uint64_t mid = records_in(path);
+    assert_true(mid > 2 && mid < 1002);
+    journal_close(j);
+    assert_int_equal(records_in(path), 1002);
+    free(path);
+}
+
 static void test_modes_and_sync(void **state)
 {
     char *dir = tmp_path("new/deeper");
@@ -647,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_malformed_lines),
         cmocka_unit_test(test_ids_of_any_bytes),
         cmocka_unit_test(test_two_writers),
+        cmocka_unit_test(test_held_until_sync),
         cmocka_unit_test(test_modes_and_sync),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_diff_too_long_is_dropped),
