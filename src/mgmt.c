@@ -128,6 +128,7 @@ static enum status fail(struct mgmt *m, enum mgmt_error kind, struct error *err,
         [MGMT_TLS] = ST_EIO,
         [MGMT_AUTH] = ST_EINVAL,
         [MGMT_FORBIDDEN] = ST_EINVAL,
+        [MGMT_VHOST_REFUSED] = ST_EINVAL,
         [MGMT_NOT_FOUND] = ST_ENOTFOUND,
         [MGMT_SERVER_ERROR] = ST_EIO,
         [MGMT_BAD_RESPONSE] = ST_EPARSE,
@@ -383,7 +384,7 @@ static enum status http_error(struct mgmt *m, long code, const struct sink *s, c
                   "monitoring or administrator tag",
                   u, m->display);
     else if (code == 401 && reason && strstr(reason, "virtual host"))
-        st = fail(m, MGMT_FORBIDDEN, err, "user %s has no permissions on vhost %s at %s", u,
+        st = fail(m, MGMT_VHOST_REFUSED, err, "user %s has no permissions on vhost %s at %s", u,
                   vhost ? v : "?", m->display);
     else if (code == 401)
         st = fail(m, MGMT_AUTH, err, "the management API at %s refused the credentials for user %s",
@@ -638,7 +639,7 @@ enum status mgmt_list_exchanges(struct mgmt *m, const char *vhost, struct mgmt_e
     enum status st = get_json(m, ppath, vhost, &budget, &policies, err);
     free(ppath);
     if (st != ST_OK) {
-        if (m->last != MGMT_AUTH && m->last != MGMT_FORBIDDEN)
+        if (m->last != MGMT_AUTH && m->last != MGMT_FORBIDDEN && m->last != MGMT_VHOST_REFUSED)
             return st;
         error_clear(err);
         policies = NULL;

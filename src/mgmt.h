@@ -33,6 +33,7 @@
     X(MGMT_TLS, "TLS failure")                                                                     \
     X(MGMT_AUTH, "credentials refused")                                                            \
     X(MGMT_FORBIDDEN, "not permitted")                                                             \
+    X(MGMT_VHOST_REFUSED, "no permissions on the vhost")                                           \
     X(MGMT_NOT_FOUND, "not found")                                                                 \
     X(MGMT_SERVER_ERROR, "management API server error")                                            \
     X(MGMT_BAD_RESPONSE, "unusable response")

@@ -415,7 +415,7 @@ static void test_errors(void **state)
     struct mgmt_config cfg = {.url = l->url, .user = l->nobody, .password = "nobody-pw-1"};
     assert_int_equal(mgmt_open(&cfg, &m, &err), ST_OK);
     st = mgmt_list_queues(m, l->vhost, &q, &nq, &err);
-    expect_error(m, st, &err, MGMT_FORBIDDEN, "has no permissions on vhost", "nobody-pw-1");
+    expect_error(m, st, &err, MGMT_VHOST_REFUSED, "has no permissions on vhost", "nobody-pw-1");
     mgmt_close(&m);
 
     /* The response cap. */

@@ -26,6 +26,7 @@ int broker_mgmt_exit(int e)
     case MGMT_AUTH:
         return EXIT_AUTH;
     case MGMT_NOT_FOUND:
+    case MGMT_VHOST_REFUSED: /* as AMQP's login says it: the vhost, not a permission */
         return EXIT_VHOST;
     case MGMT_TLS:
         return EXIT_TLS;

@@ -97,10 +97,10 @@ if ctl add_user "$limited" <"$tmp/limited.pw" &&
   # A passive declare needs no permission: the depth of a named queue is still there.
   check access-limited-no-mgmt 0 'no management API' \
     "$dlqx" queues --no-mgmt cli.orders.dlq --url "$limited_url" --password-file "$tmp/limited.pw"
-  # No permissions on the vhost at all: AMQP says so at login (exit 12, vhost), the
-  # management API per vhost (exit 14).
+  # No permissions on the vhost at all: AMQP says so at login, the management API per vhost;
+  # both are exit 12 (the vhost does not exist or the user may not use it).
   if ctl set_user_tags "$limited" management </dev/null && ctl clear_permissions -p / "$limited" </dev/null; then
-    check no-vhost-permission-queues 14 "user $limited has no permissions on vhost / at $DLQX_MGMT_URL" \
+    check no-vhost-permission-queues 12 "user $limited has no permissions on vhost / at $DLQX_MGMT_URL" \
       "$dlqx" queues --url "$limited_url" --password-file "$tmp/limited.pw"
     check no-vhost-permission-peek 12 "the virtual host \"/\" does not exist or user \"$limited\" may not use it" \
       "$dlqx" peek cli.orders.dlq --url "$limited_url" --password-file "$tmp/limited.pw"
