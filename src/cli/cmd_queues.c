@@ -147,7 +147,7 @@ static bool named(char **names, int n, const char *name)
 /* The management API's counts lag by some seconds: where AMQP is at hand, a passive declare
  * gives the exact ready count and consumers of each queue shown. */
 static void exact_counts(const struct broker_opts *b, struct dlq_report *rep, bool all,
-                         char **names, int n_names, bool *exact);
+                         char **names, int n_names, bool *exact, bool *amqp_failed);
 
 static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vhost, bool json,
                      bool all, char **names, int n_names)
@@ -173,14 +173,17 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         rc = EXIT_PROTOCOL;
         goto out;
     }
-    bool exact = false;
-    exact_counts(b, &rep, all, names, n_names, &exact);
+    bool exact = false, amqp_failed = false;
+    exact_counts(b, &rep, all, names, n_names, &exact, &amqp_failed);
     fprintf(stderr,
             "dlqx: management API at %s: %zu queues in vhost %s, %zu dead-letter queues%s; "
             "counts %s\n",
             mgmt_display_url(m), nq, vhost, rep.n_dlq,
             rep.n_warn ? ", and queues that lose their dead letters (see below)" : "",
-            exact ? "exact (passive declare)" : "from the management API (they lag a few seconds)");
+            exact         ? "exact (passive declare)"
+            : amqp_failed ? "from the management API (they lag a few seconds): the AMQP "
+                            "connection failed (above), so peek and replay would too"
+                          : "from the management API (they lag a few seconds)");
     struct strbuf sb;
     sb_init(&sb);
     if (!json) {
@@ -259,12 +262,14 @@ out:
 }
 
 static void exact_counts(const struct broker_opts *b, struct dlq_report *rep, bool all,
-                         char **names, int n_names, bool *exact)
+                         char **names, int n_names, bool *exact, bool *amqp_failed)
 {
     int rc;
     struct conn *c = broker_connect(b, &rc);
-    if (!c)
+    if (!c) {
+        *amqp_failed = true;
         return;
+    }
     *exact = true;
     for (size_t i = 0; i < rep->n && conn_alive(c); i++) {
         struct dlq_entry *e = &rep->entries[i];

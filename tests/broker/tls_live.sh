@@ -45,6 +45,10 @@ check queues-amqps 0 "no management API: the queues named, with their depth from
   "$dlqx" queues --no-mgmt "$q" --url "$url" --cacert "$ca"
 grep -q "^$q  *3 " "$tmp/out" || { echo "FAIL queues-amqps: no depth 3 for $q:"; cat "$tmp/out"; fail=$((fail + 1)); }
 check queues-amqps-mgmt 0 'counts exact (passive declare)' "$dlqx" queues --all --url "$url" --cacert "$ca"
+# The listing still comes from the API when AMQP over TLS fails, and says that it failed.
+check queues-mgmt-amqps-fails 0 'the AMQP connection failed (above), so peek and replay would too' \
+  "$dlqx" queues --all --url "$url"
+grep -q "failed verification" "$tmp/err" || { echo "FAIL queues-mgmt-amqps-fails: no TLS error:"; cat "$tmp/err"; fail=$((fail + 1)); }
 check peek-amqps 0 "$q: complete" "$dlqx" peek "$q" --url "$url" --cacert "$ca" -o "$tmp/peek.jsonl"
 n=$(wc -l <"$tmp/peek.jsonl" 2>/dev/null || echo 0)
 if [ "$n" -eq 3 ] && [ "$(depth)" = 3 ] && [ "$("$dlqx" decode "$tmp/peek.jsonl" | wc -l)" -eq 3 ]; then
