@@ -696,6 +696,16 @@ static void check_depth(struct conn *c, uint32_t count, const char *after)
             count);
 }
 
+/* The management API's get gives its messages back as its channel closes, which may finish
+ * after the HTTP answer: wait (up to 10 s) for the depth before checking it. */
+static void wait_depth(struct conn *c, uint32_t count, const char *after)
+{
+    double until = clock_mono_s() + 10;
+    while (depth(c) != count && clock_mono_s() < until)
+        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    check_depth(c, count, after);
+}
+
 static int run_rate(struct conn *c, const struct config *cfg, const char *password)
 {
     publish(c, cfg);
@@ -755,7 +765,7 @@ static int run_rate(struct conn *c, const struct config *cfg, const char *passwo
     size_t returned = 0, distinct = 0;
     bool got_in_order = false;
     double mt = mgmt_get(cfg, password, mn, &returned, &distinct, &got_in_order);
-    check_depth(c, n, "the management API get");
+    wait_depth(c, n, "the management API get");
     printf("management API get-messages: N=%" PRIu32 " (of %" PRIu32 "), %.2f s, %.0f msg/s; "
            "%zu returned, %zu distinct, %s\n",
            mn, n, mt, mn / mt, returned, distinct,
