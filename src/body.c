@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_valid.h"
+
 /* Above this, jansson is not run: parsing 100 MB to colour a viewer is not worth it. */
 #define JSON_CHECK_MAX ((size_t)16 << 20)
 /* Deeper JSON is shown without further indentation, so nesting cannot blow up the output. */
@@ -314,6 +316,12 @@ static void json_check(struct body_info *in, const unsigned char *p, size_t n)
     if (n > JSON_CHECK_MAX)
         return;
     in->json_checked = true;
+    /* The common case, a valid body, without building and freeing a tree; jansson decides
+     * (and explains) everything the fast check is not sure of. */
+    if (json_surely_valid(p, n)) {
+        in->json_valid = true;
+        return;
+    }
     json_error_t e;
     json_t *j = json_loadb((const char *)p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
     if (j) {

@@ -81,7 +81,7 @@ struct body_info {
     char note[192];     /* one sentence explaining a fallback or a malformed frame, or "" */
 
     /* JSON (declared, or sniffed from a body starting '{' or '['). */
-    bool json_checked; /* jansson was run on the body */
+    bool json_checked; /* the body was checked as JSON (json_valid says how) */
     bool json_valid;
     char json_error[160]; /* jansson's text when not valid (may quote body bytes) */
     int json_line, json_column;
