@@ -1,16 +1,16 @@
 /*
- * mgmt: the management HTTP API client. The transport half (libcurl: one easy handle, basic
- * auth through CURLOPT_USERNAME/PASSWORD, capped responses, failures classified into
- * enum mgmt_error) and the parsing half (jansson, every field type-checked) meet in the
- * list functions; the parsers are public so fixtures can be read without a broker.
+ * mgmt: the management HTTP API client's transport. The settings are checked and copied into
+ * one libcurl easy handle (basic auth through CURLOPT_USERNAME/PASSWORD, TLS options, capped
+ * responses); each request's failure is classified into enum mgmt_error with one sentence;
+ * collections are fetched page by page. The list functions hand each page to the parsers of
+ * mgmt_parse.c, kept apart (and public) so that the JSON can be read without a broker and
+ * without libcurl.
  *
- * Measured on 3.10.8: `columns` accepts nested paths (message_stats.publish_details.rate), and
- * message_stats is absent until a queue has seen a publish; a queue younger than the stats
- * interval (5 s) is listed with only name, vhost, type and arguments. Paging needs `page` (the
- * `pagination` flag alone does nothing; `name` filters only with `page`), page_size is at
- * most 500, an empty vhost answers page_count 0, and a page past the end is HTTP 400
- * page_out_of_range. /api/bindings ignores paging. Every refusal is HTTP 401 (never 403),
- * told apart by its "reason"; a path outside the API answers 406 to Accept: application/json.
+ * Measured on 3.10.8: paging needs `page` (the `pagination` flag alone does nothing; `name`
+ * filters only with `page`), page_size is at most 500, an empty vhost answers page_count 0,
+ * and a page past the end is HTTP 400 page_out_of_range. /api/bindings ignores paging. Every
+ * refusal is HTTP 401 (never 403), told apart by its "reason"; a path outside the API answers
+ * 406 to Accept: application/json.
  */
 #include "mgmt.h"
 
@@ -19,6 +19,7 @@
 
 #include <curl/curl.h>
 
+#include "mgmt_internal.h"
 #include "sanitize.h"
 #include "util.h"
 
@@ -27,16 +28,6 @@
 #define MGMT_DEFAULT_MAX_RESPONSE ((size_t)256 << 20)
 #define MGMT_MAX_PAGE_SIZE 500
 #define MGMT_MAX_PAGES 100000
-
-static const char QUEUE_COLUMNS[] =
-    "name,vhost,type,messages,messages_ready,messages_unacknowledged,consumers,arguments,"
-    "effective_policy_definition,policy,state,message_stats.publish_details.rate";
-static const char EXCHANGE_COLUMNS[] = "name,vhost,type,internal,arguments,policy";
-static const char BINDING_COLUMNS[] = "source,vhost,destination,destination_type,routing_key,"
-                                      "arguments";
-static const char OVERVIEW_COLUMNS[] = "product_name,product_version,rabbitmq_version,"
-                                       "management_version,erlang_version,cluster_name,node,"
-                                       "rates_mode";
 
 struct mgmt {
     CURL *curl;
@@ -604,7 +595,7 @@ enum status mgmt_list_queues(struct mgmt *m, const char *vhost, struct mgmt_queu
     *out = NULL;
     *n = 0;
     struct queues_ctx ctx = {out, n};
-    enum status st = get_paged(m, "queues", vhost, QUEUE_COLUMNS, queues_page, &ctx, err);
+    enum status st = get_paged(m, "queues", vhost, mgmt_queue_columns, queues_page, &ctx, err);
     if (st != ST_OK) {
         mgmt_queues_free(out, n);
         return st;
@@ -645,7 +636,7 @@ enum status mgmt_list_exchanges(struct mgmt *m, const char *vhost, struct mgmt_e
         policies = NULL;
     }
     struct exchanges_ctx ctx = {out, n, json_is_array(policies) ? policies : NULL};
-    st = get_paged(m, "exchanges", vhost, EXCHANGE_COLUMNS, exchanges_page, &ctx, err);
+    st = get_paged(m, "exchanges", vhost, mgmt_exchange_columns, exchanges_page, &ctx, err);
     json_decref(policies);
     if (st != ST_OK)
         mgmt_exchanges_free(out, n);
@@ -658,7 +649,7 @@ enum status mgmt_list_bindings(struct mgmt *m, const char *vhost, struct mgmt_bi
     *out = NULL;
     *n = 0;
     char *base = collection_path("bindings", vhost);
-    char *path = xasprintf("%s?columns=%s", base, BINDING_COLUMNS);
+    char *path = xasprintf("%s?columns=%s", base, mgmt_binding_columns);
     size_t budget = m->max_response;
     json_t *j = NULL;
     enum status st = get_json(m, path, vhost, &budget, &j, err);
@@ -679,7 +670,7 @@ enum status mgmt_list_bindings(struct mgmt *m, const char *vhost, struct mgmt_bi
 enum status mgmt_overview(struct mgmt *m, struct mgmt_overview *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
-    char *path = xasprintf("/api/overview?columns=%s", OVERVIEW_COLUMNS);
+    char *path = xasprintf("/api/overview?columns=%s", mgmt_overview_columns);
     size_t budget = m->max_response;
     json_t *j = NULL;
     enum status st = get_json(m, path, NULL, &budget, &j, err);
@@ -694,375 +685,4 @@ enum status mgmt_overview(struct mgmt *m, struct mgmt_overview *out, struct erro
     mgmt_overview_from_json(j, out);
     json_decref(j);
     return ST_OK;
-}
-
-/* --- parsing ------------------------------------------------------------------------- */
-
-/* A string field, or NULL when absent, of another type, or holding a NUL. */
-static char *jstr(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    if (!json_is_string(v))
-        return NULL;
-    size_t len = json_string_length(v);
-    const char *s = json_string_value(v);
-    if (memchr(s, '\0', len))
-        return NULL;
-    return xstrndup(s, len);
-}
-
-/* A non-negative integer field, or -1. */
-static int64_t jcount(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return -1;
-    return (int64_t)json_integer_value(v);
-}
-
-static json_t *jobject_copy(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    return json_is_object(v) ? json_deep_copy(v) : NULL;
-}
-
-static const json_t *items_of(const json_t *j)
-{
-    if (json_is_array(j))
-        return j;
-    if (json_is_object(j) && json_is_array(json_object_get(j, "items")))
-        return json_object_get(j, "items");
-    return NULL;
-}
-
-/* A string setting: the x- argument wins over the policy's key (as the broker resolves
- * dead-letter-exchange, dead-letter-routing-key and overflow). */
-static char *resolve_str(const struct mgmt_queue *q, const char *arg, const char *key,
-                         enum mgmt_origin *origin)
-{
-    char *v = q->arguments ? jstr(q->arguments, arg) : NULL;
-    enum mgmt_origin o = MGMT_FROM_ARGUMENT;
-    if (!v && q->policy_definition) {
-        v = jstr(q->policy_definition, key);
-        o = MGMT_FROM_POLICY;
-    }
-    if (origin)
-        *origin = v ? o : MGMT_FROM_NONE;
-    return v;
-}
-
-/* A limit: the smaller of argument and policy (message-ttl, max-length, delivery-limit). */
-static int64_t resolve_min(const struct mgmt_queue *q, const char *arg, const char *key)
-{
-    int64_t a = q->arguments ? jcount(q->arguments, arg) : -1;
-    int64_t p = q->policy_definition ? jcount(q->policy_definition, key) : -1;
-    if (a < 0)
-        return p;
-    if (p < 0)
-        return a;
-    return a < p ? a : p;
-}
-
-static enum mgmt_queue_type queue_type_of(const char *t)
-{
-    if (!t)
-        return MGMT_QT_UNKNOWN;
-    if (strcmp(t, "classic") == 0)
-        return MGMT_QT_CLASSIC;
-    if (strcmp(t, "quorum") == 0)
-        return MGMT_QT_QUORUM;
-    if (strcmp(t, "stream") == 0)
-        return MGMT_QT_STREAM;
-    return MGMT_QT_OTHER;
-}
-
-static void queue_read(const json_t *o, char *name, char *vhost, struct mgmt_queue *q)
-{
-    memset(q, 0, sizeof *q);
-    q->name = name;
-    q->vhost = vhost;
-    q->arguments = jobject_copy(o, "arguments");
-    q->policy_definition = jobject_copy(o, "effective_policy_definition");
-    q->type = jstr(o, "type");
-    if (!q->type && q->arguments) /* older servers: only the argument says */
-        q->type = jstr(q->arguments, "x-queue-type");
-    q->qtype = queue_type_of(q->type);
-    q->state = jstr(o, "state");
-    q->policy = jstr(o, "policy");
-    q->messages = jcount(o, "messages");
-    q->ready = jcount(o, "messages_ready");
-    q->unacked = jcount(o, "messages_unacknowledged");
-    q->consumers = jcount(o, "consumers");
-    q->publish_rate = -1;
-    q->stats_pending =
-        !json_object_get(o, "messages") && !json_object_get(o, "effective_policy_definition");
-    const json_t *ms = json_object_get(o, "message_stats");
-    const json_t *rate = json_object_get(json_object_get(ms, "publish_details"), "rate");
-    if (json_is_number(rate) && json_number_value(rate) >= 0)
-        q->publish_rate = json_number_value(rate);
-    q->dead_letter_exchange =
-        resolve_str(q, "x-dead-letter-exchange", "dead-letter-exchange", &q->dlx_origin);
-    q->dead_letter_routing_key =
-        resolve_str(q, "x-dead-letter-routing-key", "dead-letter-routing-key", &q->dlrk_origin);
-    q->overflow = resolve_str(q, "x-overflow", "overflow", NULL);
-    q->delivery_limit = resolve_min(q, "x-delivery-limit", "delivery-limit");
-    q->max_length = resolve_min(q, "x-max-length", "max-length");
-    q->max_length_bytes = resolve_min(q, "x-max-length-bytes", "max-length-bytes");
-    q->message_ttl = resolve_min(q, "x-message-ttl", "message-ttl");
-}
-
-/* name and vhost of an item, or false when it cannot be identified. */
-static bool ident(const json_t *o, const char *name_key, const char *vhost_hint, char **name,
-                  char **vhost)
-{
-    *name = json_is_object(o) ? jstr(o, name_key) : NULL;
-    if (!*name)
-        return false;
-    *vhost = jstr(o, "vhost");
-    if (!*vhost && vhost_hint)
-        *vhost = xstrdup(vhost_hint);
-    if (!*vhost) {
-        free(*name);
-        return false;
-    }
-    return true;
-}
-
-static enum status not_items(const char *what, struct error *err)
-{
-    return error_set(err, ST_EPARSE, "the %s response is neither an array nor a page of items",
-                     what);
-}
-
-enum status mgmt_queues_from_json(const json_t *j, const char *vhost_hint, struct mgmt_queue **out,
-                                  size_t *n, struct error *err)
-{
-    const json_t *items = items_of(j);
-    if (!items)
-        return not_items("queues", err);
-    size_t cap = *n, k = json_array_size(items);
-    if (k == 0)
-        return ST_OK;
-    xgrow((void **)out, &cap, *n + k, sizeof **out);
-    for (size_t i = 0; i < k; i++) {
-        const json_t *o = json_array_get(items, i);
-        char *name, *vhost;
-        if (ident(o, "name", vhost_hint, &name, &vhost))
-            queue_read(o, name, vhost, &(*out)[(*n)++]);
-    }
-    return ST_OK;
-}
-
-static enum mgmt_exchange_type exchange_type_of(const char *t)
-{
-    static const struct {
-        const char *name;
-        enum mgmt_exchange_type type;
-    } types[] = {{"direct", MGMT_EX_DIRECT},
-                 {"fanout", MGMT_EX_FANOUT},
-                 {"topic", MGMT_EX_TOPIC},
-                 {"headers", MGMT_EX_HEADERS}};
-    if (!t)
-        return MGMT_EX_UNKNOWN;
-    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-        if (strcmp(t, types[i].name) == 0)
-            return types[i].type;
-    return MGMT_EX_OTHER;
-}
-
-/* The definition of policy `name` in vhost, from /api/policies' array, or NULL. */
-static const json_t *policy_definition(const json_t *policies, const char *vhost, const char *name)
-{
-    for (size_t i = 0; i < json_array_size(policies); i++) {
-        const json_t *p = json_array_get(policies, i);
-        const char *pn = json_string_value(json_object_get(p, "name"));
-        const char *pv = json_string_value(json_object_get(p, "vhost"));
-        const json_t *def = json_object_get(p, "definition");
-        if (pn && pv && strcmp(pn, name) == 0 && strcmp(pv, vhost) == 0 && json_is_object(def))
-            return def;
-    }
-    return NULL;
-}
-
-enum status mgmt_exchanges_from_json(const json_t *j, const json_t *policies,
-                                     const char *vhost_hint, struct mgmt_exchange **out, size_t *n,
-                                     struct error *err)
-{
-    const json_t *items = items_of(j);
-    if (!items)
-        return not_items("exchanges", err);
-    size_t cap = *n, k = json_array_size(items);
-    if (k == 0)
-        return ST_OK;
-    xgrow((void **)out, &cap, *n + k, sizeof **out);
-    for (size_t i = 0; i < k; i++) {
-        const json_t *o = json_array_get(items, i);
-        char *name, *vhost;
-        if (!ident(o, "name", vhost_hint, &name, &vhost))
-            continue;
-        struct mgmt_exchange *x = &(*out)[(*n)++];
-        memset(x, 0, sizeof *x);
-        x->name = name;
-        x->vhost = vhost;
-        x->type = jstr(o, "type");
-        x->etype = exchange_type_of(x->type);
-        x->internal = json_is_true(json_object_get(o, "internal"));
-        x->policy = jstr(o, "policy");
-        x->arguments = jobject_copy(o, "arguments");
-        /* For exchanges the argument wins over the policy. */
-        if (x->arguments)
-            x->alternate_exchange = jstr(x->arguments, "alternate-exchange");
-        if (!x->alternate_exchange && x->policy) {
-            const json_t *def =
-                json_is_array(policies) ? policy_definition(policies, vhost, x->policy) : NULL;
-            if (def)
-                x->alternate_exchange = jstr(def, "alternate-exchange");
-            else
-                x->alternate_unknown = true;
-        }
-    }
-    return ST_OK;
-}
-
-enum status mgmt_bindings_from_json(const json_t *j, const char *vhost_hint,
-                                    struct mgmt_binding **out, size_t *n, struct error *err)
-{
-    const json_t *items = items_of(j);
-    if (!items)
-        return not_items("bindings", err);
-    size_t cap = *n, k = json_array_size(items);
-    if (k == 0)
-        return ST_OK;
-    xgrow((void **)out, &cap, *n + k, sizeof **out);
-    for (size_t i = 0; i < k; i++) {
-        const json_t *o = json_array_get(items, i);
-        char *source, *vhost;
-        if (!ident(o, "source", vhost_hint, &source, &vhost))
-            continue;
-        char *dest = jstr(o, "destination");
-        if (!dest) {
-            free(source);
-            free(vhost);
-            continue;
-        }
-        struct mgmt_binding *b = &(*out)[(*n)++];
-        memset(b, 0, sizeof *b);
-        b->vhost = vhost;
-        b->source = source;
-        b->destination = dest;
-        const char *dt = json_string_value(json_object_get(o, "destination_type"));
-        b->dest_type = !dt                           ? MGMT_DEST_UNKNOWN
-                       : strcmp(dt, "queue") == 0    ? MGMT_DEST_QUEUE
-                       : strcmp(dt, "exchange") == 0 ? MGMT_DEST_EXCHANGE
-                                                     : MGMT_DEST_UNKNOWN;
-        b->routing_key = jstr(o, "routing_key");
-        b->arguments = jobject_copy(o, "arguments");
-    }
-    return ST_OK;
-}
-
-void mgmt_overview_from_json(const json_t *j, struct mgmt_overview *o)
-{
-    memset(o, 0, sizeof *o);
-    if (!json_is_object(j))
-        return;
-    o->product_name = jstr(j, "product_name");
-    o->rabbitmq_version = jstr(j, "rabbitmq_version");
-    if (!o->rabbitmq_version)
-        o->rabbitmq_version = jstr(j, "product_version");
-    o->management_version = jstr(j, "management_version");
-    o->erlang_version = jstr(j, "erlang_version");
-    o->cluster_name = jstr(j, "cluster_name");
-    o->node = jstr(j, "node");
-    o->rates_mode = jstr(j, "rates_mode");
-}
-
-static void queue_clear(struct mgmt_queue *q)
-{
-    free(q->name);
-    free(q->vhost);
-    free(q->type);
-    free(q->state);
-    free(q->policy);
-    json_decref(q->arguments);
-    json_decref(q->policy_definition);
-    free(q->dead_letter_exchange);
-    free(q->dead_letter_routing_key);
-    free(q->overflow);
-}
-
-void mgmt_queues_free(struct mgmt_queue **p, size_t *n)
-{
-    for (size_t i = 0; *p && i < *n; i++)
-        queue_clear(&(*p)[i]);
-    free(*p);
-    *p = NULL;
-    *n = 0;
-}
-
-void mgmt_exchanges_free(struct mgmt_exchange **p, size_t *n)
-{
-    for (size_t i = 0; *p && i < *n; i++) {
-        struct mgmt_exchange *x = &(*p)[i];
-        free(x->name);
-        free(x->vhost);
-        free(x->type);
-        free(x->policy);
-        free(x->alternate_exchange);
-        json_decref(x->arguments);
-    }
-    free(*p);
-    *p = NULL;
-    *n = 0;
-}
-
-void mgmt_bindings_free(struct mgmt_binding **p, size_t *n)
-{
-    for (size_t i = 0; *p && i < *n; i++) {
-        struct mgmt_binding *b = &(*p)[i];
-        free(b->vhost);
-        free(b->source);
-        free(b->destination);
-        free(b->routing_key);
-        json_decref(b->arguments);
-    }
-    free(*p);
-    *p = NULL;
-    *n = 0;
-}
-
-void mgmt_overview_free(struct mgmt_overview *o)
-{
-    free(o->product_name);
-    free(o->rabbitmq_version);
-    free(o->management_version);
-    free(o->erlang_version);
-    free(o->cluster_name);
-    free(o->node);
-    free(o->rates_mode);
-    memset(o, 0, sizeof *o);
-}
-
-static int queue_cmp(const void *a, const void *b)
-{
-    const struct mgmt_queue *x = a, *y = b;
-    int c = strcmp(x->vhost, y->vhost);
-    return c ? c : strcmp(x->name, y->name);
-}
-
-size_t mgmt_queues_sort_unique(struct mgmt_queue *q, size_t n)
-{
-    if (n < 2)
-        return n;
-    /* qsort is not stable, so which duplicate survives is arbitrary: they describe the
-     * same queue a few milliseconds apart. */
-    qsort(q, n, sizeof *q, queue_cmp);
-    size_t w = 1;
-    for (size_t r = 1; r < n; r++) {
-        if (queue_cmp(&q[w - 1], &q[r]) == 0)
-            queue_clear(&q[r]);
-        else
-            q[w++] = q[r];
-    }
-    return w;
 }
