@@ -395,6 +395,22 @@ static char *dump_line(const json_t *o, size_t *len)
     return s;
 }
 
+/* Holds a whole line (it ends with '\n') for the next flush; frees it. */
+static enum status hold_line(struct journal *j, char *line, size_t len, struct error *err)
+{
+    enum status st;
+    if (len > JOURNAL_MAX_LINE)
+        st = error_set(err, ST_ERANGE,
+                       "a journal record for %s would be %zu bytes, more than a reader accepts",
+                       j->path, len);
+    else {
+        sb_add(&j->held, line, len);
+        st = j->held.len > JOURNAL_HOLD_MAX ? flush_held(j, err) : ST_OK;
+    }
+    free(line);
+    return st;
+}
+
 /* Writes the record (and drops the reference). */
 static enum status emit(struct journal *j, json_t *o, struct error *err)
 {
@@ -412,17 +428,35 @@ static enum status emit(struct journal *j, json_t *o, struct error *err)
     if (!line)
         return error_set(err, ST_EINVAL, "a journal record for %s could not be encoded as JSON",
                          j->path);
-    enum status st;
-    if (len > JOURNAL_MAX_LINE)
-        st = error_set(err, ST_ERANGE,
-                       "a journal record for %s would be %zu bytes, more than a reader accepts",
-                       j->path, len);
-    else {
-        sb_add(&j->held, line, len);
-        st = j->held.len > JOURNAL_HOLD_MAX ? flush_held(j, err) : ST_OK;
+    return hold_line(j, line, len, err);
+}
+
+/* Writes the record with an encoded diff as its last member, "diff" (and drops the
+ * reference): the record's line, its closing brace replaced by ,"diff":TEXT}. */
+static enum status emit_with_text(struct journal *j, json_t *o, const char *text, size_t n,
+                                  struct error *err)
+{
+    static const char key[] = ",\"diff\":";
+    size_t len = 0;
+    char *line = dump_line(o, &len);
+    if (line && len + n + sizeof key > JOURNAL_MAX_LINE) {
+        free(line);
+        json_object_set_new(o, "diff_omitted", json_true());
+        return emit(j, o, err);
     }
-    free(line);
-    return st;
+    json_decref(o);
+    if (!line || len < 2 || line[len - 2] != '}') {
+        free(line);
+        return error_set(err, ST_EINVAL, "a journal record for %s could not be encoded as JSON",
+                         j->path);
+    }
+    size_t at = len - 2; /* the closing brace */
+    size_t total = at + sizeof key - 1 + n + 2;
+    line = xrealloc(line, total + 1);
+    memcpy(line + at, key, sizeof key - 1);
+    memcpy(line + at + sizeof key - 1, text, n);
+    memcpy(line + total - 2, "}\n", 3);
+    return hold_line(j, line, total, err);
 }
 
 enum status journal_write_run(struct journal *j, const struct journal_run *r, struct error *err)
@@ -473,6 +507,8 @@ enum status journal_write_intent(struct journal *j, const struct journal_intent 
     set_str(o, "new_sha256", in->new_sha256);
     if (in->diff)
         json_object_set(o, "diff", in->diff);
+    else if (in->diff_text && in->diff_text_len)
+        return emit_with_text(j, o, in->diff_text, in->diff_text_len, err);
     return emit(j, o, err);
 }
 

@@ -74,6 +74,11 @@ struct journal_intent {
     size_t old_id_len, new_id_len;      /* ids may hold any bytes: lengths given */
     const char *old_sha256, *new_sha256;
     json_t *diff; /* borrowed; NULL: none */
+    /* Or the diff already encoded (json_dumps, compact: a JSON array), used when diff is NULL:
+     * a bulk pass holds thousands of diffs until their intents are written, and the text is
+     * a fraction of the size of the tree. */
+    const char *diff_text;
+    size_t diff_text_len;
 };
 
 enum journal_result { JR_DONE, JR_KEPT, JR_UNKNOWN };

@@ -136,7 +136,8 @@ void rr_settle(struct run *run, struct item *it, enum journal_result res, const 
 static void item_free(struct item *it)
 {
     outgoing_free(&it->out);
-    json_decref(it->diff);
+    free(it->diff);
+    free(it->reason);
     free(it);
 }
 
@@ -159,12 +160,13 @@ static void journal_intent(struct run *run, struct item *it)
         in.new_id_len = out->id.len;
         in.new_sha256 = out->body_sha256;
     }
-    in.diff = it->diff;
+    in.diff_text = it->diff;
+    in.diff_text_len = it->diff_len;
     struct error jerr;
     error_clear(&jerr);
     if (journal_write_intent(run->o->journal, &in, &jerr) != ST_OK)
         rr_journal_failed(run, &jerr);
-    json_decref(it->diff);
+    free(it->diff);
     it->diff = NULL;
 }
 

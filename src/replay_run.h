@@ -36,8 +36,10 @@ struct item {
     bool returned;         /* a basic.return came for it */
     struct outgoing out;   /* body and headers freed once published */
     char old_sha[65];      /* the dead letter's body digest */
-    json_t *diff;          /* the changed rows, for the intent; released once written */
-    char reason[240];
+    char *diff;            /* the changed rows (compact JSON), for the intent; freed once
+                              written */
+    size_t diff_len;
+    char *reason;          /* why it was returned (a basic.return), or NULL */
 };
 
 struct run {

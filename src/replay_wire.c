@@ -81,7 +81,10 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag)
             it->out.old_id = bytes_copy(decoded_id(m, &d));
             decoded_free(&d);
         } else {
-            it->diff = restamp_changes_json(m, &it->out);
+            json_t *dj = restamp_changes_json(m, &it->out);
+            it->diff = json_dumps(dj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+            it->diff_len = it->diff ? strlen(it->diff) : 0;
+            json_decref(dj);
         }
         it->delivery_tag = tag;
         it->state = IT_PENDING;
@@ -147,7 +150,7 @@ static void confirmed(struct run *run, struct item *it, bool ack)
         return;
     }
     if (it->returned) {
-        rr_settle(run, it, JR_KEPT, it->reason);
+        rr_settle(run, it, JR_KEPT, it->reason ? it->reason : "unroutable");
         return;
     }
     if (run->kind == QK_STREAM) {
@@ -203,7 +206,8 @@ static void on_return(struct run *run, const amqp_basic_return_t *ret, const amq
         for (char *p = text; *p; p++)
             if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
                 *p = '?';
-        rr_say(it->reason, sizeof it->reason,
+        free(it->reason);
+        it->reason = xasprintf(
                  "unroutable: the broker returned the copy (%u %s): nothing is bound to %s%s%s "
                  "with routing key %s; the dead letter stays",
                  ret->reply_code, text, ex.len ? "exchange " : "the default exchange",

@@ -73,7 +73,7 @@ static void intent(struct journal *j, const char *run, uint64_t seq, const char 
 {
     struct journal_intent in = {run,      seq,    "replay", "orders.dlq",   "",
                                 "orders", old_id, old_id,   strlen(old_id), strlen(old_id),
-                                "aa",     "bb",   NULL};
+                                "aa",     "bb",   NULL, NULL, 0};
     struct error err;
     error_clear(&err);
     ok(journal_write_intent(j, &in, &err), &err);
@@ -90,7 +90,7 @@ static void write_sample(struct journal *j)
     json_t *diff = json_pack("[{s:s,s:s,s:s,s:s,s:s}]", "section", "header", "op", "changed",
                              "name", "x-acemq-attempt", "old", "long:5", "new", "long:1");
     struct journal_intent in = {RUN,    1, "replay", "orders.dlq", "",   "orders", "id-1",
-                                "id-1", 4, 4,        "aa",         "bb", diff};
+                                "id-1", 4, 4,        "aa",         "bb", diff, NULL, 0};
     ok(journal_write_intent(j, &in, &err), &err);
     json_decref(diff);
     ok(journal_sync(j, &err), &err);
@@ -397,7 +397,7 @@ static void test_ids_of_any_bytes(void **state)
     const char nul_id[] = {'a', '\0', 'b'};
     struct journal_intent in = {"r",      1,      "reissue", "q.dlq",       "ex",
                                 "rk\x80", old_id, new_id,    sizeof old_id, strlen(new_id),
-                                NULL,     NULL,   NULL};
+                                NULL,     NULL,   NULL, NULL, 0};
     ok(journal_write_intent(j, &in, &err), &err);
     in.seq = 2;
     in.old_id = nul_id;
@@ -609,7 +609,7 @@ static void test_errors(void **state)
     char *path = tmp_path("errors.jsonl");
     j = open_ok(path);
     struct journal_intent in = {"r",  0, "replay", "q",  NULL, NULL, "a",
-                                NULL, 1, 0,        NULL, NULL, NULL};
+                                NULL, 1, 0,        NULL, NULL, NULL, NULL, 0};
     assert_int_equal(journal_write_intent(j, &in, &err), ST_EINVAL);
     assert_int_equal(journal_write_outcome(j, NULL, 1, JR_DONE, NULL, &err), ST_EINVAL);
     journal_close(j);
@@ -629,7 +629,7 @@ static void test_diff_too_long_is_dropped(void **state)
     text[JOURNAL_MAX_LINE] = '\0';
     json_t *diff = json_pack("[{s:s}]", "new", text);
     free(text);
-    struct journal_intent in = {"r", 1, "replay", "q", "", "q", "a", "a", 1, 1, NULL, NULL, diff};
+    struct journal_intent in = {"r", 1, "replay", "q", "", "q", "a", "a", 1, 1, NULL, NULL, diff, NULL, 0};
     struct error err;
     error_clear(&err);
     ok(journal_write_intent(j, &in, &err), &err);
@@ -642,6 +642,74 @@ static void test_diff_too_long_is_dropped(void **state)
     assert_true(json_is_true(json_object_get(json_array_get(p, 0), "diff_omitted")));
     json_decref(p);
     free(path);
+}
+
+static json_t *only_record(const char *path)
+{
+    struct seen sn = {json_array(), 0};
+    struct journal_scan_report rep;
+    struct error err;
+    error_clear(&err);
+    ok(journal_scan(path, keep, &sn, &rep, &err), &err);
+    assert_int_equal(json_array_size(sn.records), 1);
+    json_t *r = json_incref(json_array_get(sn.records, 0));
+    json_decref(sn.records);
+    json_object_del(r, "at");
+    return r;
+}
+
+/* An encoded diff (diff_text) writes the very record the tree would, and too long a one is
+ * dropped the same way. */
+static void test_diff_text(void **state)
+{
+    json_t *diff = json_pack("[{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:n,s:n,s:s}]", "section",
+                             "header", "op", "changed", "name", "x-acemq-attempt", "old",
+                             "long:5", "new", "long:1", "section", "header", "op", "added",
+                             "name", "old", "new", "acemq-replay-count");
+    char *text = json_dumps(diff, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *p1 = tmp_path("dt/tree.jsonl"), *p2 = tmp_path("dt/text.jsonl");
+    struct journal_intent in = {"r", 1, "replay", "q", "", "q", "a", "a", 1, 1, "aa", "bb",
+                                diff, NULL, 0};
+    struct error err;
+    error_clear(&err);
+    struct journal *j = open_ok(p1);
+    ok(journal_write_intent(j, &in, &err), &err);
+    journal_close(j);
+    in.diff = NULL;
+    in.diff_text = text;
+    in.diff_text_len = strlen(text);
+    j = open_ok(p2);
+    ok(journal_write_intent(j, &in, &err), &err);
+    journal_close(j);
+    json_t *a = only_record(p1), *b = only_record(p2);
+    assert_true(json_equal(a, b));
+    assert_true(json_equal(json_object_get(b, "diff"), diff));
+    json_decref(a);
+    json_decref(b);
+    free(text);
+    json_decref(diff);
+
+    /* Too long: the record without it, marked. */
+    char *p3 = tmp_path("dt/long.jsonl");
+    size_t n = JOURNAL_MAX_LINE;
+    char *big = xmalloc(n + 1);
+    memset(big, '1', n);
+    big[0] = '[';
+    big[n - 1] = ']';
+    big[n] = '\0';
+    in.diff_text = big;
+    in.diff_text_len = n;
+    j = open_ok(p3);
+    ok(journal_write_intent(j, &in, &err), &err);
+    journal_close(j);
+    json_t *c = only_record(p3);
+    assert_null(json_object_get(c, "diff"));
+    assert_true(json_is_true(json_object_get(c, "diff_omitted")));
+    json_decref(c);
+    free(big);
+    free(p1);
+    free(p2);
+    free(p3);
 }
 
 static void test_default_path(void **state)
@@ -698,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_modes_and_sync),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_diff_too_long_is_dropped),
+        cmocka_unit_test(test_diff_text),
         cmocka_unit_test(test_default_path),
         cmocka_unit_test(test_run_ids),
     };
