@@ -16,7 +16,7 @@
  *   (b) dlqx's engine, replay_run with window 1: the same per-message discipline plus dlqx's
  *       journal (intent and outcome fsync'd) and the round trip that proves the ack.
  *   (c) dlqx's engine pipelined: replay_run with each window of --windows (0 = the default,
- *       512), journal in a temporary directory.
+ *       1000), journal in a temporary directory.
  *
  * The engine is driven as the UI and the CLI drive it: a plan of the exact dead letters (id
  * and body digest, read from the DLQ before the pass and not timed) and a select callback
@@ -753,7 +753,7 @@ static void usage(void)
           "                    [--seed-bin PATH] [--journal-dir DIR] [--prefetch P] "
           "[--keep-journal] [--passes abc]\n"
           "                    [--pass-limit S] [--progress]\n"
-          "  --windows: pipelined windows for replay_run (0 = its default, 512); default 0,2000\n"
+          "  --windows: pipelined windows for replay_run (0 = its default, 1000); default 0,2000\n"
           "  --w1-count: N for the window-1 pass (default: --count)\n"
           "  --passes: which passes to run, e.g. c (default abc)\n"
           "  --pass-limit S: cancel an engine pass after S seconds (its figure is then partial)\n"
@@ -926,7 +926,7 @@ int main(int argc, char **argv)
         if (window == 1)
             snprintf(name, sizeof name, "(b) dlqx replay_run, window 1");
         else if (window == 0)
-            snprintf(name, sizeof name, "(c) dlqx replay_run, window 512 (dflt)");
+            snprintf(name, sizeof name, "(c) dlqx replay_run, window 1000 (dflt)");
         else
             snprintf(name, sizeof name, "(c) dlqx replay_run, window %" PRIu32, window);
         printf("== %s\n", name);

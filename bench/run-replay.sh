@@ -7,7 +7,7 @@
 # full (the figures in bench/README.md, ~8-12 min): 100,000 x 1 KB per pass.
 # One replay_bench process runs every pass on the same node, each on a DLQ freshly filled by
 # dlqx-seed: (a) the libraries' way (one confirm per message, plain rabbitmq-c), (b) dlqx's
-# replay_run with window 1, (c) replay_run with its default window (512) and with 2000.
+# replay_run with window 1, (c) replay_run with its default window (1000) and with 2000.
 # It starts a node with scripts/broker, stops it whatever happens, prints every figure, and
 # exits non-zero only when something failed — a missed target is printed as "below target".
 #

@@ -15,7 +15,7 @@
 #define CHECK_CHANNEL 1 /* passive declares: a failure closes only this one */
 #define READ_CHANNEL 2
 #define PUB_CHANNEL 3
-#define DEFAULT_WINDOW 512
+#define DEFAULT_WINDOW 1000
 #define STREAM_CREDIT 2000
 #define FRAME_SLACK 4096 /* headers must fit one frame with room for the rest of it */
 
