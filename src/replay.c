@@ -375,7 +375,10 @@ static void report_progress(struct run *run, const char *phase, bool force)
         run->reading_done = true;
         rr_set_end(run, RE_CANCELLED);
     }
+    bool was_paused = run->paused;
     run->paused = ctl == RC_PAUSE;
+    if (was_paused && !run->paused)
+        run->last_frame = t; /* the queue's silence is counted from the resume */
 }
 
 /* ---- the pass --------------------------------------------------------------------------- */
@@ -519,6 +522,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
         if (!run.cancelled)
             send_some(&run);
         rr_sync_acks(&run);
+        rr_renew_consumer(&run);
         rr_advance_open(&run);
         bool pending_left = run.next_pending < run.n_items;
         if (run.cancelled || !alive) {
@@ -531,7 +535,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
             run.next_pending = run.n_items;
             pending_left = false;
         }
-        bool unproven = rr_acks_unproven(&run);
+        bool unproven = rr_acks_unproven(&run) || rr_probe_awaited(&run);
         if (!alive && run.in_flight == 0 && !unproven)
             break;
         if (run.reading_done && !pending_left && run.in_flight == 0 && !unproven &&
@@ -565,12 +569,13 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
             wait = 5;
         if (!rr_pump(&run, wait)) {
             double quiet = clock_mono_s() - run.last_frame;
-            if (!run.reading_done && !run.canary_waiting && !run.paused &&
+            if (!run.reading_done && !run.canary_waiting && !run.paused && !run.blocked &&
                 quiet * 1000 > idle_ms) {
                 run.reading_done = true;
                 rr_set_end(&run, RE_IDLE);
             }
-            if (rr_acks_unproven(&run) && run.probe_out && quiet * 1000 > confirm_ms)
+            if (((rr_acks_unproven(&run) && run.probe_out) || rr_probe_awaited(&run)) &&
+                quiet * 1000 > confirm_ms)
                 rr_acks_unknown(&run, "no answer from the broker within the timeout after the "
                                       "dead letter's removal: if it is still in the DLQ, the "
                                       "copy at the target is a duplicate");
@@ -601,6 +606,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
         conn_channel_close(c, PUB_CHANNEL);
     rr_set_end(&run, RE_COMPLETE);
     r->end = run.end;
+    r->read_limit = run.prefetch;
     if (conn_alive(c)) {
         uint32_t after = 0, cons = 0;
         struct error e2;

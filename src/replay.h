@@ -85,7 +85,7 @@ struct replay_opts {
     const char *op;              /* journal op: replay | reissue | move | delete */
     uint64_t expect;             /* selections expected (a plan's size): stop reading once all
                                     are found; 0 = read the whole queue */
-    uint32_t window;             /* copies in flight; 0 = 512. 1 = one confirm per message */
+    uint32_t window;             /* copies in flight; 0 = 1000. 1 = one confirm per message */
     double rate;                 /* copies per second; 0 = as fast as the broker confirms */
     int canary_wait_ms;          /* > 0: send one, watch this long for it to come back */
     int confirm_timeout_ms;      /* how long to wait for outstanding confirms (30000) */
@@ -127,6 +127,11 @@ struct replay_report {
     bool canary_sent, canary_back;
     enum replay_end end;
     char detail[512]; /* one sentence on how it ended */
+    /* Reading the DLQ: each consumer's limit (0 = none), how many consumers the pass used
+     * (a classic queue's is renewed as messages held for good accumulate), and the most
+     * copies ever read but not yet settled at once (the memory they take). */
+    uint32_t read_limit, read_consumers;
+    uint64_t peak_active;
     double seconds;
 };
 

@@ -63,11 +63,18 @@ struct run {
      * broker answers it only once it has handled every frame before it on the channel. One
      * such probe is out at a time, sent without waiting; its qos-ok, read by the pump like
      * any other frame, settles every removal made before it. */
-    uint16_t prefetch;    /* the reading consumer's (a probe sets the same again) */
+    uint16_t prefetch;    /* the reading consumer's limit (a probe sets the same again) */
+    /* Classic queues: the reading consumer is replaced by a fresh one (same limit) each time
+     * renew_every more messages are held for good, so those never use up its limit. */
+    bool renewing;
+    uint32_t consumer_no;    /* the current consumer: tag "dlqx-replay-N" */
+    uint64_t renew_every;
+    uint64_t stuck_at_renew; /* messages held for good when the current consumer began */
     uint64_t acks_sent;   /* removals sent */
     uint64_t acks_proven; /* removals settled (proven, or given up on) */
     uint64_t probe_upto;  /* acks_sent when the probe out was sent */
     bool probe_out;       /* a probe awaits its qos-ok */
+    bool probe_given_up;  /* ... and no answer came within the timeout: none will be sent */
     uint64_t stream_unacked, stream_last_tag;
     /* canary */
     bool canary_wanted, canary_waiting, canary_passed;
@@ -111,8 +118,20 @@ void rr_sync_acks(struct run *run);
 bool rr_acks_unproven(const struct run *run);
 /* Settles every removal not yet proven as unknown (no answer from the broker). */
 void rr_acks_unknown(struct run *run, const char *why);
+/* A probe is out whose answer the pass waits for before it ends (its qos-ok must not be left
+ * for the channel's close to read). */
+bool rr_probe_awaited(const struct run *run);
 void rr_connection_lost(struct run *run, const char *why);
 enum status rr_start_consume(struct run *run, enum conn_err *kind, struct error *err);
 void rr_get_one(struct run *run);
+/* Classic queues: when the current consumer's limit is half taken by messages held for good
+ * (not selected, kept, arrived after the pass began) and fewer than half a limit's copies
+ * wait, cancels it and starts a fresh one with the same limit. A cancelled consumer's
+ * messages stay held on the channel, in order, until it closes, and count against no limit:
+ * so the copies read but not yet settled stay within two limits however many messages are
+ * held for good. */
+void rr_renew_consumer(struct run *run);
+/* Copies read and not yet settled by the broker: pending and in flight. */
+uint64_t rr_active(const struct run *run);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "replay.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,6 +91,9 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag)
         it->state = IT_PENDING;
         xgrow((void **)&run->items, &run->cap_items, run->n_items + 1, sizeof *run->items);
         run->items[run->n_items++] = it;
+        uint64_t active = rr_active(run);
+        if (active > r->peak_active)
+            r->peak_active = active;
         if (run->canary_wanted && run->canary_item == SIZE_MAX && !it->is_delete)
             run->canary_item = run->n_items - 1;
     } else {
@@ -386,6 +390,33 @@ void rr_acks_unknown(struct run *run, const char *why)
 {
     /* A probe still out stays out: its answer, if it comes, proves nothing new. */
     settle_acked(run, run->acks_sent, false, why);
+    if (run->probe_out)
+        run->probe_given_up = true;
+}
+
+bool rr_probe_awaited(const struct run *run)
+{
+    return run->probe_out && !run->probe_given_up && run->read_alive;
+}
+
+/* Sends basic.qos with the current limit, without waiting: its qos-ok proves every removal
+ * sent before it (one probe is out at a time, so each qos-ok is matched to its own). */
+static void send_probe(struct run *run, const char *doing)
+{
+    amqp_basic_qos_t q = {.prefetch_size = 0,
+                          .prefetch_count = run->prefetch,
+                          .global = 0};
+    int rc = amqp_send_method(run->st, READ_CHANNEL, AMQP_BASIC_QOS_METHOD, &q);
+    if (rc != AMQP_STATUS_OK) {
+        struct error e;
+        enum conn_err k;
+        conn_check_status(run->c, rc, doing, &k, &e);
+        rr_connection_lost(run, e.msg);
+        settle_acked(run, run->acks_sent, false, NULL);
+        return;
+    }
+    run->probe_out = true;
+    run->probe_upto = run->acks_sent;
 }
 
 void rr_sync_acks(struct run *run)
@@ -398,18 +429,60 @@ void rr_sync_acks(struct run *run)
     }
     if (run->probe_out || run->probe_upto >= run->acks_sent)
         return;
-    amqp_basic_qos_t q = {.prefetch_size = 0, .prefetch_count = run->prefetch, .global = 0};
-    int rc = amqp_send_method(run->st, READ_CHANNEL, AMQP_BASIC_QOS_METHOD, &q);
+    send_probe(run, "confirming the removals");
+}
+
+uint64_t rr_active(const struct run *run)
+{
+    return (uint64_t)(run->n_items - run->next_pending) + run->in_flight;
+}
+
+static amqp_bytes_t consumer_tag(uint32_t no, char *buf, size_t n)
+{
+    snprintf(buf, n, "dlqx-replay-%" PRIu32, no);
+    return amqp_cstring_bytes(buf);
+}
+
+void rr_renew_consumer(struct run *run)
+{
+    if (!run->renewing || !run->read_alive || run->reading_done)
+        return;
+    /* Held for good until the channel closes: read, and neither removed nor about to be. */
+    uint64_t held = run->r->taken > run->acks_sent ? run->r->taken - run->acks_sent : 0;
+    uint64_t active = rr_active(run);
+    uint64_t stuck = held > active ? held - active : 0;
+    /* stuck only grows, and every message the current consumer holds for good is counted in
+     * its growth since the consumer began: so the consumer never fills with them. Not while
+     * half a limit's copies wait (they drain as copies go out): what the new consumer is sent
+     * comes on top of them and of what the old one was sent before its cancel arrived, so the
+     * copies unsettled stay within two limits. */
+    if (stuck < run->stuck_at_renew + run->renew_every || active >= run->renew_every)
+        return;
+    char old_tag[32], new_tag[32];
+    amqp_basic_cancel_t cancel = {consumer_tag(run->consumer_no, old_tag, sizeof old_tag), 1};
+    amqp_basic_consume_t consume = {.ticket = 0,
+                                    .queue = amqp_cstring_bytes(run->o->queue),
+                                    .consumer_tag = consumer_tag(run->consumer_no + 1, new_tag,
+                                                                 sizeof new_tag),
+                                    .no_local = 0,
+                                    .no_ack = 0,
+                                    .exclusive = 0,
+                                    .nowait = 1,
+                                    .arguments = amqp_empty_table};
+    /* No replies (nowait): nothing for the pump to match. A failure closes the channel. */
+    int rc = amqp_send_method(run->st, READ_CHANNEL, AMQP_BASIC_CANCEL_METHOD, &cancel);
+    if (rc == AMQP_STATUS_OK)
+        rc = amqp_send_method(run->st, READ_CHANNEL, AMQP_BASIC_CONSUME_METHOD, &consume);
     if (rc != AMQP_STATUS_OK) {
         struct error e;
         enum conn_err k;
-        conn_check_status(run->c, rc, "confirming the removals", &k, &e);
+        conn_check_status(run->c, rc, "renewing the reading consumer", &k, &e);
         rr_connection_lost(run, e.msg);
-        settle_acked(run, run->acks_sent, false, NULL);
         return;
     }
-    run->probe_out = true;
-    run->probe_upto = run->acks_sent;
+    run->consumer_no++;
+    run->r->read_consumers++;
+    run->stuck_at_renew = stuck;
 }
 
 
@@ -418,13 +491,23 @@ void rr_sync_acks(struct run *run)
 enum status rr_start_consume(struct run *run, enum conn_err *kind, struct error *err)
 {
     uint16_t prefetch = 0;
-    if (run->kind == QK_STREAM)
+    if (run->kind == QK_STREAM) {
         prefetch = STREAM_CREDIT;
-    else if (run->total <= 65535)
+    } else if (run->kind == QK_CLASSIC && run->total > 4 * (uint64_t)run->window) {
+        /* Four windows: room for a window in flight and the next ones read. Renewed
+         * (rr_renew_consumer) each time half of it is held for good. */
+        uint64_t want = 4 * (uint64_t)run->window;
+        prefetch = want > 65535 ? 65535 : (uint16_t)want;
+        run->renewing = true;
+        run->renew_every = prefetch / 2 ? prefetch / 2 : 1;
+    } else if (run->total <= 65535) {
         prefetch = (uint16_t)run->total; /* everything there, and no more */
-    else if (run->kind == QK_QUORUM)
+    } else if (run->kind == QK_QUORUM) {
         prefetch = 65535;
+    }
     run->prefetch = prefetch;
+    run->consumer_no = 1;
+    run->r->read_consumers = 1;
     amqp_basic_qos(run->st, READ_CHANNEL, 0, prefetch, 0);
     enum status st = conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(run->st),
                                       "setting the prefetch", kind, err);
@@ -439,8 +522,9 @@ enum status rr_start_consume(struct run *run, enum conn_err *kind, struct error 
         args.num_entries = 1;
         args.entries = &arg;
     }
-    amqp_basic_consume(run->st, READ_CHANNEL, amqp_cstring_bytes(run->o->queue), amqp_empty_bytes,
-                       0, 0, 0, args);
+    char tag[32];
+    amqp_basic_consume(run->st, READ_CHANNEL, amqp_cstring_bytes(run->o->queue),
+                       consumer_tag(run->consumer_no, tag, sizeof tag), 0, 0, 0, args);
     return conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(run->st),
                             "starting to read the DLQ", kind, err);
 }

@@ -602,6 +602,84 @@ static void t_window_one(void **state)
     conn_close(c);
 }
 
+/* A classic DLQ is read by a consumer with a limit of four windows, renewed each time half of
+ * it is held for good: the copies read and not yet settled stay bounded however many messages
+ * stay in the DLQ, and nothing stalls when they all stay. Order is kept both ways. */
+static void t_bounded_reading(void **state)
+{
+    (void)state;
+    enum { N = 3000, W = 10 };
+    struct conn *c = bt_connect();
+    fresh(c, "r8.dlq");
+    fresh(c, "r8.src");
+    struct message *dl = xcalloc(N, sizeof *dl);
+    for (size_t i = 0; i < N; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "b-%04zu", i);
+        dl[i] = plain(id, id);
+    }
+    bt_publish(c, "", "r8.dlq", dl, N);
+    struct sel s = {0};
+    s.dlq = "r8.dlq";
+    s.mode = RESTAMP_REPLAY;
+    s.to_exchange = "";
+    s.to_routing_key = "r8.src";
+
+    /* Pass 1: every third; 2,000 held for good. */
+    s.plan = replay_plan_new();
+    for (size_t i = 0; i < N; i += 3)
+        plan_add_msg(s.plan, &dl[i]);
+    struct replay_report r = run_plan(c, &s, W, 0);
+    assert_int_equal(r.done, N / 3);
+    assert_int_equal(r.kept + r.unknown, 0);
+    assert_int_equal(r.read_limit, 4 * W);
+    assert_true(r.peak_active >= 1);
+    if (r.peak_active > 8 * W)
+        fail_msg("%llu copies were read and not yet settled at once (the bound is %d)",
+                 (unsigned long long)r.peak_active, 8 * W);
+    if (r.read_consumers < 2 * N / 3 / (4 * W))
+        fail_msg("%u consumers for 2,000 messages held", r.read_consumers);
+    printf("pass 1: at most %llu copies unsettled, %u consumers\n",
+           (unsigned long long)r.peak_active, r.read_consumers);
+    replay_plan_free(s.plan);
+    struct message *rest = xcalloc(N, sizeof *rest), *sent = xcalloc(N, sizeof *sent);
+    size_t nr = 0, ns = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (i % 3 == 0)
+            sent[ns++] = dl[i];
+        else
+            rest[nr++] = dl[i];
+    }
+    expect_queue(c, "r8.dlq", rest, nr);
+    expect_queue(c, "r8.src", sent, ns);
+
+    /* Pass 2: only the last 500 of the rest: 1,500 held for good before the first is found,
+     * each consumer filled with them before it is renewed. */
+    s.plan = replay_plan_new();
+    for (size_t i = nr - 500; i < nr; i++)
+        plan_add_msg(s.plan, &rest[i]);
+    r = run_plan(c, &s, W, 0);
+    assert_int_equal(r.done, 500);
+    assert_int_equal(r.kept + r.unknown, 0);
+    if (r.peak_active > 8 * W)
+        fail_msg("pass 2: %llu copies unsettled at once", (unsigned long long)r.peak_active);
+    if (r.read_consumers < 1500 / (4 * W))
+        fail_msg("pass 2: %u consumers for 1,500 messages held", r.read_consumers);
+    printf("pass 2: at most %llu copies unsettled, %u consumers\n",
+           (unsigned long long)r.peak_active, r.read_consumers);
+    replay_plan_free(s.plan);
+    for (size_t i = nr - 500; i < nr; i++)
+        sent[ns++] = rest[i];
+    expect_queue(c, "r8.dlq", rest, nr - 500);
+    expect_queue(c, "r8.src", sent, ns);
+    free(rest);
+    free(sent);
+    for (size_t i = 0; i < N; i++)
+        message_free(&dl[i]);
+    free(dl);
+    conn_close(c);
+}
+
 int main(void)
 {
     if (!mkdtemp(journal_dir))
@@ -610,7 +688,7 @@ int main(void)
         cmocka_unit_test(t_acemq_exact_headers), cmocka_unit_test(t_babelqueue_exact_body),
         cmocka_unit_test(t_unroutable_and_full), cmocka_unit_test(t_vanished_connection),
         cmocka_unit_test(t_move_and_delete),     cmocka_unit_test(t_canary),
-        cmocka_unit_test(t_window_one),
+        cmocka_unit_test(t_window_one),          cmocka_unit_test(t_bounded_reading),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
