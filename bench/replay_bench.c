@@ -186,10 +186,11 @@ static struct conn *connect_broker(const struct broker *b, const char *name)
     return c;
 }
 
-/* The bench's own control connection (declares, depths, the plan, deletes). It idles while a
- * pass runs on a connection of its own or while dlqx-seed fills a queue, longer than the
- * heartbeat timeout: rabbitmq-c sends heartbeats only from inside its calls, so the broker
- * closes an idle one. It is opened again when it has been idle for 20 s. */
+/* The bench's own control connection (declares, depths, the plan, deletes). rabbitmq-c sends
+ * heartbeats only from inside its calls, so one left idle while a pass runs on a connection
+ * of its own, or while dlqx-seed fills a queue, would be closed by the broker for missed
+ * heartbeats: it is closed before those (ctl_drop) and opened again when next needed (and
+ * after 20 s idle, to be sure). */
 static const struct broker *g_brk;
 static struct conn *g_ctl;
 static double g_ctl_used;
@@ -205,6 +206,13 @@ static struct conn *ctl(void)
         g_ctl = connect_broker(g_brk, "dlqx replay_bench");
     g_ctl_used = t;
     return g_ctl;
+}
+
+static void ctl_drop(void)
+{
+    if (g_ctl)
+        conn_close(g_ctl);
+    g_ctl = NULL;
 }
 
 struct names {
@@ -237,6 +245,8 @@ static void seed(struct conn *c, const struct config *cfg, const struct names *n
 {
     char *cmd = xasprintf("'%s' --scenario bulk --count %" PRIu32 " --size %zu --prefix '%s' 2>&1",
                           cfg->seed_bin, count, cfg->size, n->prefix);
+    (void)c;
+    ctl_drop(); /* it would idle while dlqx-seed runs */
     FILE *p = popen(cmd, "r");
     if (!p)
         die("cannot run %s: %s", cfg->seed_bin, strerror(errno));
@@ -255,7 +265,7 @@ static void seed(struct conn *c, const struct config *cfg, const struct names *n
     free(cmd);
     if (rc != 0)
         die("dlqx-seed failed (status %d):\n%s", rc, all);
-    c = ctl(); /* it idled while dlqx-seed ran */
+    c = ctl();
     uint32_t d = depth(c, n->dlq);
     if (d != count)
         die("after seeding %s holds %" PRIu32 " messages, not %" PRIu32, n->dlq, d, count);
@@ -605,6 +615,8 @@ static struct replay_plan *make_plan(struct conn *c, const char *dlq, uint32_t n
 struct engine_result {
     double seconds, engine_seconds, cpu_s;
     uint64_t done, unknown;
+    uint64_t peak_active; /* the most copies read and not yet settled at once */
+    uint32_t read_limit, read_consumers;
     bool cancelled, failed;
     char how[600];
     uint64_t journal_bytes;
@@ -615,6 +627,7 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
             uint32_t window, const char *journal_path, const struct config *cfg)
 {
     struct replay_plan *plan = make_plan(c, nm->dlq, n);
+    ctl_drop(); /* it would idle while the pass runs */
     struct conn *ec = connect_broker(b, "dlqx replay_bench (engine)");
     struct journal *j = NULL;
     struct error err;
@@ -660,6 +673,9 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
     res.cpu_s = dc;
     res.done = r.done;
     res.unknown = r.unknown;
+    res.peak_active = r.peak_active;
+    res.read_limit = r.read_limit;
+    res.read_consumers = r.read_consumers;
     res.cancelled = s.cancelled && r.end == RE_CANCELLED;
     if (res.cancelled) {
         printf("  CANCELLED after %.0f s (--pass-limit): %" PRIu64 " done of %" PRIu32
@@ -901,6 +917,7 @@ int main(int argc, char **argv)
                "confirm, ack — one confirm per message, no journal\n",
                (unsigned)cfg.prefetch);
         seed(ctl(), &cfg, &nm, cfg.count);
+        ctl_drop(); /* it would idle while the pass runs */
         double c0 = cpu_s();
         struct conn *bc = connect_broker(&brk, "dlqx replay_bench (baseline)");
         double dt = baseline_pass(bc, &nm, cfg.count, cfg.prefetch);
@@ -947,10 +964,13 @@ int main(int argc, char **argv)
         if (window == 1)
             ib = (int)nf;
         figs[nf++] = f;
-        char extra[160];
-        snprintf(extra, sizeof extra, " | journal %.1f MB, %.0f B/msg",
+        char extra[200];
+        snprintf(extra, sizeof extra,
+                 " | journal %.1f MB, %.0f B/msg | at most %" PRIu64 " copies unsettled "
+                 "(limit %" PRIu32 ", %" PRIu32 " consumer%s)",
                  (double)er.journal_bytes / 1048576.0,
-                 er.done ? (double)er.journal_bytes / (double)er.done : 0.0);
+                 er.done ? (double)er.journal_bytes / (double)er.done : 0.0, er.peak_active,
+                 er.read_limit, er.read_consumers, er.read_consumers == 1 ? "" : "s");
         print_figure(&f, extra);
         if (er.cancelled || er.failed) {
             check_nothing_lost(c, &nm, n, (uint32_t)er.done, (uint32_t)er.unknown, name);
