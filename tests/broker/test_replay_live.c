@@ -217,8 +217,21 @@ static void expect_queue(struct conn *c, const char *q, const struct message *wa
     if (got.n != n)
         fail_msg("%s holds %zu messages, expected %zu", q, got.n, n);
     for (size_t i = 0; i < n; i++)
-        if (!bt_same_message(&want[i], &got.m[i], false))
-            fail_msg("%s: message %zu differs from the one expected there", q, i + 1);
+        if (!bt_same_message(&want[i], &got.m[i], false)) {
+            /* Say what was there: the ids, in order, against those expected. */
+            char have[512] = "", exp[512] = "";
+            for (size_t k = 0; k < n && k < 12; k++) {
+                const struct bytes *a = &got.m[k].props.message_id;
+                const struct bytes *b = &want[k].props.message_id;
+                size_t hl = strlen(have), el = strlen(exp);
+                snprintf(have + hl, sizeof have - hl, " %.*s", (int)(a->len > 20 ? 20 : a->len),
+                         a->data ? (const char *)a->data : "");
+                snprintf(exp + el, sizeof exp - el, " %.*s", (int)(b->len > 20 ? 20 : b->len),
+                         b->data ? (const char *)b->data : "");
+            }
+            fail_msg("%s: message %zu differs from the one expected there (ids:%s; expected:%s)",
+                     q, i + 1, have, exp);
+        }
     msglist_free(&got);
 }
 
