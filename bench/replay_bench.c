@@ -563,7 +563,7 @@ static enum replay_ctl sel_progress(void *ctx, const struct replay_progress *p)
     return s->cancelled ? RC_CANCEL : RC_GO;
 }
 
-static void sel_outcome(void *ctx, uint64_t seq, const struct bytes *old_id,
+static void sel_outcome(void *ctx, uint64_t seq, uint64_t position, const struct bytes *old_id,
                         enum journal_result res, const char *reason)
 {
     struct sel *s = ctx;

@@ -129,7 +129,7 @@ void rr_settle(struct run *run, struct item *it, enum journal_result res, const 
         break;
     }
     if (run->o->outcome)
-        run->o->outcome(run->o->ctx, it->seq, &it->out.old_id, res, reason);
+        run->o->outcome(run->o->ctx, it->seq, it->position, &it->out.old_id, res, reason);
     outgoing_free(&it->out);
 }
 

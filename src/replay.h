@@ -73,9 +73,12 @@ struct replay_progress {
 enum replay_ctl { RC_GO, RC_PAUSE, RC_CANCEL };
 typedef enum replay_ctl (*replay_progress_fn)(void *ctx, const struct replay_progress *p);
 
-/* Each outcome as it is decided (for the UI's list and the CLI's report). */
-typedef void (*replay_outcome_fn)(void *ctx, uint64_t seq, const struct bytes *old_id,
-                                  enum journal_result res, const char *reason);
+/* Each outcome as it is decided (for the UI's list and the CLI's report): the journal seq
+ * (0 for a message kept before it was journaled), the dead letter's position as select saw
+ * it, its id. */
+typedef void (*replay_outcome_fn)(void *ctx, uint64_t seq, uint64_t position,
+                                  const struct bytes *old_id, enum journal_result res,
+                                  const char *reason);
 
 struct replay_opts {
     const char *queue;           /* the DLQ */
@@ -162,5 +165,11 @@ void replay_plan_add_message(struct replay_plan *p, const struct message *m,
                              const struct decoded *d);
 bool replay_plan_take_message(struct replay_plan *p, const struct message *m,
                               const struct decoded *d);
+/* With a tag each (the caller's handle on the message, a store index say): a take gives
+ * back the tags of the same id and digest in the order they were added. */
+void replay_plan_add_tagged(struct replay_plan *p, const struct message *m,
+                            const struct decoded *d, size_t tag);
+bool replay_plan_take_tagged(struct replay_plan *p, const struct message *m,
+                             const struct decoded *d, size_t *tag);
 
 #endif

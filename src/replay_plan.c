@@ -19,6 +19,7 @@ struct plan_entry {
     struct bytes id;
     char sha[65];
     unsigned left;
+    size_t tag_head, tag_tail; /* its tags not yet taken: a list through tag_next */
 };
 
 struct replay_plan {
@@ -26,6 +27,8 @@ struct replay_plan {
     size_t n, cap;
     size_t *slots; /* open addressing over e by hash; SIZE_MAX empty */
     size_t nslots;
+    size_t *tags, *tag_next; /* one per add, in the order of adding; SIZE_MAX ends a list */
+    size_t n_tags, cap_tags, cap_next;
 };
 
 static uint64_t plan_hash(const struct bytes *id, const char *sha)
@@ -51,6 +54,8 @@ void replay_plan_free(struct replay_plan *p)
         bytes_free(&p->e[i].id);
     free(p->e);
     free(p->slots);
+    free(p->tags);
+    free(p->tag_next);
     free(p);
 }
 
@@ -86,11 +91,27 @@ static void plan_rehash(struct replay_plan *p)
     }
 }
 
-void replay_plan_add(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65])
+static void add_tag(struct replay_plan *p, struct plan_entry *e, size_t tag)
+{
+    xgrow((void **)&p->tags, &p->cap_tags, p->n_tags + 1, sizeof *p->tags);
+    xgrow((void **)&p->tag_next, &p->cap_next, p->n_tags + 1, sizeof *p->tag_next);
+    size_t k = p->n_tags++;
+    p->tags[k] = tag;
+    p->tag_next[k] = SIZE_MAX;
+    if (e->tag_tail == SIZE_MAX)
+        e->tag_head = k;
+    else
+        p->tag_next[e->tag_tail] = k;
+    e->tag_tail = k;
+}
+
+static void plan_add(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65],
+                     size_t tag)
 {
     size_t i = plan_find(p, id, sha256_hex);
     if (i != SIZE_MAX) {
         p->e[i].left++;
+        add_tag(p, &p->e[i], tag);
         return;
     }
     xgrow((void **)&p->e, &p->cap, p->n + 1, sizeof *p->e);
@@ -99,6 +120,8 @@ void replay_plan_add(struct replay_plan *p, const struct bytes *id, const char s
     memcpy(e->sha, sha256_hex, 64);
     e->sha[64] = '\0';
     e->left = 1;
+    e->tag_head = e->tag_tail = SIZE_MAX;
+    add_tag(p, e, tag);
     if (p->n * 2 + 2 > p->nslots)
         plan_rehash(p);
     else {
@@ -110,6 +133,11 @@ void replay_plan_add(struct replay_plan *p, const struct bytes *id, const char s
     }
 }
 
+void replay_plan_add(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65])
+{
+    plan_add(p, id, sha256_hex, SIZE_MAX);
+}
+
 size_t replay_plan_size(const struct replay_plan *p)
 {
     size_t n = 0;
@@ -118,13 +146,28 @@ size_t replay_plan_size(const struct replay_plan *p)
     return n;
 }
 
-bool replay_plan_take(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65])
+static bool plan_take(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65],
+                      size_t *tag)
 {
     size_t i = plan_find(p, id, sha256_hex);
     if (i == SIZE_MAX || p->e[i].left == 0)
         return false;
-    p->e[i].left--;
+    struct plan_entry *e = &p->e[i];
+    e->left--;
+    size_t k = e->tag_head;
+    if (tag)
+        *tag = k != SIZE_MAX ? p->tags[k] : SIZE_MAX;
+    if (k != SIZE_MAX) {
+        e->tag_head = p->tag_next[k];
+        if (e->tag_head == SIZE_MAX)
+            e->tag_tail = SIZE_MAX;
+    }
     return true;
+}
+
+bool replay_plan_take(struct replay_plan *p, const struct bytes *id, const char sha256_hex[65])
+{
+    return plan_take(p, id, sha256_hex, NULL);
 }
 
 /* The body's digest: the decoding's when it made one. */
@@ -147,7 +190,21 @@ bool replay_plan_take_message(struct replay_plan *p, const struct message *m,
                               const struct decoded *d)
 {
     char sha[65];
-    return replay_plan_take(p, &d->env->id, body_digest(m, d, sha));
+    return plan_take(p, &d->env->id, body_digest(m, d, sha), NULL);
+}
+
+void replay_plan_add_tagged(struct replay_plan *p, const struct message *m,
+                            const struct decoded *d, size_t tag)
+{
+    char sha[65];
+    plan_add(p, &d->env->id, body_digest(m, d, sha), tag);
+}
+
+bool replay_plan_take_tagged(struct replay_plan *p, const struct message *m,
+                             const struct decoded *d, size_t *tag)
+{
+    char sha[65];
+    return plan_take(p, &d->env->id, body_digest(m, d, sha), tag);
 }
 
 /* ---- checks ----------------------------------------------------------------------------- */

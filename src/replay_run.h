@@ -28,6 +28,7 @@ enum item_state {
 
 struct item {
     uint64_t seq;          /* journal seq */
+    uint64_t position;     /* in the DLQ as read (select's position) */
     uint64_t delivery_tag; /* the dead letter on the reading channel */
     uint64_t pub_seq;      /* confirm sequence number */
     uint64_t ack_no;       /* which removal on the reading channel (IT_ACKED) */

@@ -70,6 +70,7 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag)
         snprintf(why, sizeof why, "a stream cannot remove a message: nothing was changed");
     }
     if (a == RA_SEND || a == RA_DELETE) {
+        it->position = pos;
         it->is_delete = a == RA_DELETE;
         if (!it->is_delete && it->out.old_body_sha256[0])
             memcpy(it->old_sha, it->out.old_body_sha256, sizeof it->old_sha);
@@ -102,7 +103,7 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag)
             rr_add_reason(r, why[0] ? why : "it could not be sent");
             if (run->o->outcome) {
                 struct decoded d;
-                run->o->outcome(run->o->ctx, 0, decoded_id(m, &d), JR_KEPT, why);
+                run->o->outcome(run->o->ctx, 0, pos, decoded_id(m, &d), JR_KEPT, why);
                 decoded_free(&d);
             }
         }

@@ -298,7 +298,7 @@ static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
     return interrupted ? RC_CANCEL : RC_GO;
 }
 
-static void outcome_cb(void *vctx, uint64_t seq, const struct bytes *old_id,
+static void outcome_cb(void *vctx, uint64_t seq, uint64_t position, const struct bytes *old_id,
                        enum journal_result res, const char *reason)
 {
     struct run_ctx *c = vctx;

@@ -118,6 +118,9 @@ struct sel {
     struct conn *conn;
     uint64_t outcomes[3];
     char last_reason[512];
+    /* Each outcome names the position select saw, once: chosen[pos] 1 chosen, 2 settled. */
+    unsigned char chosen[8192];
+    unsigned bad_positions;
 };
 
 static enum replay_action sel_cb(void *ctx, const struct message *m, uint64_t pos,
@@ -144,6 +147,8 @@ static enum replay_action sel_cb(void *ctx, const struct message *m, uint64_t po
                 snprintf(why, whylen, "%s", err.msg);
         }
     }
+    if (a != RA_SKIP && pos < sizeof s->chosen)
+        s->chosen[pos] = 1;
     decoded_free(&d);
     return a;
 }
@@ -159,11 +164,15 @@ static enum replay_ctl sel_progress(void *ctx, const struct replay_progress *p)
     return RC_GO;
 }
 
-static void sel_outcome(void *ctx, uint64_t seq, const struct bytes *old_id,
+static void sel_outcome(void *ctx, uint64_t seq, uint64_t position, const struct bytes *old_id,
                         enum journal_result res, const char *reason)
 {
     struct sel *s = ctx;
     s->outcomes[res]++;
+    if (position == 0 || (position < sizeof s->chosen && s->chosen[position] != 1))
+        s->bad_positions++;
+    else if (position < sizeof s->chosen)
+        s->chosen[position] = 2;
     if (reason)
         snprintf(s->last_reason, sizeof s->last_reason, "%s", reason);
 }
@@ -185,6 +194,8 @@ static struct replay_report run_plan(struct conn *c, struct sel *s, uint32_t win
     struct error err;
     if (journal_open(path, &j, &err) != ST_OK)
         fail_msg("%s", err.msg);
+    memset(s->chosen, 0, sizeof s->chosen);
+    s->bad_positions = 0;
     struct replay_opts o;
     memset(&o, 0, sizeof o);
     o.queue = s->dlq;
@@ -207,6 +218,9 @@ static struct replay_report run_plan(struct conn *c, struct sel *s, uint32_t win
     if (replay_run(c, &o, &r, &k, &err) != ST_OK)
         fail_msg("replay %s: %s", s->dlq, err.msg);
     journal_close(j);
+    if (s->bad_positions)
+        fail_msg("%u outcomes named a position select had not chosen (or twice)",
+                 s->bad_positions);
     return r;
 }
 
