@@ -142,12 +142,17 @@ static void draw_title(struct app *a)
     draw_fill(0, 0, a->cols_on_screen, UA_TITLE);
     draw_text(0, 0, a->cols_on_screen, left, strlen(left), UA_TITLE);
     char right[128];
+    /* What a pass took out of the queue since the snapshot is not counted, but said. */
+    size_t gone = a->n_gone < n ? a->n_gone : n;
+    char since[64] = "";
+    if (gone)
+        snprintf(since, sizeof since, " (%zu gone since the snapshot)", gone);
     if (a->filter)
-        snprintf(right, sizeof right, "%zu of %zu  ", a->n_rows, n);
+        snprintf(right, sizeof right, "%zu of %zu%s  ", a->n_rows, n - gone, since);
     else if (!n && a->source == SOURCE_BROKER)
         snprintf(right, sizeof right, "no snapshot yet (Enter on a queue)  ");
     else
-        snprintf(right, sizeof right, "%zu messages  ", n);
+        snprintf(right, sizeof right, "%zu messages%s  ", n - gone, since);
     int w = (int)strlen(right);
     if (w < a->cols_on_screen)
         draw_text(0, a->cols_on_screen - w, w, right, (size_t)w, UA_TITLE);
@@ -566,6 +571,7 @@ void app_free(struct app *a)
     store_free(a->store);
     a->store = NULL;
     free(a->rows);
+    free(a->gone);
     filter_free(a->filter);
     free(a->filter_text);
     free(a->search_text);

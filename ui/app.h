@@ -40,6 +40,13 @@ void app_rows_extend(struct app *a);
 void app_rows_complete(struct app *a);
 /* Whether the set of rows is being made again (a filter, a new store). */
 bool app_rows_rescanning(const struct app *a);
+/* A dead letter a pass took out of its queue (replayed, re-issued, moved, deleted). After
+ * marking, app_rows_drop_gone makes the rows again without them. */
+enum gone_why { GONE_NONE, GONE_REPLAYED, GONE_REISSUED, GONE_MOVED, GONE_DELETED };
+void app_mark_gone(struct app *a, size_t entry, enum gone_why why);
+void app_rows_drop_gone(struct app *a);
+/* "replayed", …, or NULL while the message is still in its queue. */
+const char *app_gone_name(const struct app *a, size_t entry);
 
 /* data.c: what is made from the rows and the store, once per generation. */
 /* The failure groups of the rows; *current is false while they are being made (those of an

@@ -329,6 +329,10 @@ void app_data_changed(struct app *a)
     tree_free(&a->forest);
     tree_init(&a->forest);
     a->forest_count = 0;
+    /* A fresh snapshot shows what is in the queues now: nothing is gone from it. */
+    free(a->gone);
+    a->gone = NULL;
+    a->gone_cap = a->n_gone = 0;
     app_rows_reset(a);
     app_reload_views(a);
 }

@@ -25,10 +25,15 @@ const char *app_sort_name(int column)
     return column >= 0 && column < SORT_N ? sort_names[column] : "?";
 }
 
+static bool is_gone(const struct app *a, size_t i)
+{
+    return a->gone && i < a->gone_cap && a->gone[i] != GONE_NONE;
+}
+
 bool app_row_matches(struct app *a, size_t i)
 {
     /* The filter loads the message itself, and only when a term needs it. */
-    return !a->filter || filter_match_entry(a->filter, a->store, i, a->now_ms);
+    return !is_gone(a, i) && (!a->filter || filter_match_entry(a->filter, a->store, i, a->now_ms));
 }
 
 /* ---- a stable merge sort in slices --------------------------------------------------- */
@@ -328,7 +333,8 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
             if (out_of_time(&tick, until))
                 goto out;
             size_t i = r->scan_at;
-            if (r->scan ? !r->filter || filter_match_entry(r->filter, a->store, i, r->now_ms)
+            if (r->scan ? !is_gone(a, i) &&
+                              (!r->filter || filter_match_entry(r->filter, a->store, i, r->now_ms))
                         : r->mark[i])
                 r->asc[r->n_asc++] = i;
         }
@@ -679,4 +685,37 @@ bool app_rows_rescanning(const struct app *a)
 {
     const struct rows_job *r = job_state(a, JOB_ROWS, &rows_ops);
     return r && r->scan;
+}
+
+/* ---- what passes took away ----------------------------------------------------------- */
+
+void app_mark_gone(struct app *a, size_t entry, enum gone_why why)
+{
+    size_t n = a->store ? store_count(a->store) : 0;
+    if (entry >= n || why == GONE_NONE)
+        return;
+    if (entry >= a->gone_cap) {
+        a->gone = xrealloc(a->gone, n);
+        memset(a->gone + a->gone_cap, GONE_NONE, n - a->gone_cap);
+        a->gone_cap = n;
+    }
+    if (a->gone[entry] == GONE_NONE)
+        a->n_gone++;
+    a->gone[entry] = (unsigned char)why;
+}
+
+void app_rows_drop_gone(struct app *a)
+{
+    int column;
+    bool reverse;
+    app_sort_wanted(a, &column, &reverse);
+    rows_start(a, false, NULL, NULL, column, reverse, true, false, NOTE_NONE);
+}
+
+const char *app_gone_name(const struct app *a, size_t entry)
+{
+    static const char *const names[] = {NULL, "replayed", "re-issued", "moved", "deleted"};
+    if (!is_gone(a, entry) || a->gone[entry] >= sizeof names / sizeof names[0])
+        return NULL;
+    return names[a->gone[entry]];
 }

@@ -156,6 +156,11 @@ struct app {
     char *source_label; /* shown in the title: the file or the queues */
     void (*after_start)(struct app *a); /* work to do once the screen is up (loading) */
     struct mgmt *mgmt;  /* the management API, when there is one (SOURCE_BROKER) */
+    /* What passes from the explorer took out of their queue since the snapshot: by store
+     * index, an enum gone_why (GONE_NONE: still there); NULL when nothing was. These are no
+     * longer rows (nor in the groups, the timeline or a search); the tree marks them. */
+    unsigned char *gone;
+    size_t gone_cap, n_gone;
     struct loader *loader; /* reading snapshot files a screenful at a time; NULL when done */
 };
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "app.h"
 #include "detail.h"
 #include "sanitize.h"
 #include "store.h"
@@ -406,9 +407,11 @@ static void detail_reload(struct app *a, struct view *v)
 static void detail_status(struct app *a, struct view *v, struct strbuf *out)
 {
     struct detail_state *st = v->state;
-    (void)a;
     if (!st)
         return;
+    const char *gone = app_gone_name(a, v->arg);
+    if (gone)
+        sb_addf(out, "%s from the explorer: no longer in its queue  ", gone);
     sb_addf(out, "line %zu/%zu", st->n_vis ? v->cursor + 1 : 0, st->n_vis);
     sb_addf(out, "  body: %s", body_mode_name(st->body));
     if (st->folded)

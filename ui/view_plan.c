@@ -85,6 +85,11 @@ static void lines_clear(struct plan_state *s)
     s->n_lines = 0;
 }
 
+static unsigned san_flags(const struct app *a)
+{
+    return a->ascii ? SAN_ASCII : 0;
+}
+
 static void add_line(struct plan_state *s, enum ui_attr attr, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void add_line(struct plan_state *s, enum ui_attr attr, const char *fmt, ...)
@@ -254,8 +259,22 @@ static void rebuild(struct app *a, struct plan_state *s)
                             : r->op == DIFF_ADDED   ? UA_GOOD
                             : r->op == DIFF_REMOVED ? UA_ERROR
                                                     : UA_WARN;
-        add_line(s, attr, "%c %-24.24s %-44.44s %s", mark, r->name ? r->name : "",
-                 r->old_text ? r->old_text : "", r->new_text ? r->new_text : "");
+        /* Cells cut by display columns (never inside a character or an escape), marked
+         * with "…" when cut, so that the columns line up whatever the bytes. */
+        struct strbuf row;
+        sb_init(&row);
+        sb_addc(&row, mark);
+        sb_addc(&row, ' ');
+        const char *name = r->name ? r->name : "";
+        sanitize_fit(&row, name, strlen(name), 24, SAN_PAD | san_flags(a));
+        sb_addc(&row, ' ');
+        const char *old = r->old_text ? r->old_text : "";
+        sanitize_fit(&row, old, strlen(old), 44, SAN_PAD | san_flags(a));
+        sb_addc(&row, ' ');
+        if (r->new_text)
+            sanitize_append(&row, r->new_text, strlen(r->new_text), san_flags(a));
+        add_line(s, attr, "%s", row.buf ? row.buf : "");
+        sb_free(&row);
     }
     diff_free(&shown);
 }
@@ -265,9 +284,37 @@ static void rebuild(struct app *a, struct plan_state *s)
 struct run_ctx {
     struct app *a;
     struct plan_state *s;
-    struct replay_plan *find;
+    struct replay_plan *find; /* the plan's dead letters, each tagged with its store index */
     bool paused;
+    bool removes;       /* a done outcome takes the dead letter out of the queue (not a stream) */
+    size_t *pos_entry;  /* by position in the DLQ: the store index select matched, or SIZE_MAX */
+    size_t cap_pos;
+    size_t gone;        /* dead letters the pass took out */
 };
+
+static enum gone_why gone_why_of(const struct plan_state *s)
+{
+    switch (s->op) {
+    case PLAN_DELETE:
+        return GONE_DELETED;
+    case PLAN_MOVE:
+        return GONE_MOVED;
+    default:
+        return s->mode == RESTAMP_REISSUE ? GONE_REISSUED : GONE_REPLAYED;
+    }
+}
+
+static void outcome_cb(void *vctx, uint64_t seq, uint64_t position, const struct bytes *old_id,
+                       enum journal_result res, const char *reason)
+{
+    struct run_ctx *c = vctx;
+    if (res != JR_DONE || !c->removes || position >= c->cap_pos ||
+        c->pos_entry[position] == SIZE_MAX)
+        return;
+    app_mark_gone(c->a, c->pos_entry[position], gone_why_of(c->s));
+    c->pos_entry[position] = SIZE_MAX;
+    c->gone++;
+}
 
 static enum replay_action select_cb(void *vctx, const struct message *m, uint64_t position,
                                     struct outgoing *out, char *why, size_t whylen)
@@ -276,7 +323,15 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     struct decoded d;
     decode_message(m, clock_now_ms(), &d);
     enum replay_action act = RA_SKIP;
-    if (replay_plan_take_message(c->find, m, &d)) {
+    size_t entry = SIZE_MAX;
+    if (replay_plan_take_tagged(c->find, m, &d, &entry)) {
+        if (position >= c->cap_pos) {
+            size_t was = c->cap_pos;
+            xgrow((void **)&c->pos_entry, &c->cap_pos, position + 1, sizeof *c->pos_entry);
+            for (size_t i = was; i < c->cap_pos; i++)
+                c->pos_entry[i] = SIZE_MAX;
+        }
+        c->pos_entry[position] = entry;
         if (c->s->op == PLAN_DELETE) {
             act = RA_DELETE;
         } else {
@@ -350,7 +405,7 @@ static void run_pass(struct app *a, struct plan_state *s)
         app_message(a, true, "nothing to send: every dead letter of the plan would be kept");
         return;
     }
-    struct run_ctx c = {a, s, replay_plan_new(), false};
+    struct run_ctx c = {a, s, replay_plan_new(), false, false, NULL, 0, 0};
     for (size_t k = 0; k < s->n; k++) {
         struct message m;
         struct error err;
@@ -358,7 +413,7 @@ static void run_pass(struct app *a, struct plan_state *s)
             continue;
         struct decoded d;
         decode_message(&m, clock_now_ms(), &d);
-        replay_plan_add_message(c.find, &m, &d);
+        replay_plan_add_tagged(c.find, &m, &d, s->entries[k]);
         decoded_free(&d);
         message_free(&m);
     }
@@ -382,6 +437,7 @@ static void run_pass(struct app *a, struct plan_state *s)
     }
     struct peek_queue_info info = {QK_UNKNOWN, -1, false};
     app_queue_info(a, s->queue, &info);
+    c.removes = info.kind != QK_STREAM;
     struct replay_opts o;
     memset(&o, 0, sizeof o);
     o.queue = s->queue;
@@ -393,6 +449,7 @@ static void run_pass(struct app *a, struct plan_state *s)
     o.journal = j;
     o.select = select_cb;
     o.progress = progress_cb;
+    o.outcome = outcome_cb;
     o.ctx = &c;
     enum conn_err kind;
     if (replay_run(conn, &o, &s->rep, &kind, &err) != ST_OK)
@@ -403,6 +460,9 @@ static void run_pass(struct app *a, struct plan_state *s)
     free(path);
     conn_close(conn);
     replay_plan_free(c.find);
+    free(c.pos_entry);
+    if (c.gone)
+        app_rows_drop_gone(a); /* the list, the groups and the timeline lose them */
     if (s->ran) {
         lines_clear(s);
         const struct replay_report *r = &s->rep;
@@ -423,6 +483,13 @@ static void run_pass(struct app *a, struct plan_state *s)
                                  "--pending");
         add_line(s, UA_DIM, "  journal run %s", r->run_id);
         add_line(s, UA_NORMAL, "%s", "");
+        if (c.gone == 1)
+            add_line(s, UA_NORMAL, "%s",
+                     "  the dead letter taken out is no longer listed (the tree marks it)");
+        else if (c.gone)
+            add_line(s, UA_NORMAL,
+                     "  the %zu dead letters taken out are no longer listed (the tree marks "
+                     "them)", c.gone);
         add_line(s, UA_ACCENT, "  r takes a fresh snapshot of %s; Esc goes back", s->queue);
         app_message(a, r->kept || r->unknown, "%s: %llu done, %llu kept, %llu unknown",
                     op_name(s->op), (unsigned long long)r->done, (unsigned long long)r->kept,

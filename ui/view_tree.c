@@ -85,6 +85,9 @@ static void label_main(struct tree_state *s, uint32_t node, struct strbuf *out)
     }
     if (e->attempt > 0)
         sb_addf(out, "  attempt %d", (int)e->attempt);
+    const char *gone = app_gone_name(s->a, node);
+    if (gone)
+        sb_addf(out, "  (%s: no longer in the queue)", gone);
 }
 
 /* The error (sanitized), nothing when there is none. */

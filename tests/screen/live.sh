@@ -155,6 +155,8 @@ waitfor() { # text, tries of 0.1 s
 }
 waitfor " dlqx  messages  $rq" 300 && ok "the explorer on $rq" || bad "no messages view of $rq"
 waitfor "\[read-write\]" 10 && ok "the title says the connection is writable" || bad "no [read-write] in the title"
+rcap >"$tmp/list-before.screen"
+r_listed=$(sed -n '1s/.* \([0-9][0-9]*\) messages *$/\1/p' "$tmp/list-before.screen")
 T send-keys -t r R
 if waitfor "replay this message of $rq: 1 to send, 0 kept" 100; then ok "R: the plan of one copy"; else
   bad "R: no plan:"; rcap | head -5; fi
@@ -173,6 +175,86 @@ rcap >"$tmp/replayed.screen"
 [ "$(rdepth lr-orders)" = 1 ] && ok "the source queue holds the copy" || bad "the source holds $(rdepth lr-orders)"
 grep -q '"kind":"outcome".*"result":"done"' "$tmp/journal.jsonl" 2>/dev/null &&
   ok "the journal has the outcome" || bad "no outcome in the journal"
+grep -q "the dead letter taken out is no longer listed" "$tmp/replayed.screen" &&
+  ok "the summary says the list loses it" || bad "the summary does not say what the list shows"
+# Back on the list: the replayed dead letter is gone from it, the title says so, and the
+# forest still has it, marked.
+gone_id=$(sed -n 's/.*"kind":"intent".*"old_id":"\([^"]*\)".*/\1/p' "$tmp/journal.jsonl" | head -1)
+gone_short=${gone_id:0:12} # the list's ID column is cut at 120 columns
+if [ -n "$gone_id" ] && grep -q -- "$gone_short" "$tmp/list-before.screen"; then
+  ok "the dead letter was listed before ($gone_id)"
+else
+  bad "the dead letter replayed ('$gone_id') was not on the list before"
+fi
+T send-keys -t r Escape
+if waitfor " dlqx  messages  $rq .* $((r_listed - 1)) messages (1 gone since the snapshot)" 50; then
+  ok "the title counts $((r_listed - 1)) messages and one gone"
+else
+  bad "the title after the replay:"; rcap | head -1
+fi
+rcap >"$tmp/list-after.screen"
+if [ -n "$gone_id" ] && ! grep -q -- "$gone_short" "$tmp/list-after.screen"; then
+  ok "the replayed dead letter is no longer listed"
+else
+  bad "the replayed dead letter is still listed"
+fi
+# The whole forest (t on a message, t again), then / to the dead letter: marked, not lost.
+T send-keys -t r t
+waitfor " dlqx  tree " 100 || bad "t: no tree view"
+T send-keys -t r t
+waitfor "correlations\|the whole forest" 100 >/dev/null
+T send-keys -t r / "$gone_id" Enter
+if waitfor "$gone_id.*(replayed: no longer in the queue)" 100; then
+  ok "the forest marks it replayed"
+else
+  bad "the forest does not mark it:"; rcap | head -12
+fi
+rcap >"$tmp/tree-gone.screen"
+# The plan of the hostile dead letter (escapes, an OSC title, a bidi override in its type,
+# error and body): every byte shown as a visible escape, the columns still in line, and
+# Esc sends nothing.
+T send-keys -t r Escape
+waitfor " dlqx  messages  $rq" 50 || bad "Esc: not back on the messages"
+h_before=$(rdepth $rq)
+T send-keys -t r / owned Enter
+waitfor "owned" 50 >/dev/null
+T send-keys -t r R
+if waitfor "replay this message of $rq" 100; then
+  rcap >"$tmp/plan-hostile.screen"
+  T capture-pane -pe -t r >"$tmp/plan-hostile.ansi"
+  if grep -q 'x-acemq-type .*string:order.placed\\e\[2J' "$tmp/plan-hostile.screen" &&
+    head -1 "$tmp/plan-hostile.screen" | grep -q "^ dlqx  plan  $rq"; then
+    ok "the hostile plan shows its escapes as text; the title is dlqx's"
+  else
+    bad "the hostile plan:"; head -30 "$tmp/plan-hostile.screen"
+  fi
+  # Every diff row's second column starts at the same place: "X NAME(24) OLD(44) NEW".
+  misaligned=$(python3 - "$tmp/plan-hostile.screen" <<'PY'
+import re, sys
+# Diff rows: a mark, the name in 24 columns, the dead letter's value in 44, the copy's. The
+# screen holds no wide characters here: one character, one column.
+bad = 0
+for line in open(sys.argv[1], encoding="utf-8").read().split("\n"):
+    if not re.match(r"[~+ -] (x-|acemq-|content_|message_id|delivery_mode|routing_key|exchange)",
+                    line):
+        continue
+    if len(line) > 26 and line[26] != " ":
+        bad += 1
+    elif len(line) > 72 and line[71] != " ":
+        bad += 1
+print(bad)
+PY
+)
+  [ "$misaligned" = 0 ] && ok "the plan's columns line up on hostile bytes" ||
+    bad "$misaligned diff rows out of line"
+  ! grep -q "$(printf '\033')\]\|$(printf '\033')\[2J" "$tmp/plan-hostile.ansi" &&
+    ok "no escape of the message reached the terminal" || bad "an escape of the message reached the terminal"
+else
+  bad "R on the hostile dead letter: no plan"; rcap | head -5
+fi
+T send-keys -t r Escape
+sleep 0.5
+[ "$(rdepth $rq)" = "$h_before" ] && ok "Esc in the plan sent nothing" || bad "the DLQ changed after Esc"
 T send-keys -t r Escape q
 for _ in $(seq 1 100); do [ -s "$tmp/ui2.status" ] && break; sleep 0.1; done
 [ "$(cat "$tmp/ui2.status" 2>/dev/null)" = 0 ] && ok "q: dlqx exited 0" || bad "dlqx did not exit 0"
