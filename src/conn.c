@@ -479,8 +479,18 @@ enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *
 
 void conn_channel_close(struct conn *c, amqp_channel_t ch)
 {
-    if (c->alive)
-        amqp_channel_close(c->st, ch, AMQP_REPLY_SUCCESS);
+    if (!c->alive)
+        return;
+    amqp_channel_close(c->st, ch, AMQP_REPLY_SUCCESS);
+    /* Only what is already queued: amqp_simple_wait_frame would block on the socket
+     * otherwise. Measured: a channel closed right after its first of 300 deliveries left
+     * 284 of them queued here (tests/broker/test_replay_live.c t_two_passes_one_connection). */
+    while (amqp_frames_enqueued(c->st)) {
+        amqp_frame_t f;
+        if (amqp_simple_wait_frame(c->st, &f) != AMQP_STATUS_OK)
+            break;
+    }
+    amqp_maybe_release_buffers(c->st);
 }
 
 enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,

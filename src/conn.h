@@ -76,7 +76,12 @@ bool conn_alive(const struct conn *c);
 /* Opens channel ch. */
 enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
                               struct error *err);
-/* Closes channel ch (a no-op when the broker already closed it). */
+/* Closes channel ch (a no-op when the broker already closed it), then drops the frames
+ * rabbitmq-c kept while it waited for the close-ok: deliveries that were in flight on ch are
+ * given back by the broker with the channel, and must not come out of the next read as new
+ * ones (on a channel opened again with the same number their delivery tags would name other
+ * messages). Every frame kept is dropped, so call it when no other channel of c expects
+ * asynchronous frames (deliveries, confirms); synchronous replies are never kept. */
 void conn_channel_close(struct conn *c, amqp_channel_t ch);
 
 /* Turns an RPC reply into a status: ST_OK, or an error naming what was being done (`what`,

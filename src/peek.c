@@ -254,6 +254,10 @@ static enum peek_end read_holding(struct run *run, enum conn_err *kind, struct e
         amqp_maybe_release_buffers(st);
         struct timeval tv = {idle / 1000, (idle % 1000) * 1000};
         amqp_rpc_reply_t rep = amqp_consume_message(st, &e, &tv, 0);
+        if (rep.reply_type == AMQP_RESPONSE_NORMAL && e.channel != READ_CHANNEL) {
+            amqp_destroy_envelope(&e); /* not this read's: a channel closed before */
+            continue;
+        }
         if (rep.reply_type == AMQP_RESPONSE_NORMAL) {
             struct message m;
             peek_message_from_envelope(&e, o->queue, clock_now_ms(), &m);
@@ -387,6 +391,10 @@ static enum peek_end read_stream(struct run *run, enum conn_err *kind, struct er
         amqp_maybe_release_buffers(st);
         struct timeval tv = {idle / 1000, (idle % 1000) * 1000};
         amqp_rpc_reply_t rep = amqp_consume_message(st, &e, &tv, 0);
+        if (rep.reply_type == AMQP_RESPONSE_NORMAL && e.channel != READ_CHANNEL) {
+            amqp_destroy_envelope(&e); /* not this read's: a channel closed before */
+            continue;
+        }
         if (rep.reply_type == AMQP_RESPONSE_NORMAL) {
             struct message m;
             peek_message_from_envelope(&e, o->queue, clock_now_ms(), &m);

@@ -599,11 +599,13 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     rr_advance_open(&run);
     if (run.stream_unacked && run.read_alive)
         amqp_basic_ack(run.st, READ_CHANNEL, run.stream_last_tag, 1);
-    /* Closing the reading channel gives back every message still held, in order. */
-    if (run.read_alive)
-        conn_channel_close(c, READ_CHANNEL);
+    /* The publishing channel first (every confirm is in: nothing more comes on it), then the
+     * reading one, which gives back every message still held, in order, and drops the
+     * deliveries still in flight (conn_channel_close). */
     if (run.pub_alive)
         conn_channel_close(c, PUB_CHANNEL);
+    if (run.read_alive)
+        conn_channel_close(c, READ_CHANNEL);
     rr_set_end(&run, RE_COMPLETE);
     r->end = run.end;
     r->read_limit = run.prefetch;
