@@ -66,11 +66,14 @@ struct run {
      * any other frame, settles every removal made before it. */
     uint16_t prefetch;    /* the reading consumer's limit (a probe sets the same again) */
     /* Classic queues: the reading consumer is replaced by a fresh one (same limit) each time
-     * renew_every more messages are held for good, so those never use up its limit. */
+     * renew_every of the messages it delivered are held for good, so those never use up its
+     * limit. Only its own deliveries count (by consumer tag): what a cancelled consumer still
+     * delivers would otherwise start new consumers while the old ones have credit left, and
+     * the copies read ahead would grow with every renewal. */
     bool renewing;
     uint32_t consumer_no;    /* the current consumer: tag "dlqx-replay-N" */
     uint64_t renew_every;
-    uint64_t stuck_at_renew; /* messages held for good when the current consumer began */
+    uint64_t current_held;   /* of the current consumer's deliveries, those held for good */
     uint64_t acks_sent;   /* removals sent */
     uint64_t acks_proven; /* removals settled (proven, or given up on) */
     uint64_t probe_upto;  /* acks_sent when the probe out was sent */

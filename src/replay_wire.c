@@ -29,7 +29,9 @@ static const struct bytes *decoded_id(const struct message *m, struct decoded *d
 }
 
 /* A message taken from the DLQ: decide (select), or hold it. */
-static void on_delivery(struct run *run, struct message *m, uint64_t tag)
+static amqp_bytes_t consumer_tag(uint32_t no, char *buf, size_t n);
+
+static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool current)
 {
     struct replay_report *r = run->r;
     r->taken++;
@@ -44,6 +46,8 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag)
     if (pos > run->total || run->reading_done) {
         /* Arrived after the pass began: not part of it; held and given back. It may be the
          * canary coming back. */
+        if (current)
+            run->current_held++;
         if (r->canary_sent && !run->canary_passed && run->canary_id.len) {
             struct decoded d;
             if (bytes_eq(decoded_id(m, &d), &run->canary_id))
@@ -98,6 +102,8 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag)
         if (run->canary_wanted && run->canary_item == SIZE_MAX && !it->is_delete)
             run->canary_item = run->n_items - 1;
     } else {
+        if (current)
+            run->current_held++; /* skipped or kept: held until the channel closes */
         if (a == RA_KEEP) {
             r->kept++;
             rr_add_reason(r, why[0] ? why : "it could not be sent");
@@ -263,6 +269,10 @@ bool rr_pump(struct run *run, int timeout_ms)
     void *dec = f.payload.method.decoded;
     if (id == AMQP_BASIC_DELIVER_METHOD && f.channel == READ_CHANNEL) {
         const amqp_basic_deliver_t *d = dec;
+        char current_tag[32];
+        consumer_tag(run->consumer_no, current_tag, sizeof current_tag);
+        bool current = d->consumer_tag.len == strlen(current_tag) &&
+                       memcmp(d->consumer_tag.bytes, current_tag, d->consumer_tag.len) == 0;
         amqp_envelope_t e;
         memset(&e, 0, sizeof e);
         e.channel = f.channel;
@@ -285,7 +295,7 @@ bool rr_pump(struct run *run, int timeout_ms)
         peek_message_from_envelope(&e, run->o->queue, clock_now_ms(), &m);
         uint64_t tag = e.delivery_tag;
         amqp_destroy_message(&e.message);
-        on_delivery(run, &m, tag);
+        on_delivery(run, &m, tag, current);
         return true;
     }
     if (f.channel == READ_CHANNEL && id == AMQP_BASIC_QOS_OK_METHOD) {
@@ -448,16 +458,13 @@ void rr_renew_consumer(struct run *run)
 {
     if (!run->renewing || !run->read_alive || run->reading_done)
         return;
-    /* Held for good until the channel closes: read, and neither removed nor about to be. */
-    uint64_t held = run->r->taken > run->acks_sent ? run->r->taken - run->acks_sent : 0;
+    /* Half of the current consumer's limit is held for good: a fresh consumer before it
+     * fills. Not while half a limit's copies wait (they drain as copies go out): what the new
+     * consumer is sent comes on top of them and of what the old one still sends before its
+     * cancel arrives (at most the other half), so the copies unsettled stay within two
+     * limits. */
     uint64_t active = rr_active(run);
-    uint64_t stuck = held > active ? held - active : 0;
-    /* stuck only grows, and every message the current consumer holds for good is counted in
-     * its growth since the consumer began: so the consumer never fills with them. Not while
-     * half a limit's copies wait (they drain as copies go out): what the new consumer is sent
-     * comes on top of them and of what the old one was sent before its cancel arrived, so the
-     * copies unsettled stay within two limits. */
-    if (stuck < run->stuck_at_renew + run->renew_every || active >= run->renew_every)
+    if (run->current_held < run->renew_every || active >= run->renew_every)
         return;
     char old_tag[32], new_tag[32];
     amqp_basic_cancel_t cancel = {consumer_tag(run->consumer_no, old_tag, sizeof old_tag), 1};
@@ -483,7 +490,7 @@ void rr_renew_consumer(struct run *run)
     }
     run->consumer_no++;
     run->r->read_consumers++;
-    run->stuck_at_renew = stuck;
+    run->current_held = 0;
 }
 
 
@@ -560,7 +567,7 @@ void rr_get_one(struct run *run)
     int64_t limit = run->o->delivery_limit;
     bool at_risk = dc >= (limit > 0 ? limit - 1 : 0);
     uint64_t selected_before = run->r->selected;
-    on_delivery(run, &m, tag);
+    on_delivery(run, &m, tag, false); /* basic.get: no consumer */
     bool selected = run->r->selected > selected_before;
     if (at_risk && !selected && !run->o->force && !run->reading_done) {
         snprintf(run->r->detail, sizeof run->r->detail,
