@@ -19,7 +19,7 @@ struct plan_entry {
     struct bytes id;
     char sha[65];
     unsigned left;
-    size_t tag_head, tag_tail; /* its tags not yet taken: a list through tag_next */
+    size_t tag_head, tag_tail; /* its tags not yet taken: a list through replay_plan.tags */
 };
 
 struct replay_plan {
@@ -27,8 +27,10 @@ struct replay_plan {
     size_t n, cap;
     size_t *slots; /* open addressing over e by hash; SIZE_MAX empty */
     size_t nslots;
-    size_t *tags, *tag_next; /* one per add, in the order of adding; SIZE_MAX ends a list */
-    size_t n_tags, cap_tags, cap_next;
+    struct plan_tag {
+        size_t tag, next; /* next: the entry's next tag; SIZE_MAX ends its list */
+    } *tags;              /* one per add, in the order of adding */
+    size_t n_tags, cap_tags;
 };
 
 static uint64_t plan_hash(const struct bytes *id, const char *sha)
@@ -55,7 +57,6 @@ void replay_plan_free(struct replay_plan *p)
     free(p->e);
     free(p->slots);
     free(p->tags);
-    free(p->tag_next);
     free(p);
 }
 
@@ -94,14 +95,13 @@ static void plan_rehash(struct replay_plan *p)
 static void add_tag(struct replay_plan *p, struct plan_entry *e, size_t tag)
 {
     xgrow((void **)&p->tags, &p->cap_tags, p->n_tags + 1, sizeof *p->tags);
-    xgrow((void **)&p->tag_next, &p->cap_next, p->n_tags + 1, sizeof *p->tag_next);
     size_t k = p->n_tags++;
-    p->tags[k] = tag;
-    p->tag_next[k] = SIZE_MAX;
+    p->tags[k].tag = tag;
+    p->tags[k].next = SIZE_MAX;
     if (e->tag_tail == SIZE_MAX)
         e->tag_head = k;
     else
-        p->tag_next[e->tag_tail] = k;
+        p->tags[e->tag_tail].next = k;
     e->tag_tail = k;
 }
 
@@ -156,9 +156,9 @@ static bool plan_take(struct replay_plan *p, const struct bytes *id, const char 
     e->left--;
     size_t k = e->tag_head;
     if (tag)
-        *tag = k != SIZE_MAX ? p->tags[k] : SIZE_MAX;
+        *tag = k != SIZE_MAX ? p->tags[k].tag : SIZE_MAX;
     if (k != SIZE_MAX) {
-        e->tag_head = p->tag_next[k];
+        e->tag_head = p->tags[k].next;
         if (e->tag_head == SIZE_MAX)
             e->tag_tail = SIZE_MAX;
     }

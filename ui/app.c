@@ -71,6 +71,11 @@ void app_message(struct app *a, bool error, const char *fmt, ...)
     a->message_is_error = error;
 }
 
+unsigned app_san_flags(const struct app *a)
+{
+    return a->ascii ? SAN_ASCII : 0;
+}
+
 void app_reload_views(struct app *a)
 {
     for (int i = 0; i < a->depth; i++)

@@ -8,6 +8,9 @@
 #include "peek.h"
 #include "ui.h"
 
+/* The sanitizer's flags for this screen (SAN_ASCII without a UTF-8 locale or with --ascii). */
+unsigned app_san_flags(const struct app *a);
+
 /* Runs the UI, starting on `first`; returns the exit status. */
 int app_run(struct app *a, const struct view_ops *first);
 void app_free(struct app *a);

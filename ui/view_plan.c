@@ -85,11 +85,6 @@ static void lines_clear(struct plan_state *s)
     s->n_lines = 0;
 }
 
-static unsigned san_flags(const struct app *a)
-{
-    return a->ascii ? SAN_ASCII : 0;
-}
-
 static void add_line(struct plan_state *s, enum ui_attr attr, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void add_line(struct plan_state *s, enum ui_attr attr, const char *fmt, ...)
@@ -266,13 +261,13 @@ static void rebuild(struct app *a, struct plan_state *s)
         sb_addc(&row, mark);
         sb_addc(&row, ' ');
         const char *name = r->name ? r->name : "";
-        sanitize_fit(&row, name, strlen(name), 24, SAN_PAD | san_flags(a));
+        sanitize_fit(&row, name, strlen(name), 24, SAN_PAD | app_san_flags(a));
         sb_addc(&row, ' ');
         const char *old = r->old_text ? r->old_text : "";
-        sanitize_fit(&row, old, strlen(old), 44, SAN_PAD | san_flags(a));
+        sanitize_fit(&row, old, strlen(old), 44, SAN_PAD | app_san_flags(a));
         sb_addc(&row, ' ');
         if (r->new_text)
-            sanitize_append(&row, r->new_text, strlen(r->new_text), san_flags(a));
+            sanitize_append(&row, r->new_text, strlen(r->new_text), app_san_flags(a));
         add_line(s, attr, "%s", row.buf ? row.buf : "");
         sb_free(&row);
     }

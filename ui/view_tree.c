@@ -36,11 +36,6 @@ struct tree_state {
     struct strbuf tmp;
 };
 
-static unsigned san_flags(const struct app *a)
-{
-    return a->ascii ? SAN_ASCII : 0;
-}
-
 static const struct store_entry *entry_of(const struct tree_state *s, uint32_t node)
 {
     const struct app *a = s->a;
@@ -55,7 +50,7 @@ static bool add_field(struct tree_state *s, struct strbuf *out, store_ref ref, i
     size_t n = store_text(s->a->store, ref, s->buf);
     if (!n)
         return false;
-    sanitize_fit(out, s->buf, n, columns, san_flags(s->a));
+    sanitize_fit(out, s->buf, n, columns, app_san_flags(s->a));
     return true;
 }
 

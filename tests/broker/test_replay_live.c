@@ -263,6 +263,31 @@ static void expect_queue_at(struct conn *c, const char *q, const struct message 
 }
 #define expect_queue(c, q, want, n) expect_queue_at(c, q, want, n, __LINE__)
 
+/* A pass that replays its plan's dead letters to exchange:routing_key ("" : a queue). */
+static struct sel sel_for(const char *dlq, const char *exchange, const char *routing_key)
+{
+    struct sel s;
+    memset(&s, 0, sizeof s);
+    s.plan = replay_plan_new();
+    s.dlq = dlq;
+    s.mode = RESTAMP_REPLAY;
+    s.to_exchange = exchange;
+    s.to_routing_key = routing_key;
+    return s;
+}
+
+/* n plain messages "P-0000", "P-0001", … (id and body alike), in an array to free. */
+static struct message *numbered(const char *prefix, size_t n)
+{
+    struct message *m = xcalloc(n ? n : 1, sizeof *m);
+    for (size_t i = 0; i < n; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "%.8s-%04zu", prefix, i);
+        m[i] = plain(id, id);
+    }
+    return m;
+}
+
 static void fresh(struct conn *c, const char *q)
 {
     bt_queue_fresh(c, q, NULL);
@@ -394,12 +419,7 @@ static void t_unroutable_and_full(void **state)
     struct message dl[3] = {plain("a", "A"), plain("b", "B"), plain("c", "C")};
     bt_publish(c, "", "r3.dlq", dl, 3);
 
-    struct sel s = {0};
-    s.plan = replay_plan_new();
-    s.dlq = "r3.dlq";
-    s.mode = RESTAMP_REPLAY;
-    s.to_exchange = "";
-    s.to_routing_key = "r3.nowhere";
+    struct sel s = sel_for("r3.dlq", "", "r3.nowhere");
     plan_add_msg(s.plan, &dl[1]);
     struct replay_report r = run_plan(c, &s, 0, 0);
     assert_int_equal(r.done, 0);
@@ -407,12 +427,7 @@ static void t_unroutable_and_full(void **state)
     assert_non_null(strstr(s.last_reason, "unroutable"));
     expect_queue(c, "r3.dlq", dl, 3);
 
-    struct sel f = {0};
-    f.plan = replay_plan_new();
-    f.dlq = "r3.dlq";
-    f.mode = RESTAMP_REPLAY;
-    f.to_exchange = "";
-    f.to_routing_key = "r3.full";
+    struct sel f = sel_for("r3.dlq", "", "r3.full");
     plan_add_msg(f.plan, &dl[0]);
     plan_add_msg(f.plan, &dl[2]);
     r = run_plan(c, &f, 0, 0);
@@ -423,12 +438,7 @@ static void t_unroutable_and_full(void **state)
     assert_int_equal(bt_depth(c, "r3.full"), 1);
 
     /* An exchange that does not exist: checked before publishing, kept. */
-    struct sel x = {0};
-    x.plan = replay_plan_new();
-    x.dlq = "r3.dlq";
-    x.mode = RESTAMP_REPLAY;
-    x.to_exchange = "r3.no-such-exchange";
-    x.to_routing_key = "k";
+    struct sel x = sel_for("r3.dlq", "r3.no-such-exchange", "k");
     plan_add_msg(x.plan, &dl[0]);
     r = run_plan(c, &x, 0, 0);
     assert_int_equal(r.kept, 1);
@@ -462,12 +472,7 @@ static void t_vanished_connection(void **state)
     }
     bt_publish(admin, "", "r4.dlq", dl, N);
     struct conn *c = bt_connect();
-    struct sel s = {0};
-    s.plan = replay_plan_new();
-    s.dlq = "r4.dlq";
-    s.mode = RESTAMP_REPLAY;
-    s.to_exchange = "";
-    s.to_routing_key = "r4.src";
+    struct sel s = sel_for("r4.dlq", "", "r4.src");
     s.kill_after_done = 1;
     s.conn = c;
     for (size_t i = 0; i < N; i++)
@@ -561,12 +566,7 @@ static void t_canary(void **state)
         dl[i] = plain(id, id);
     }
     bt_publish(c, "", "r6.dlq", dl, 5);
-    struct sel s = {0};
-    s.plan = replay_plan_new();
-    s.dlq = "r6.dlq";
-    s.mode = RESTAMP_REPLAY;
-    s.to_exchange = "";
-    s.to_routing_key = "r6.src";
+    struct sel s = sel_for("r6.dlq", "", "r6.src");
     for (size_t i = 0; i < 5; i++)
         plan_add_msg(s.plan, &dl[i]);
     struct replay_report r = run_plan(c, &s, 0, 3000);
@@ -585,12 +585,7 @@ static void t_canary(void **state)
 
     /* With the queue fixed (no TTL), the canary stays away and the rest follow. */
     bt_queue_fresh(c, "r6.src", NULL);
-    struct sel ok = {0};
-    ok.plan = replay_plan_new();
-    ok.dlq = "r6.dlq";
-    ok.mode = RESTAMP_REPLAY;
-    ok.to_exchange = "";
-    ok.to_routing_key = "r6.src";
+    struct sel ok = sel_for("r6.dlq", "", "r6.src");
     for (size_t i = 1; i < 5; i++)
         plan_add_msg(ok.plan, &dl[i]);
     r = run_plan(c, &ok, 0, 1000);
@@ -618,31 +613,16 @@ static void t_two_passes_one_connection(void **state)
     fresh(c, "r9.dlq");
     fresh(c, "r9.src");
     enum { N = 300 };
-    struct message *dl = xcalloc(N, sizeof *dl);
-    for (size_t i = 0; i < N; i++) {
-        char id[16];
-        snprintf(id, sizeof id, "t-%03zu", i);
-        dl[i] = plain(id, id);
-    }
+    struct message *dl = numbered("t", N);
     bt_publish(c, "", "r9.dlq", dl, N);
     /* Pass 1 keeps its dead letter at once (no such exchange: nothing to publish or prove),
      * so it ends while the broker is still sending the rest. */
-    struct sel s1 = {0};
-    s1.plan = replay_plan_new();
-    s1.dlq = "r9.dlq";
-    s1.mode = RESTAMP_REPLAY;
-    s1.to_exchange = "r9.no-such-exchange";
-    s1.to_routing_key = "k";
+    struct sel s1 = sel_for("r9.dlq", "r9.no-such-exchange", "k");
     plan_add_msg(s1.plan, &dl[0]);
     struct replay_report r = run_plan(c, &s1, 0, 0);
     assert_int_equal(r.kept, 1);
     assert_int_equal(amqp_frames_enqueued(conn_state(c)), 0);
-    struct sel s2 = {0};
-    s2.plan = replay_plan_new();
-    s2.dlq = "r9.dlq";
-    s2.mode = RESTAMP_REPLAY;
-    s2.to_exchange = "";
-    s2.to_routing_key = "r9.src";
+    struct sel s2 = sel_for("r9.dlq", "", "r9.src");
     plan_add_msg(s2.plan, &dl[N - 1]);
     r = run_plan(c, &s2, 0, 0);
     assert_int_equal(r.done, 1);
@@ -672,12 +652,7 @@ static void t_window_one(void **state)
         dl[i] = plain(id, id);
     }
     bt_publish(c, "", "r7.dlq", dl, 20);
-    struct sel s = {0};
-    s.plan = replay_plan_new();
-    s.dlq = "r7.dlq";
-    s.mode = RESTAMP_REPLAY;
-    s.to_exchange = "";
-    s.to_routing_key = "r7.src";
+    struct sel s = sel_for("r7.dlq", "", "r7.src");
     for (size_t i = 0; i < 20; i += 2)
         plan_add_msg(s.plan, &dl[i]);
     struct replay_report r = run_plan(c, &s, 1, 0);
@@ -706,12 +681,7 @@ static void t_bounded_reading(void **state)
     struct conn *c = bt_connect();
     fresh(c, "r8.dlq");
     fresh(c, "r8.src");
-    struct message *dl = xcalloc(N, sizeof *dl);
-    for (size_t i = 0; i < N; i++) {
-        char id[16];
-        snprintf(id, sizeof id, "b-%04zu", i);
-        dl[i] = plain(id, id);
-    }
+    struct message *dl = numbered("b", N);
     bt_publish(c, "", "r8.dlq", dl, N);
     struct sel s = {0};
     s.dlq = "r8.dlq";

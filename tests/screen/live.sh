@@ -211,8 +211,9 @@ else
 fi
 rcap >"$tmp/tree-gone.screen"
 # The plan of the hostile dead letter (escapes, an OSC title, a bidi override in its type,
-# error and body): every byte shown as a visible escape, the columns still in line, and
-# Esc sends nothing.
+# error and body): every byte shown as a visible escape (had \e[2J\e[H reached the terminal,
+# the screen would have been cleared and the title line lost), the columns still in line,
+# and Esc sends nothing.
 T send-keys -t r Escape
 waitfor " dlqx  messages  $rq" 50 || bad "Esc: not back on the messages"
 h_before=$(rdepth $rq)
@@ -221,7 +222,6 @@ waitfor "owned" 50 >/dev/null
 T send-keys -t r R
 if waitfor "replay this message of $rq" 100; then
   rcap >"$tmp/plan-hostile.screen"
-  T capture-pane -pe -t r >"$tmp/plan-hostile.ansi"
   if grep -q 'x-acemq-type .*string:order.placed\\e\[2J' "$tmp/plan-hostile.screen" &&
     head -1 "$tmp/plan-hostile.screen" | grep -q "^ dlqx  plan  $rq"; then
     ok "the hostile plan shows its escapes as text; the title is dlqx's"
@@ -247,8 +247,6 @@ PY
 )
   [ "$misaligned" = 0 ] && ok "the plan's columns line up on hostile bytes" ||
     bad "$misaligned diff rows out of line"
-  ! grep -q "$(printf '\033')\]\|$(printf '\033')\[2J" "$tmp/plan-hostile.ansi" &&
-    ok "no escape of the message reached the terminal" || bad "an escape of the message reached the terminal"
 else
   bad "R on the hostile dead letter: no plan"; rcap | head -5
 fi
