@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "sanitize.h"
 #include "util.h"
 
 void broker_opts_init(struct broker_opts *b)
@@ -96,13 +97,28 @@ int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i)
     return 0;
 }
 
-static bool truthy(const char *v, size_t n)
+/* A yes or a no, case-insensitive: 1 for 1/true/yes/on, 0 for 0/false/no/off, -1 for
+ * anything else (which is an error, never a silent no: read-only must fail closed). */
+int broker_parse_bool(const char *v, size_t n)
 {
-    static const char *const yes[] = {"1", "true", "yes", "on"};
-    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-        if (strlen(yes[i]) == n && strncasecmp(v, yes[i], n) == 0)
-            return true;
-    return false;
+    static const char *const words[] = {"1", "true", "yes", "on", "0", "false", "no", "off"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i]) == n && strncasecmp(v, words[i], n) == 0)
+            return i < 4;
+    return -1;
+}
+
+/* Reports a read-only setting that is neither a yes nor a no (the value shown made safe). */
+static void bad_read_only(const char *where, const char *v, size_t n)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sanitize_append(&sb, v, n > 40 ? 40 : n, SAN_ESCAPE_BACKSLASH);
+    fprintf(stderr,
+            "dlqx: %s\"%s%s\" is neither a yes nor a no: give 1, true, yes or on to refuse "
+            "every write (0, false, no or off to allow them)\n",
+            where, sb.buf ? sb.buf : "", n > 40 ? "..." : "");
+    sb_free(&sb);
 }
 
 /* Takes dlqx's own query parameters off a URL (librabbitmq knows none): read_only=true marks
@@ -121,7 +137,12 @@ static bool url_params(struct broker_opts *b, size_t i)
         size_t vlen = eq ? n - klen - 1 : 4;
         if ((klen == 9 && strncmp(p, "read_only", 9) == 0) ||
             (klen == 8 && strncmp(p, "readonly", 8) == 0)) {
-            if (truthy(v, vlen))
+            int yes = vlen ? broker_parse_bool(v, vlen) : 0; /* empty: not set */
+            if (yes < 0) {
+                bad_read_only("the URL parameter read_only=", v, vlen);
+                return false;
+            }
+            if (yes)
                 b->read_only = true;
         } else {
             char *masked = conn_mask_url(u);
@@ -158,8 +179,15 @@ bool broker_opts_finish(struct broker_opts *b)
         if (!url_params(b, i))
             return false;
     const char *ro = getenv("DLQX_READ_ONLY");
-    if (ro && truthy(ro, strlen(ro)))
-        b->read_only = true;
+    if (ro && *ro) { /* empty: not set */
+        int yes = broker_parse_bool(ro, strlen(ro));
+        if (yes < 0) {
+            bad_read_only("DLQX_READ_ONLY=", ro, strlen(ro));
+            return false;
+        }
+        if (yes)
+            b->read_only = true;
+    }
     for (size_t i = 0; i < b->n_urls; i++) {
         const char *u = b->urls[i];
         const char *at = strchr(u, '@');

@@ -8,12 +8,14 @@
  *   --cacert FILE --cert FILE --key FILE --tls-no-verify   amqps://
  *   --mgmt-url URL (or DLQX_MGMT_URL), --no-mgmt           the management API
  *   --read-only (or DLQX_READ_ONLY=1, or ?read_only=true    nothing is written to this broker
- *   on a URL: the per-connection setting)
+ *   on a URL: the per-connection setting; true/false, 1/0, yes/no, on/off, any case; empty
+ *   is unset; any other value is an error, exit 2 — read-only fails closed)
  */
 #ifndef DLQX_BROKER_OPTS_H
 #define DLQX_BROKER_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "conn.h"
 
@@ -53,6 +55,8 @@ void broker_opts_free(struct broker_opts *b);
 int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i);
 /* Applies the environment and reads the password; false after reporting an error. */
 bool broker_opts_finish(struct broker_opts *b);
+/* 1 for 1/true/yes/on, 0 for 0/false/no/off (case-insensitive), -1 for anything else. */
+int broker_parse_bool(const char *v, size_t n);
 void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o);
 int broker_exit_code(enum conn_err k);
 struct mgmt;

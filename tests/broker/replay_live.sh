@@ -44,6 +44,23 @@ id2=$(field "$tmp/snap.jsonl" 2 id)
 check read-only-flag 23 'read-only' "$dlqx" replay $dlq --all --yes --read-only
 check read-only-env 23 'read-only' env DLQX_READ_ONLY=1 "$dlqx" replay $dlq --all --yes
 check read-only-url 23 'read-only' "$dlqx" replay $dlq --all --yes --url "$DLQX_URL?read_only=true"
+# Read-only fails closed: a value that is neither a yes nor a no is an error (exit 2) before
+# anything is read or written, never a silent "no"; the yeses are any case.
+nyn='is neither a yes nor a no'
+check read-only-env-y 2 "DLQX_READ_ONLY=\"y\" $nyn" env DLQX_READ_ONLY=y "$dlqx" delete $dlq --all --yes
+check read-only-env-enabled 2 "$nyn" env DLQX_READ_ONLY=enabled "$dlqx" replay $dlq --all --yes
+check read-only-env-empty-url-bad 2 "read_only=\"enabled\" $nyn" env DLQX_READ_ONLY= \
+  "$dlqx" delete $dlq --all --yes --url "$DLQX_URL?read_only=enabled"
+check read-only-url-y 2 "$nyn" "$dlqx" replay $dlq --all --yes --url "$DLQX_URL?read_only=y"
+check read-only-url-yes 23 'read-only' "$dlqx" delete $dlq --all --yes --url "$DLQX_URL?read_only=yes"
+check read-only-url-On 23 'read-only' "$dlqx" replay $dlq --all --yes --url "$DLQX_URL?readonly=On"
+check read-only-env-TRUE 23 'read-only' env DLQX_READ_ONLY=TRUE "$dlqx" delete $dlq --all --yes
+check read-only-env-no-url-yes 23 'read-only' env DLQX_READ_ONLY=no "$dlqx" delete $dlq --all --yes \
+  --url "$DLQX_URL?read_only=1"
+# The explorer takes the same setting (and stops before it needs a terminal).
+check read-only-explorer-env 2 "$nyn" env DLQX_READ_ONLY=enabled "$dlqx" $dlq
+check read-only-explorer-url 2 "$nyn" "$dlqx" --url "$DLQX_URL?read_only=y"
+expect_depth "read-only: nothing deleted" $dlq "$n0"
 check unknown-url-parameter 2 'unknown URL parameter' "$dlqx" replay $dlq --all --yes --url "$DLQX_URL?frobnicate=1"
 check no-terminal 2 'give --yes' setsid "$dlqx" replay $dlq --id "$id1"
 check no-selection 2 'say which dead letters' "$dlqx" replay $dlq --yes
