@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <termios.h>
@@ -48,23 +49,59 @@ static void set_kind(enum conn_err *kind, enum conn_err k)
         *kind = k;
 }
 
-char *conn_mask_url(const char *url)
+const char *conn_url_userinfo_end(const char *url)
 {
     const char *scheme_end = strstr(url, "://");
-    if (!scheme_end)
-        return xstrdup(url);
-    const char *auth = scheme_end + 3;
-    const char *slash = strchr(auth, '/');
+    const char *auth = scheme_end ? scheme_end + 3 : url;
+    const char *last = strrchr(auth, '@');
+    if (!last)
+        return NULL;
+    /* A password may hold any character ('/', '?', '@' unencoded): once a ':' comes before
+     * some '@', the user information runs to the last '@', so that none of it is shown. */
+    if (memchr(auth, ':', (size_t)(last - auth)))
+        return last;
     const char *at = NULL;
-    for (const char *p = auth; *p && (!slash || p < slash); p++)
+    for (const char *p = auth; *p && !strchr("/?#", *p); p++)
         if (*p == '@')
             at = p;
+    return at;
+}
+
+char *conn_mask_url(const char *url)
+{
+    const char *at = conn_url_userinfo_end(url);
     if (!at)
         return xstrdup(url);
+    const char *scheme_end = strstr(url, "://");
+    const char *auth = scheme_end ? scheme_end + 3 : url;
     const char *colon = memchr(auth, ':', (size_t)(at - auth));
     if (!colon)
         return xstrdup(url);
     return xasprintf("%.*s%s", (int)(colon - url), url, at);
+}
+
+bool conn_url_has_password(const char *url)
+{
+    const char *at = conn_url_userinfo_end(url);
+    const char *scheme_end = strstr(url, "://");
+    const char *auth = scheme_end ? scheme_end + 3 : url;
+    return at && memchr(auth, ':', (size_t)(at - auth));
+}
+
+void conn_secret_guard(void)
+{
+    /* No core dump and no ptrace by the same user while a password is in memory: a core of
+     * a peek held it three times over (ours, rabbitmq-c's login frame, libcurl's copy). */
+    prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L);
+}
+
+/* Wipes n bytes (a URL's copy that amqp_parse_url cut with NULs: strlen would stop short). */
+static void secret_free_n(char *s, size_t n)
+{
+    if (!s)
+        return;
+    explicit_bzero(s, n);
+    free(s);
 }
 
 /* A broker's text (a reply text, a server property) is untrusted: keep it printable. */
@@ -264,7 +301,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
         set_kind(kind, CONN_BAD_URL);
         error_set(err, ST_EINVAL,
                   "%s is not a valid RabbitMQ URI (amqp[s]://user@host:port/vhost)", masked);
-        conn_secret_free(buf);
+        secret_free_n(buf, strlen(url));
         free(masked);
         return ST_EINVAL;
     }
@@ -380,13 +417,13 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     }
     if (!c->server_version)
         c->server_version = xstrdup("?");
-    conn_secret_free(buf);
+    secret_free_n(buf, strlen(url));
     set_kind(kind, CONN_OK);
     *out = c;
     return ST_OK;
 fail:
     amqp_destroy_connection(st);
-    conn_secret_free(buf);
+    secret_free_n(buf, strlen(url));
     free(shown);
     return status;
 }
@@ -608,12 +645,8 @@ enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *qu
 
 void conn_secret_free(char *s)
 {
-    if (!s)
-        return;
-    volatile char *p = s;
-    while (*p)
-        *p++ = '\0';
-    free(s);
+    if (s)
+        secret_free_n(s, strlen(s));
 }
 
 static char *strip_line(char *s)
@@ -625,6 +658,7 @@ static char *strip_line(char *s)
 
 enum status conn_read_password_file(const char *path, char **out, struct error *err)
 {
+    conn_secret_guard();
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return error_set(err, ST_EIO, "cannot read the password file %s: %s", path,
@@ -647,12 +681,13 @@ enum status conn_read_password_file(const char *path, char **out, struct error *
                          strerror(errno));
     buf[n] = '\0';
     *out = xstrdup(strip_line(buf));
-    memset(buf, 0, sizeof buf);
+    explicit_bzero(buf, sizeof buf);
     return ST_OK;
 }
 
 enum status conn_prompt_password(const char *prompt, char **out, struct error *err)
 {
+    conn_secret_guard();
     int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return error_set(err, ST_EIO, "cannot ask for a password: no terminal (%s)",
@@ -686,7 +721,7 @@ enum status conn_prompt_password(const char *prompt, char **out, struct error *e
     }
     close(fd);
     *out = xstrdup(strip_line(buf));
-    memset(buf, 0, sizeof buf);
+    explicit_bzero(buf, sizeof buf);
     return ST_OK;
 }
 
@@ -696,7 +731,7 @@ bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
     struct amqp_connection_info ci;
     amqp_default_connection_info(&ci);
     if (amqp_parse_url(buf, &ci) != AMQP_STATUS_OK) {
-        conn_secret_free(buf);
+        secret_free_n(buf, strlen(url));
         return false;
     }
     if (user)
@@ -705,6 +740,6 @@ bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
         *vhost = xstrdup(ci.vhost);
     if (host)
         *host = xstrdup(ci.host);
-    conn_secret_free(buf);
+    secret_free_n(buf, strlen(url));
     return true;
 }

@@ -100,17 +100,27 @@ enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *qu
                                struct error *err);
 
 /* Reads a password: the first line of a file (mode checked: a world-readable file is
- * refused), or the terminal with echo off. The result is the caller's to free (and wipe). */
+ * refused), or the terminal with echo off. The result is the caller's to free (and wipe).
+ * Both make the process undumpable first (conn_secret_guard). */
 enum status conn_read_password_file(const char *path, char **out, struct error *err);
 enum status conn_prompt_password(const char *prompt, char **out, struct error *err);
-/* Overwrites and frees a secret. */
+/* Overwrites (explicit_bzero, never optimised away) and frees a secret. */
 void conn_secret_free(char *s);
+/* Makes the process undumpable (prctl PR_SET_DUMPABLE 0): no core file and no ptrace by the
+ * same user while a password is held. Reset by exec, so $EDITOR is unaffected. */
+void conn_secret_guard(void);
 
 /* The user and virtual host a URL names (librabbitmq's defaults, guest and /, when it names
  * none). New strings; false for a URL that does not parse. */
 bool conn_url_parts(const char *url, char **user, char **vhost, char **host);
 
-/* A URL as it may be shown: the password (if any) removed. A new string. */
+/* A URL as it may be shown: the password (if any) removed. A new string. A password may hold
+ * any character, so once a ':' comes before an '@', everything up to the last '@' is taken
+ * for user information (a vhost with a raw '@' is then shown cut: never a password). */
 char *conn_mask_url(const char *url);
+/* The '@' that ends a URL's user information (by the rule above), or NULL. */
+const char *conn_url_userinfo_end(const char *url);
+/* Whether the URL carries a password (user:password@). */
+bool conn_url_has_password(const char *url);
 
 #endif

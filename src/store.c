@@ -5,6 +5,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,8 +66,10 @@ enum status store_new(size_t budget, const char *dir, struct store **out, struct
         free(s);
         return ST_EIO;
     }
-    /* Unlinked at once: the data never outlives the process. */
+    /* Unlinked at once: the data never outlives the process. Close-on-exec: $EDITOR and any
+     * other program started from here must not inherit every message body. */
     unlink(path);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
     free(path);
     s->spill = fdopen(fd, "w+b");
     if (!s->spill) {

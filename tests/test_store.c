@@ -147,12 +147,38 @@ static void test_hostile_and_rejected(void **state)
     store_free(s);
 }
 
+/* What a program started from here ($EDITOR, through the shell) would hold open: the store's
+ * temporary file (every message body) must not be among them. */
+static void test_spill_file_not_inherited(void **state)
+{
+    (void)state;
+    struct store *s = NULL;
+    struct error err;
+    assert_int_equal(store_new(0, NULL, &s, &err), ST_OK);
+    FILE *p = popen("ls -l /proc/$$/fd", "r");
+    assert_non_null(p);
+    char line[512];
+    int lines = 0, inherited = 0;
+    while (fgets(line, sizeof line, p)) {
+        lines++;
+        if (strstr(line, "dlqx-store-")) {
+            fprintf(stderr, "inherited: %s", line);
+            inherited++;
+        }
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_true(lines >= 3); /* the listing ran: at least stdin, stdout, stderr */
+    assert_int_equal(inherited, 0);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_and_spill),
         cmocka_unit_test(test_write_is_the_snapshot),
         cmocka_unit_test(test_hostile_and_rejected),
+        cmocka_unit_test(test_spill_file_not_inherited),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }

@@ -4,8 +4,11 @@
  *   dlqx [BROKER OPTIONS] QUEUE...   those queues' dead letters (a snapshot of each)
  *   dlqx open FILE...                snapshot files, no broker at all
  * While curses owns the terminal, standard error goes to a temporary file and is replayed
- * after the terminal is restored, so no library message can scribble over the screen.
+ * after the terminal is restored, so no library message can scribble over the screen. The
+ * file (unlinked, 0600) and the saved standard error are close-on-exec, and while $EDITOR has
+ * the terminal its standard error is the terminal again: it inherits neither.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +18,60 @@
 #include "../src/cli/cli.h"
 #include "app.h"
 #include "mgmt.h"
+#include "term.h"
+#include "util.h"
 
 static int saved_stderr = -1;
 static FILE *captured;
 
+/* An unlinked temporary file, close-on-exec (tmpfile(3) is not), or NULL. */
+static FILE *private_tmpfile(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *path = xasprintf("%s/dlqx-stderr-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        unlink(path);
+    free(path);
+    if (fd < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w+");
+    if (!f)
+        close(fd);
+    return f;
+}
+
 static void capture_stderr(void)
 {
     fflush(stderr);
-    captured = tmpfile();
+    captured = private_tmpfile();
     if (!captured)
         return;
-    saved_stderr = dup(STDERR_FILENO);
+    saved_stderr = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (saved_stderr < 0) {
+        fclose(captured);
+        captured = NULL;
+        return;
+    }
+    dup2(fileno(captured), STDERR_FILENO);
+}
+
+void ui_stderr_pause(void)
+{
+    if (saved_stderr < 0)
+        return;
+    fflush(stderr);
+    dup2(saved_stderr, STDERR_FILENO);
+}
+
+void ui_stderr_resume(void)
+{
+    if (saved_stderr < 0)
+        return;
+    fflush(stderr);
     dup2(fileno(captured), STDERR_FILENO);
 }
 

@@ -24,5 +24,9 @@ bool term_input_pending(void);
 void term_clear(void);
 void term_flush(void);
 void term_redraw_all(void);
+/* While $EDITOR owns the terminal: standard error on the terminal again, then captured again
+ * (ui/cmd_ui.c); nothing when it is not captured. */
+void ui_stderr_pause(void);
+void ui_stderr_resume(void);
 
 #endif

@@ -541,8 +541,10 @@ static void edit_body(struct app *a, struct plan_state *s)
     struct bytes edited = {0};
     def_prog_mode();
     endwin();
+    ui_stderr_pause();
     enum status st = editor_edit(start, props_string(&m.props, PROP_content_type), NULL, NULL,
                                  &edited, &err);
+    ui_stderr_resume();
     reset_prog_mode();
     term_redraw_all();
     message_free(&m);

@@ -21,6 +21,7 @@ void broker_opts_free(struct broker_opts *b)
 {
     conn_secret_free(b->password);
     free(b->env_urls);
+    free(b->mgmt_store);
     for (size_t i = 0; i < 16; i++)
         free(b->url_store[i]);
     memset(b, 0, sizeof *b);
@@ -126,7 +127,8 @@ static void bad_read_only(const char *where, const char *v, size_t n)
 static bool url_params(struct broker_opts *b, size_t i)
 {
     const char *u = b->urls[i];
-    const char *q = strchr(u, '?');
+    const char *at = conn_url_userinfo_end(u); /* a '?' in a password is not the query */
+    const char *q = strchr(at ? at : u, '?');
     if (!q)
         return true;
     for (const char *p = q + 1; *p;) {
@@ -160,6 +162,69 @@ static bool url_params(struct broker_opts *b, size_t i)
     return true;
 }
 
+char *broker_mgmt_url_default(const char *mgmt_url, bool amqps)
+{
+    if (strstr(mgmt_url, "://"))
+        return xstrdup(mgmt_url);
+    return xasprintf("%s://%s", amqps ? "https" : "http", mgmt_url);
+}
+
+bool broker_mgmt_plain(const char *mgmt_url, bool amqps)
+{
+    if (strncasecmp(mgmt_url, "http://", 7) != 0)
+        return false;
+    if (amqps)
+        return true;
+    const char *h = mgmt_url + 7;
+    const char *at = strchr(h, '@'); /* refused later, but not taken for the host */
+    if (at && at < h + strcspn(h, "/"))
+        h = at + 1;
+    size_t n = *h == '[' ? strcspn(h, "]") + 1 : strcspn(h, ":/");
+    bool loopback = (n == 9 && strncasecmp(h, "localhost", 9) == 0) ||
+                    (n >= 4 && strncmp(h, "127.", 4) == 0) || (n == 5 && strncmp(h, "[::1]", 5) == 0);
+    return !loopback;
+}
+
+/* Says when TLS options are given where nothing is TLS, and when the management API's basic
+ * auth would go over plain http. The management URL without a scheme takes the broker's. */
+static void tls_notes(struct broker_opts *b)
+{
+    bool amqps = false;
+    for (size_t i = 0; i < b->n_urls; i++)
+        if (strncasecmp(b->urls[i], "amqps://", 8) == 0)
+            amqps = true;
+    bool mgmt = b->mgmt_url && *b->mgmt_url && !b->no_mgmt;
+    if (mgmt) {
+        b->mgmt_store = broker_mgmt_url_default(b->mgmt_url, amqps);
+        b->mgmt_url = b->mgmt_store;
+    }
+    bool https = mgmt && strncasecmp(b->mgmt_url, "https://", 8) == 0;
+    const char *tls[] = {b->cacert ? "--cacert" : NULL, b->cert ? "--cert" : NULL,
+                         b->key ? "--key" : NULL, b->tls_no_verify ? "--tls-no-verify" : NULL};
+    struct strbuf given;
+    sb_init(&given);
+    for (size_t i = 0; i < sizeof tls / sizeof *tls; i++)
+        if (tls[i])
+            sb_addf(&given, "%s%s", given.len ? ", " : "", tls[i]);
+    if (given.len && !amqps && !https)
+        fprintf(stderr, "dlqx: warning: %s ignored: no URL here is amqps:// or https:// (the "
+                        "connection is not encrypted)\n",
+                given.buf);
+    sb_free(&given);
+    if (mgmt && broker_mgmt_plain(b->mgmt_url, amqps)) {
+        char *shown = conn_mask_url(b->mgmt_url);
+        struct strbuf sb;
+        sb_init(&sb);
+        sanitize_append(&sb, shown, strlen(shown), SAN_ESCAPE_BACKSLASH);
+        fprintf(stderr,
+                "dlqx: warning: the management API %s is plain http: the password goes over "
+                "the network unencrypted%s; give --mgmt-url https://...\n",
+                sb.buf, amqps ? " although the broker is amqps://" : "");
+        sb_free(&sb);
+        free(shown);
+    }
+}
+
 bool broker_opts_finish(struct broker_opts *b)
 {
     if (!b->n_urls) {
@@ -190,10 +255,10 @@ bool broker_opts_finish(struct broker_opts *b)
     }
     for (size_t i = 0; i < b->n_urls; i++) {
         const char *u = b->urls[i];
-        const char *at = strchr(u, '@');
-        const char *scheme = strstr(u, "://");
-        if (scheme && at && memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) &&
-            !getenv("DLQX_ALLOW_URL_PASSWORD")) {
+        if (!conn_url_has_password(u))
+            continue;
+        conn_secret_guard(); /* a password in memory: no core dump from here on */
+        if (!getenv("DLQX_ALLOW_URL_PASSWORD")) {
             /* Allowed (RabbitMQ URIs carry them), but never shown: warn once. */
             char *masked = conn_mask_url(u);
             fprintf(stderr,
@@ -208,6 +273,7 @@ bool broker_opts_finish(struct broker_opts *b)
         if (env && *env)
             b->mgmt_url = env;
     }
+    tls_notes(b);
     if (!b->password_file) {
         const char *env = getenv("DLQX_PASSWORD_FILE");
         if (env && *env)

@@ -32,6 +32,7 @@ struct broker_opts {
     char *env_urls; /* owned copy of DLQX_URL that urls[] point into */
     char *url_store[16]; /* owned: URLs with their dlqx query parameters taken off */
     bool read_only;      /* --read-only, DLQX_READ_ONLY, or ?read_only=true on a URL */
+    char *mgmt_store;    /* owned: mgmt_url with the scheme a URL without one takes */
 };
 
 /* Exit codes of the broker commands (documented in the man page). */
@@ -57,6 +58,12 @@ int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i);
 bool broker_opts_finish(struct broker_opts *b);
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (case-insensitive), -1 for anything else. */
 int broker_parse_bool(const char *v, size_t n);
+/* The management API's URL: as given, or with https:// (an amqps:// broker) or http://
+ * before one that names no scheme (host:port/). A new string. */
+char *broker_mgmt_url_default(const char *mgmt_url, bool amqps);
+/* Whether basic auth to this management URL goes unencrypted where it matters: plain http://
+ * to a host other than this machine's loopback, or any plain http:// for an amqps:// broker. */
+bool broker_mgmt_plain(const char *mgmt_url, bool amqps);
 void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o);
 int broker_exit_code(enum conn_err k);
 struct mgmt;
