@@ -98,6 +98,15 @@ check amqps-to-plain-port 13 'the TLS handshake failed: the port may not speak T
 check amqp-to-tls-port 10 'the connection ended before the AMQP handshake: the port does not seem to speak plain AMQP (if it is a TLS port, use amqps://)' \
   "$dlqx" peek "$q" --url "$tls_as_plain"
 
+# The management API's basic auth over plain http while AMQP is amqps: said (it still works);
+# TLS options where nothing is TLS: said, not silently ignored.
+check mgmt-plain-http-amqps 0 "the management API $DLQX_MGMT_URL is plain http: the password goes over the network unencrypted although the broker is amqps://" \
+  "$dlqx" queues --all --url "$url" --cacert "$ca"
+check cacert-plain-amqp 0 "warning: --cacert ignored: no URL here is amqps:// or https://" \
+  "$dlqx" peek "$q" --url "$DLQX_URL" --cacert "$ca" --no-mgmt -o "$tmp/p5.jsonl"
+check plain-amqp-loopback-mgmt 0 "" "$dlqx" queues --all
+grep -q 'plain http' "$tmp/err" && { echo "FAIL plain-amqp-loopback-mgmt: warned for loopback:"; cat "$tmp/err"; fail=$((fail + 1)); }
+
 # Nothing was taken: the queue still holds its three messages.
 if [ "$(depth)" = 3 ]; then pass=$((pass + 1)); else
   echo "FAIL depth: $q holds $(depth) messages after the TLS peeks, not 3"; fail=$((fail + 1)); fi

@@ -144,10 +144,14 @@ if "$seed" --prefix lr- >"$tmp/seed2.out" 2>&1; then ok "seeded an incident (lr-
 rq=lr-orders.dlq
 rdepth() { "$dlqx" queues --no-mgmt --json "$1" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p'; }
 r_before=$(rdepth $rq)
+# $EDITOR (b in the plan) lists what it was given open, and fails: the body stays as it was.
+printf '#!/bin/sh\nls -l /proc/self/fd >"%s/editor.fds"\nexit 3\n' "$tmp" >"$tmp/editor.sh"
+chmod +x "$tmp/editor.sh"
 T -f /dev/null new-session -d -s r -x 120 -y 40 \
   "cd '$tmp' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term \
-   NO_COLOR=1 DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' \
-   DLQX_JOURNAL='$tmp/journal.jsonl' '$dlqx' '$rq' 2>'$tmp/ui2.err'; echo \$? >'$tmp/ui2.status'; sleep 600"
+   NO_COLOR=1 DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' VISUAL= \
+   EDITOR='$tmp/editor.sh' DLQX_JOURNAL='$tmp/journal.jsonl' '$dlqx' '$rq' 2>'$tmp/ui2.err'; \
+   echo \$? >'$tmp/ui2.status'; sleep 600"
 rcap() { T capture-pane -p -t r 2>/dev/null; }
 waitfor() { # text, tries of 0.1 s
   for _ in $(seq 1 "$2"); do rcap | grep -q -- "$1" && return 0; sleep 0.1; done
@@ -165,6 +169,23 @@ grep -q "routes: the default exchange delivers to queue lr-orders" "$tmp/plan.sc
   ok "the plan says the target routes" || bad "the plan does not say whether the target routes"
 grep -q "x-acemq-attempt" "$tmp/plan.screen" && ok "the plan shows the copy's headers" ||
   bad "the plan shows no headers"
+# The editor inherits none of dlqx's files: not the store's temporary file (every body), not
+# the file standard error is kept in under curses, not the saved standard error; its own
+# standard error is dlqx's (ui2.err here), not the file.
+T send-keys -t r b
+waitfor "the editor .* failed (exit status 3)" 100 || bad "b: the editor's failure is not said"
+if [ -s "$tmp/editor.fds" ]; then
+  if grep -q -e '(deleted)' -e 'dlqx-' "$tmp/editor.fds"; then
+    bad "the editor inherited dlqx's files:"; grep -e '(deleted)' -e 'dlqx-' "$tmp/editor.fds"
+  else
+    ok "the editor inherits no temporary file of dlqx's"
+  fi
+  [ "$(grep -c 'ui2.err' "$tmp/editor.fds")" = 1 ] && grep -q ' 2 -> .*/ui2.err$' "$tmp/editor.fds" &&
+    ok "the editor's standard error is dlqx's own, once" ||
+    bad "the editor's standard error: $(grep -e ' 2 -> ' -e ui2.err "$tmp/editor.fds")"
+else
+  bad "b: the editor did not run"
+fi
 [ "$(rdepth $rq)" = "$r_before" ] && ok "nothing sent before y" || bad "the DLQ changed before y"
 T send-keys -t r y
 if waitfor "done 1   kept 0   unknown 0" 300; then ok "y: the copy was sent and confirmed"; else
