@@ -181,7 +181,8 @@ bool broker_mgmt_plain(const char *mgmt_url, bool amqps)
         h = at + 1;
     size_t n = *h == '[' ? strcspn(h, "]") + 1 : strcspn(h, ":/");
     bool loopback = (n == 9 && strncasecmp(h, "localhost", 9) == 0) ||
-                    (n >= 4 && strncmp(h, "127.", 4) == 0) || (n == 5 && strncmp(h, "[::1]", 5) == 0);
+                    (n >= 4 && strncmp(h, "127.", 4) == 0) ||
+                    (n == 5 && strncmp(h, "[::1]", 5) == 0);
     return !loopback;
 }
 
@@ -207,8 +208,9 @@ static void tls_notes(struct broker_opts *b)
         if (tls[i])
             sb_addf(&given, "%s%s", given.len ? ", " : "", tls[i]);
     if (given.len && !amqps && !https)
-        fprintf(stderr, "dlqx: warning: %s ignored: no URL here is amqps:// or https:// (the "
-                        "connection is not encrypted)\n",
+        fprintf(stderr,
+                "dlqx: warning: %s ignored: no URL here is amqps:// or https:// (the "
+                "connection is not encrypted)\n",
                 given.buf);
     sb_free(&given);
     if (mgmt && broker_mgmt_plain(b->mgmt_url, amqps)) {
