@@ -293,7 +293,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     if (strncmp(url, "amqp://", 7) != 0 && strncmp(url, "amqps://", 8) != 0) {
         set_kind(kind, CONN_BAD_URL);
         error_set(err, ST_EINVAL, "%s is not an amqp:// or amqps:// URL", masked);
-        free(buf);
+        secret_free_n(buf, strlen(url));
         free(masked);
         return ST_EINVAL;
     }
