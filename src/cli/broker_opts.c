@@ -19,11 +19,15 @@ void broker_opts_init(struct broker_opts *b)
 
 void broker_opts_free(struct broker_opts *b)
 {
+    /* The URLs' copies may hold a password too (env_urls is cut by strtok: its whole length). */
     conn_secret_free(b->password);
-    free(b->env_urls);
+    if (b->env_urls) {
+        explicit_bzero(b->env_urls, b->env_urls_len);
+        free(b->env_urls);
+    }
     free(b->mgmt_store);
     for (size_t i = 0; i < 16; i++)
-        free(b->url_store[i]);
+        conn_secret_free(b->url_store[i]);
     memset(b, 0, sizeof *b);
 }
 
@@ -233,6 +237,7 @@ bool broker_opts_finish(struct broker_opts *b)
         const char *env = getenv("DLQX_URL");
         if (env && *env) {
             b->env_urls = xstrdup(env);
+            b->env_urls_len = strlen(env);
             for (char *tok = strtok(b->env_urls, ", "); tok && b->n_urls < 16;
                  tok = strtok(NULL, ", "))
                 b->urls[b->n_urls++] = tok;

@@ -30,6 +30,7 @@ struct broker_opts {
     const char *mgmt_url;
     bool no_mgmt;
     char *env_urls; /* owned copy of DLQX_URL that urls[] point into */
+    size_t env_urls_len; /* its length before strtok cut it (to wipe it whole) */
     char *url_store[16]; /* owned: URLs with their dlqx query parameters taken off */
     bool read_only;      /* --read-only, DLQX_READ_ONLY, or ?read_only=true on a URL */
     char *mgmt_store;    /* owned: mgmt_url with the scheme a URL without one takes */
