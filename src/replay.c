@@ -267,6 +267,32 @@ static bool publish_one(struct run *run, struct item *it)
     return true;
 }
 
+/* Adds the tokens earned since the last call at the current rate, capped at its burst, and
+ * returns that rate (0: unpaced). */
+static double pace_refill(struct run *run)
+{
+    double now = clock_mono_s();
+    double rate = replay_pace_rate(run->o, run->published, NULL);
+    if (rate > 0) {
+        run->pace_tokens += (now - run->pace_last) * rate;
+        double cap = (double)replay_pace_burst(rate);
+        if (run->pace_tokens > cap)
+            run->pace_tokens = cap;
+    }
+    run->pace_last = now;
+    return rate;
+}
+
+/* How long the loop may wait for the next token (ms): 100 when unpaced. */
+static int pace_wait_ms(struct run *run)
+{
+    double rate = replay_pace_rate(run->o, run->published, NULL);
+    if (rate <= 0)
+        return 100;
+    double ms = ceil((1 - run->pace_tokens) / rate * 1000);
+    return ms < 1 ? 1 : ms > 100 ? 100 : (int)ms;
+}
+
 /* Publishes (or, for deletes, acks) the next pending items that fit the window and the rate:
  * their intents are written and synced first, in one fsync. */
 static void send_some(struct run *run)
@@ -278,13 +304,18 @@ static void send_some(struct run *run)
     size_t start = run->next_pending;
     size_t end = start;
     uint64_t room = run->window > run->in_flight ? run->window - run->in_flight : 0;
-    if (run->o->rate > 0) {
-        double elapsed = clock_mono_s() - run->started;
-        double allowed = floor(elapsed * run->o->rate) + 1 - (double)run->published;
-        if (allowed < 1)
+    double rate = pace_refill(run);
+    if (rate > 0) {
+        if (run->pace_tokens < 1)
             return;
-        if ((double)room > allowed)
-            room = (uint64_t)allowed;
+        uint64_t allowed = (uint64_t)run->pace_tokens;
+        if (room > allowed)
+            room = allowed;
+        /* A batch keeps to one step of the ramp: the next step's rate starts with its own. */
+        uint64_t step_left;
+        replay_pace_rate(run->o, run->published, &step_left);
+        if (room > step_left)
+            room = step_left;
     }
     while (end < run->n_items && room > 0) {
         struct item *it = run->items[end];
@@ -339,6 +370,8 @@ static void send_some(struct run *run)
         }
         if (!publish_one(run, it))
             break;
+        if (rate > 0)
+            run->pace_tokens -= 1;
     }
 }
 
@@ -445,6 +478,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     run.canary_wanted = o->canary_wait_ms > 0;
     run.canary_item = SIZE_MAX;
     run.started = clock_mono_s();
+    run.pace_tokens = 1; /* the first copy goes at once */
+    run.pace_last = run.started;
     sb_init(&run.checked_exchanges);
     error_clear(&run.err);
     journal_new_run_id(r->run_id);
@@ -565,8 +600,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
             continue;
         }
         int wait = 100;
-        if (run.o->rate > 0 && pending_left)
-            wait = 5;
+        if (pending_left)
+            wait = pace_wait_ms(&run);
         if (!rr_pump(&run, wait)) {
             double quiet = clock_mono_s() - run.last_frame;
             if (!run.reading_done && !run.canary_waiting && !run.paused && !run.blocked &&
