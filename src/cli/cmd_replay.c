@@ -40,14 +40,14 @@ static void usage(const char *cmd, FILE *to)
     else if (strcmp(cmd, "move") == 0)
         fputs("usage: dlqx move QUEUE [--to-queue QUEUE | --to EXCHANGE:ROUTING_KEY]\n"
               "                 (--id ID... | --filter EXPR | --group FP | --all)\n"
-              "                 [--snapshot FILE] [--dry-run] [--rate N] [--window N] [--yes]\n"
-              "                 [--json] [--journal FILE]\n",
+              "                 [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS]\n"
+              "                 [--window N] [--yes] [--json] [--journal FILE]\n",
               to);
     else
         fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group FP | --all)\n"
               "                   [--with FIELD=VALUE]... [--body-file FILE | --edit]\n"
               "                   [--reissue] [--to EXCHANGE:ROUTING_KEY] [--bypass] [--keep-error]\n"
-              "                   [--snapshot FILE] [--dry-run] [--rate N] [--window N]\n"
+              "                   [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS] [--window N]\n"
               "                   [--canary[=SECONDS]] [--yes] [--json] [--journal FILE] [--force]\n",
               to);
     fputs("       broker: [--url URL]... [--password-file FILE | --ask-password] [--read-only]\n"
@@ -152,6 +152,13 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--rate") == 0 && more) {
             if (!number(argv[++i], &x->rate)) {
                 fprintf(stderr, "dlqx %s: --rate takes messages per second\n", x->cmd);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(a, "--ramp") == 0 && more) {
+            struct error err;
+            if (replay_ramp_parse(argv[++i], x->ramp, REPLAY_MAX_RAMP, &x->n_ramp, &err) !=
+                ST_OK) {
+                fprintf(stderr, "dlqx %s: %s\n", x->cmd, err.msg);
                 return EXIT_USAGE;
             }
         } else if (strcmp(a, "--window") == 0 && more) {
@@ -541,6 +548,8 @@ static int run(struct rcli *x)
     o.expect = p ? replay_plan_size(p->find) : 0;
     o.window = x->window;
     o.rate = x->rate;
+    o.ramp = x->ramp;
+    o.n_ramp = x->n_ramp;
     o.canary_wait_ms = x->canary_ms;
     o.journal = j;
     o.select = select_cb;

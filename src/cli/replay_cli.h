@@ -54,6 +54,8 @@ struct rcli {
     /* how */
     bool dry_run, yes, json, force;
     double rate;
+    struct replay_ramp_step ramp[REPLAY_MAX_RAMP]; /* --ramp */
+    size_t n_ramp;
     uint32_t window;
     int canary_ms;
     const char *snapshot;

@@ -8,9 +8,11 @@
  */
 #include "../testutil.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "acemq.h"
@@ -113,6 +115,10 @@ struct sel {
     enum restamp_mode mode;
     const char *to_exchange, *to_routing_key;
     bool is_delete;
+    /* pacing */
+    double rate;
+    const struct replay_ramp_step *ramp;
+    size_t n_ramp;
     /* fault injection */
     int kill_after_done;
     struct conn *conn;
@@ -204,6 +210,9 @@ static struct replay_report run_plan(struct conn *c, struct sel *s, uint32_t win
     o.op = s->is_delete ? "delete" : restamp_mode_name(s->mode);
     o.expect = replay_plan_size(s->plan);
     o.window = window;
+    o.rate = s->rate;
+    o.ramp = s->ramp;
+    o.n_ramp = s->n_ramp;
     o.canary_wait_ms = canary_ms;
     o.idle_timeout_ms = 3000;
     o.confirm_timeout_ms = 10000;
@@ -744,6 +753,177 @@ static void t_bounded_reading(void **state)
     conn_close(c);
 }
 
+/* ---- pacing, measured at the target ------------------------------------------------------ */
+
+/* A consumer of queue q in a child process (a connection of its own): it takes each message
+ * as it arrives and writes the monotonic time of its arrival (a double) to a pipe, until it
+ * has n or 60 s have passed. Returns once its consumer is attached. */
+struct arrivals {
+    pid_t pid;
+    int fd;
+};
+
+static struct arrivals arrivals_start(const char *q, size_t n)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        fail_msg("pipe");
+    pid_t pid = fork();
+    if (pid < 0)
+        fail_msg("fork");
+    if (pid == 0) {
+        close(p[0]);
+        struct conn *c = bt_connect();
+        amqp_connection_state_t st = conn_state(c);
+        amqp_channel_open(st, 5);
+        amqp_get_rpc_reply(st);
+        amqp_basic_consume(st, 5, amqp_cstring_bytes(q), amqp_empty_bytes, 0, 1, 0,
+                           amqp_empty_table);
+        if (amqp_get_rpc_reply(st).reply_type != AMQP_RESPONSE_NORMAL)
+            _exit(2);
+        char ready = 'r';
+        if (write(p[1], &ready, 1) != 1)
+            _exit(3);
+        double until = clock_mono_s() + 60;
+        for (size_t got = 0; got < n && clock_mono_s() < until;) {
+            amqp_envelope_t e;
+            struct timeval tv = {1, 0};
+            amqp_maybe_release_buffers(st);
+            amqp_rpc_reply_t r = amqp_consume_message(st, &e, &tv, 0);
+            if (r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
+                r.library_error == AMQP_STATUS_TIMEOUT)
+                continue;
+            if (r.reply_type != AMQP_RESPONSE_NORMAL)
+                _exit(4);
+            double t = clock_mono_s();
+            amqp_destroy_envelope(&e);
+            if (write(p[1], &t, sizeof t) != sizeof t)
+                _exit(5);
+            got++;
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    char ready = 0;
+    if (read(p[0], &ready, 1) != 1 || ready != 'r')
+        fail_msg("the consumer of %s did not start", q);
+    return (struct arrivals){pid, p[0]};
+}
+
+/* The arrival times (up to max), once the child has them all. */
+static size_t arrivals_end(struct arrivals a, double *t, size_t max)
+{
+    size_t n = 0;
+    while (n < max && read(a.fd, &t[n], sizeof t[n]) == (ssize_t)sizeof t[n])
+        n++;
+    close(a.fd);
+    int status = 0;
+    kill(a.pid, SIGTERM);
+    waitpid(a.pid, &status, 0);
+    return n;
+}
+
+/* The smallest gap between consecutive arrivals from..to-1 (indexes from 0). */
+static double min_gap(const double *t, size_t from, size_t to, size_t *at)
+{
+    double g = 1e9;
+    for (size_t i = from + 1; i < to; i++)
+        if (t[i] - t[i - 1] < g) {
+            g = t[i] - t[i - 1];
+            *at = i;
+        }
+    return g;
+}
+
+/* --rate holds from the first copy after the canary: the copies the canary's wait held back
+ * do not go out in a burst (issue 16.2: --canary=5 --rate 5 sent copies 2-23 in 7 ms). */
+static void t_rate_after_canary(void **state)
+{
+    (void)state;
+    enum { N = 12 };
+    struct conn *c = bt_connect();
+    fresh(c, "r10.dlq");
+    fresh(c, "r10.src");
+    struct message *dl = numbered("q", N);
+    bt_publish(c, "", "r10.dlq", dl, N);
+    struct sel s = sel_for("r10.dlq", "", "r10.src");
+    s.rate = 10;
+    for (size_t i = 0; i < N; i++)
+        plan_add_msg(s.plan, &dl[i]);
+    struct arrivals a = arrivals_start("r10.src", N);
+    struct replay_report r = run_plan(c, &s, 0, 1500);
+    double t[N];
+    size_t n = arrivals_end(a, t, N);
+    assert_int_equal(r.done, N);
+    assert_false(r.canary_back);
+    assert_int_equal(n, N);
+    /* The canary, then its wait. */
+    if (t[1] - t[0] < 1.4)
+        fail_msg("the second copy came %.3f s after the canary (the wait is 1.5 s)", t[1] - t[0]);
+    /* Then 10/s: 100 ms apart (a loaded machine may deliver two a little closer). */
+    size_t at = 0;
+    double g = min_gap(t, 1, N, &at);
+    if (g < 0.06)
+        fail_msg("copies %zu and %zu arrived %.1f ms apart at --rate 10 after the canary "
+                 "(copies 2-%d over %.3f s)",
+                 at, at + 1, g * 1000, N, t[N - 1] - t[1]);
+    if (t[N - 1] - t[1] < (N - 2) * 0.1 * 0.8)
+        fail_msg("copies 2-%d took %.3f s at --rate 10", N, t[N - 1] - t[1]);
+    replay_plan_free(s.plan);
+    for (size_t i = 0; i < N; i++)
+        message_free(&dl[i]);
+    free(dl);
+    conn_close(c);
+}
+
+/* A ramp: 3 copies at 4/s, 4 at 20/s, then --rate 100. */
+static void t_ramp(void **state)
+{
+    (void)state;
+    enum { N = 12 };
+    struct conn *c = bt_connect();
+    fresh(c, "r11.dlq");
+    fresh(c, "r11.src");
+    struct message *dl = numbered("m", N);
+    bt_publish(c, "", "r11.dlq", dl, N);
+    struct sel s = sel_for("r11.dlq", "", "r11.src");
+    struct replay_ramp_step ramp[2];
+    size_t nr = 0;
+    struct error err;
+    if (replay_ramp_parse("4:3,20:4", ramp, 2, &nr, &err) != ST_OK)
+        fail_msg("%s", err.msg);
+    s.ramp = ramp;
+    s.n_ramp = nr;
+    s.rate = 100;
+    for (size_t i = 0; i < N; i++)
+        plan_add_msg(s.plan, &dl[i]);
+    struct arrivals a = arrivals_start("r11.src", N);
+    struct replay_report r = run_plan(c, &s, 0, 0);
+    double t[N];
+    size_t n = arrivals_end(a, t, N);
+    assert_int_equal(r.done, N);
+    assert_int_equal(n, N);
+    size_t at = 0;
+    double g1 = min_gap(t, 0, 3, &at);
+    if (g1 < 0.25 * 0.6)
+        fail_msg("step 1 (4/s): copies %zu and %zu %.1f ms apart", at, at + 1, g1 * 1000);
+    double g2 = min_gap(t, 3, 7, &at);
+    if (g2 < 0.05 * 0.6)
+        fail_msg("step 2 (20/s): copies %zu and %zu %.1f ms apart", at, at + 1, g2 * 1000);
+    /* Faster than the first step's pace (with room for a loaded machine). */
+    if ((t[6] - t[3]) / 3 > 0.2)
+        fail_msg("step 2 (20/s) averaged %.1f ms a copy", (t[6] - t[3]) / 3 * 1000);
+    /* 10 ms apart on average (single gaps jitter by a few ms at the consumer). */
+    double avg3 = (t[N - 1] - t[7]) / (N - 8);
+    if (avg3 < 0.01 * 0.7)
+        fail_msg("--rate 100 after the ramp: copies 8-%d averaged %.1f ms apart", N, avg3 * 1000);
+    replay_plan_free(s.plan);
+    for (size_t i = 0; i < N; i++)
+        message_free(&dl[i]);
+    free(dl);
+    conn_close(c);
+}
+
 int main(void)
 {
     if (!mkdtemp(journal_dir))
@@ -757,6 +937,7 @@ int main(void)
         cmocka_unit_test(t_move_and_delete),     cmocka_unit_test(t_canary),
         cmocka_unit_test(t_window_one),          cmocka_unit_test(t_bounded_reading),
         cmocka_unit_test(t_two_passes_one_connection),
+        cmocka_unit_test(t_rate_after_canary),   cmocka_unit_test(t_ramp),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
