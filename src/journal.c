@@ -341,6 +341,8 @@ const char *journal_result_name(enum journal_result r)
         return "kept";
     case JR_UNKNOWN:
         return "unknown";
+    case JR_REFUSED:
+        return "refused";
     }
     return "unknown";
 }
@@ -526,7 +528,8 @@ enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_
 }
 
 enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done, uint64_t kept,
-                              uint64_t unknown, const char *how, struct error *err)
+                              uint64_t unknown, uint64_t refused, const char *how,
+                              struct error *err)
 {
     if (!run_id)
         return error_set(err, ST_EINVAL, "a journal end record needs a run id");
@@ -535,6 +538,8 @@ enum status journal_write_end(struct journal *j, const char *run_id, uint64_t do
     json_object_set_new(c, "done", u64(done));
     json_object_set_new(c, "kept", u64(kept));
     json_object_set_new(c, "unknown", u64(unknown));
+    if (refused)
+        json_object_set_new(c, "refused", u64(refused));
     json_object_set_new(o, "counts", c);
     set_str(o, "how", how);
     return emit(j, o, err);

@@ -12,7 +12,7 @@
  *   intent   seq (1, 2, … within the run), op (replay|reissue|move|delete), source, target
  *            {exchange, routing_key} (absent for delete), old_id, new_id, old_sha256,
  *            new_sha256, diff (the changed rows, restamp's diff_to_json)
- *   outcome  seq, result (done|kept|unknown), reason (one sentence; for kept/unknown)
+ *   outcome  seq, result (done|kept|unknown|refused), reason (one sentence; not for done)
  *   end      a run ends: counts {done, kept, unknown}, how it ended (a sentence)
  * Unknown keys are ignored by readers; a torn last line (a crash mid-write) is skipped and
  * reported, and the next append starts on a fresh line.
@@ -81,7 +81,9 @@ struct journal_intent {
     size_t diff_text_len;
 };
 
-enum journal_result { JR_DONE, JR_KEPT, JR_UNKNOWN };
+/* JR_REFUSED: the broker refused the publish itself (403 ACCESS_REFUSED: the user may not
+ * write to the target): no copy was accepted, the dead letter stays. Not pending. */
+enum journal_result { JR_DONE, JR_KEPT, JR_UNKNOWN, JR_REFUSED };
 const char *journal_result_name(enum journal_result r);
 
 /* Held in memory (past 256 KB, written out), not yet on disk: journal_sync writes them (one
@@ -92,9 +94,10 @@ enum status journal_write_intent(struct journal *j, const struct journal_intent 
 enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_t seq,
                                   enum journal_result res, const char *reason,
                                   struct error *err);
+/* counts: kept includes refused; "refused" is written only when there are any. */
 enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done,
-                              uint64_t kept, uint64_t unknown, const char *how,
-                              struct error *err);
+                              uint64_t kept, uint64_t unknown, uint64_t refused,
+                              const char *how, struct error *err);
 /* fsync: after it returns ST_OK every record written so far is on disk. */
 enum status journal_sync(struct journal *j, struct error *err);
 

@@ -122,6 +122,11 @@ void rr_settle(struct run *run, struct item *it, enum journal_result res, const 
         run->r->kept++;
         rr_add_reason(run->r, reason);
         break;
+    case JR_REFUSED:
+        run->r->kept++;
+        run->r->refused++;
+        rr_add_reason(run->r, reason);
+        break;
     case JR_UNKNOWN:
     default:
         run->r->unknown++;
@@ -450,8 +455,16 @@ static void describe(struct run *run)
                  "consumers may hold the rest); %s",
                  (unsigned long long)r->taken, (unsigned long long)run->total, counts);
         break;
-    case RE_CONNECTION_LOST:
     case RE_CHANNEL_CLOSED:
+        if (r->refused && !r->unknown) {
+            rr_say(r->detail, sizeof r->detail,
+                   "refused: %.300s; %s; the broker accepted none of the refused copies and "
+                   "their dead letters stay in the DLQ",
+                   why, counts);
+            break;
+        }
+        /* fall through */
+    case RE_CONNECTION_LOST:
     default:
         rr_say(r->detail, sizeof r->detail,
                  "interrupted: %.260s; %s; nothing is lost: dead letters not removed are back in "
@@ -657,7 +670,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     describe(&run);
     struct error jerr;
     error_clear(&jerr);
-    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->detail, &jerr);
+    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused, r->detail,
+                      &jerr);
     journal_sync(o->journal, &jerr);
     report_progress(&run, "done", true);
     for (size_t i = run.first_open; i < run.n_items; i++)

@@ -137,6 +137,7 @@ struct replay_report {
     uint32_t ready_before, ready_after;
     bool have_after;
     uint64_t taken, selected, done, kept, unknown;
+    uint64_t refused;  /* of kept: the broker refused the publish (403, no write permission) */
     uint64_t not_sent; /* selected but never published (cancelled, stopped, canary) */
     struct {
         char text[240];

@@ -101,7 +101,7 @@ static void write_sample(struct journal *j)
                              "the connection was lost before the broker confirmed the publish",
                              &err),
        &err);
-    ok(journal_write_end(j, RUN, 1, 0, 1, "the connection was lost", &err), &err);
+    ok(journal_write_end(j, RUN, 1, 0, 1, 0, "the connection was lost", &err), &err);
     ok(journal_sync(j, &err), &err);
 }
 

@@ -319,7 +319,7 @@ static void outcome_cb(void *vctx, uint64_t seq, uint64_t position, const struct
     struct strbuf sb;
     sb_init(&sb);
     sb_adds(&sb, c->tty ? "\r\033[K" : "");
-    sb_adds(&sb, res == JR_KEPT ? "kept " : "UNKNOWN ");
+    sb_adds(&sb, res == JR_KEPT ? "kept " : res == JR_REFUSED ? "refused " : "UNKNOWN ");
     sanitize_append(&sb, old_id->data, old_id->len, 0);
     sb_adds(&sb, ": ");
     sanitize_append(&sb, reason ? reason : "", reason ? strlen(reason) : 0, 0);
@@ -369,6 +369,7 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
         json_object_set_new(o, "done", json_integer((json_int_t)r->done));
         json_object_set_new(o, "kept", json_integer((json_int_t)r->kept));
         json_object_set_new(o, "unknown", json_integer((json_int_t)r->unknown));
+        json_object_set_new(o, "refused", json_integer((json_int_t)r->refused));
         json_object_set_new(o, "not_sent", json_integer((json_int_t)r->not_sent));
         json_object_set_new(o, "not_found", json_integer((json_int_t)missing));
         json_object_set_new(o, "ready_before", json_integer(r->ready_before));
@@ -419,6 +420,8 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
         return EXIT_CONNECTION_LOST;
     if (r->unknown)
         return EXIT_UNKNOWN;
+    if (r->refused)
+        return EXIT_ACCESS; /* the broker refused the publishes: nothing sent, nothing pending */
     if (r->end == RE_REFUSED_LIMIT)
         return EXIT_PEEK_REFUSED;
     if (r->kept || missing || r->not_sent || r->end == RE_CANCELLED || r->end == RE_IDLE ||

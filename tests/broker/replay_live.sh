@@ -99,6 +99,29 @@ check filter-plain 0 'finished: 12 done' "$dlqx" replay ${P}audit.dead --filter 
 check unroutable 20 'unroutable' "$dlqx" replay ${P}emails.dlq --all --yes --to :${P}no-such-queue
 expect_depth "unroutable keeps" ${P}emails.dlq 8
 
+# A user who may read but not write (issue 18.9): the broker refuses the publish (403). The
+# copy was not accepted: refused (14), journaled refused, nothing pending, the DLQ unchanged.
+ctl() { "$DLQX_SOURCE_ROOT/scripts/broker" ctl "$DLQX_BROKER_DIR" "$@" >>"$tmp/ctl.log" 2>&1; }
+reader=replay-reader-$$
+od -An -N12 -tx1 /dev/urandom | tr -d ' \n' >"$tmp/reader.pw"
+chmod 600 "$tmp/reader.pw"
+if ctl add_user "$reader" <"$tmp/reader.pw" && ctl set_permissions -p / "$reader" '^$' '^$' '.*' </dev/null; then
+  id5=$(field "$tmp/after.jsonl" 5 id)
+  d0=$(depth $dlq) s0=$(depth ${P}orders)
+  check refused-publish 14 "refused" "$dlqx" replay $dlq --id "$id5" --yes \
+    --url "amqp://$reader@127.0.0.1:$DLQX_AMQP_PORT/%2F" --password-file "$tmp/reader.pw"
+  grep -q 'ACCESS_REFUSED' "$tmp/err" && ok || { bad "refused-publish: no ACCESS_REFUSED in the report"; cat "$tmp/err"; }
+  grep -q -i 'unknown, possible duplicate\|possible duplicates' "$tmp/err" && bad "refused-publish: reported as a possible duplicate" || ok
+  expect_depth "refused-publish dlq" $dlq "$d0"
+  expect_depth "refused-publish source" ${P}orders "$s0"
+  grep '"kind":"outcome"' "$DLQX_JOURNAL" | tail -1 | grep -q '"result":"refused"' && ok ||
+    bad "refused-publish: the last outcome is not refused: $(grep '"kind":"outcome"' "$DLQX_JOURNAL" | tail -1)"
+  check refused-nothing-pending 0 '0 pending' "$dlqx" journal --pending
+  ctl delete_user "$reader" </dev/null
+else
+  bad "rabbitmqctl add_user/set_permissions:"; tail -5 "$tmp/ctl.log"
+fi
+
 # The journal: every run, intents and outcomes; nothing pending after clean runs.
 check journal 0 'replay' "$dlqx" journal
 check journal-pending 0 '' "$dlqx" journal --pending
