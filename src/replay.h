@@ -166,6 +166,13 @@ enum route_check { ROUTE_YES, ROUTE_NO, ROUTE_EXCHANGE_ONLY, ROUTE_ERROR };
 enum route_check replay_check_route(struct conn *c, const char *exchange, const char *routing_key,
                                     char *out, size_t outlen);
 
+/* Declares queue `name` durable, of the given type (classic, quorum or stream; QK_UNKNOWN is
+ * refused: dlqx does not guess), for a move's parking queue (--create-queue). An existing
+ * queue with other arguments is the broker's 406, reported. One sentence in err; *kind says
+ * what the broker said (CONN_ACCESS: no configure permission). */
+enum status replay_declare_queue(struct conn *c, const char *name, enum queue_kind type,
+                                 enum conn_err *kind, struct error *err);
+
 /* ---- pacing: --rate and --ramp ------------------------------------------------------- */
 
 /* Parses a ramp, "RATE[:COPIES],…" (up to REPLAY_MAX_RAMP steps): each step sends COPIES

@@ -261,6 +261,38 @@ enum route_check replay_check_route(struct conn *c, const char *exchange, const 
     return ROUTE_ERROR;
 }
 
+enum status replay_declare_queue(struct conn *c, const char *name, enum queue_kind type,
+                                 enum conn_err *kind, struct error *err)
+{
+    if (type != QK_CLASSIC && type != QK_QUORUM && type != QK_STREAM) {
+        if (kind)
+            *kind = CONN_OK;
+        return error_set(err, ST_EINVAL,
+                         "cannot declare queue %.200s: the DLQ's type is not known (no "
+                         "management API); say it with --type classic, quorum or stream",
+                         name);
+    }
+    amqp_connection_state_t st = conn_state(c);
+    amqp_table_entry_t arg;
+    arg.key = amqp_cstring_bytes("x-queue-type");
+    arg.value.kind = AMQP_FIELD_KIND_UTF8;
+    arg.value.value.bytes = amqp_cstring_bytes(queue_kind_name(type));
+    amqp_table_t args = {1, &arg};
+    amqp_queue_declare(st, CHECK_CHANNEL, amqp_cstring_bytes(name), 0, 1, 0, 0, args);
+    char *what = xasprintf("declaring queue %.200s (durable, %s)", name, queue_kind_name(type));
+    enum conn_err k = CONN_OK;
+    enum status s = conn_check_reply(c, CHECK_CHANNEL, amqp_get_rpc_reply(st), what, &k, err);
+    free(what);
+    if (s != ST_OK && conn_alive(c)) {
+        enum conn_err rk;
+        struct error re;
+        conn_channel_open(c, CHECK_CHANNEL, &rk, &re); /* the failure closed it */
+    }
+    if (kind)
+        *kind = k;
+    return s;
+}
+
 /* ---- pacing ---------------------------------------------------------------------------- */
 
 #define RAMP_STEP_SECONDS 10.0

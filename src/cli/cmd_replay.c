@@ -41,7 +41,7 @@ static void usage(const char *cmd, FILE *to)
         fputs("usage: dlqx move QUEUE [--to-queue QUEUE | --to EXCHANGE:ROUTING_KEY]\n"
               "                 (--id ID... | --filter EXPR | --group FP | --all)\n"
               "                 [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS]\n"
-              "                 [--window N] [--yes] [--json] [--journal FILE]\n",
+              "                 [--window N] [--create-queue] [--yes] [--json] [--journal FILE]\n",
               to);
     else
         fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group FP | --all)\n"
@@ -137,6 +137,8 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--to-queue") == 0 && more && strcmp(x->cmd, "move") == 0) {
             x->to_exchange = "";
             x->to_routing_key = argv[++i];
+        } else if (strcmp(a, "--create-queue") == 0 && strcmp(x->cmd, "move") == 0) {
+            x->create_queue = true;
         } else if (strcmp(a, "--bypass") == 0) {
             x->bypass = true;
         } else if (strcmp(a, "--keep-error") == 0) {
@@ -230,6 +232,11 @@ static int parse(struct rcli *x, int argc, char **argv)
             snprintf(parked, sizeof parked, "%.250s.parked", x->queue);
         x->to_exchange = "";
         x->to_routing_key = parked;
+    }
+    if (x->create_queue && x->to_exchange && *x->to_exchange) {
+        fprintf(stderr, "dlqx move: --create-queue declares a queue: it goes with --to-queue "
+                        "QUEUE or the default parking queue, not with --to EXCHANGE:KEY\n");
+        return EXIT_USAGE;
     }
     if (x->mode == RESTAMP_MOVE && x->n_changes) {
         fprintf(stderr, "dlqx move: a move sends the message as it is; use dlqx replay --with\n");
@@ -430,6 +437,55 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
     return EXIT_OK;
 }
 
+/* A move's target queue (through the default exchange) that does not exist: with
+ * --create-queue it is to be declared (*declare), else the move is refused before anything is
+ * read, with a sentence (EXIT_KEPT: every dead letter would be kept). The plan's targets say
+ * which when there is a plan; otherwise a passive declare does. 0 when the move can go. */
+static int move_target_check(const struct rcli *x, struct conn *c, struct rcli_plan *p,
+                             bool *declare)
+{
+    *declare = false;
+    if (x->mode != RESTAMP_MOVE || x->is_delete || !c || !x->to_routing_key ||
+        (x->to_exchange && *x->to_exchange))
+        return 0;
+    enum route_check rc = ROUTE_YES;
+    char text[300] = "";
+    struct rcli_target *t = NULL;
+    for (size_t i = 0; p && i < p->n_targets; i++)
+        if (!p->targets[i].exchange[0] && strcmp(p->targets[i].routing_key, x->to_routing_key) == 0)
+            t = &p->targets[i];
+    if (t)
+        rc = t->route;
+    else if (!p)
+        rc = replay_check_route(c, "", x->to_routing_key, text, sizeof text);
+    if (rc != ROUTE_NO)
+        return 0;
+    struct strbuf q;
+    sb_init(&q);
+    sanitize_append(&q, x->to_routing_key, strlen(x->to_routing_key), 0);
+    if (x->create_queue) {
+        *declare = true;
+        if (!x->dry_run)
+            fprintf(stderr,
+                    "dlqx move: queue %s does not exist: it is declared (durable, of the DLQ's "
+                    "type) before the move\n",
+                    q.buf);
+        if (t)
+            snprintf(t->route_text, sizeof t->route_text,
+                     "does not exist yet: --create-queue declares it (durable, of the DLQ's "
+                     "type) before the move");
+        sb_free(&q);
+        return 0;
+    }
+    fprintf(stderr,
+            "dlqx move: queue %s does not exist, so every dead letter would be kept: %s; "
+            "give --create-queue to declare it (durable, of the DLQ's type), or --to-queue "
+            "another\n",
+            q.buf, x->dry_run ? "the move would do nothing" : "nothing was moved");
+    sb_free(&q);
+    return EXIT_KEPT;
+}
+
 static int run(struct rcli *x)
 {
     struct rcli_plan plan;
@@ -480,8 +536,11 @@ static int run(struct rcli *x)
             goto out;
     }
     rc = EXIT_OK;
+    bool declare = false;
+    int missing = 0;
     if (p) {
         rcli_plan_routes(p, c);
+        missing = move_target_check(x, c, p, &declare);
         if (x->dry_run && x->json) {
             size_t n = json_array_size(p->dry);
             for (size_t i = 0; i < n; i++) {
@@ -495,6 +554,18 @@ static int run(struct rcli *x)
         if (x->dry_run) {
             fprintf(stderr, "dlqx %s: dry run: nothing was read from or written to the broker\n",
                     x->cmd);
+            /* The exit status says what the real run would: 20 when some would be kept. */
+            if (p->n_kept) {
+                fprintf(stderr, "dlqx %s: dry run: %llu selected dead letters would be kept\n",
+                        x->cmd, (unsigned long long)(p->selected - p->sendable));
+                rc = EXIT_KEPT;
+            }
+            if (missing)
+                rc = missing;
+            goto out;
+        }
+        if (missing) {
+            rc = missing;
             goto out;
         }
         if (p->sendable == 0) {
@@ -503,6 +574,8 @@ static int run(struct rcli *x)
             goto out;
         }
     }
+    if (!p && (rc = move_target_check(x, c, NULL, &declare)) != 0)
+        goto out;
     if (!x->yes) {
         char q[400];
         const char *verb = x->is_delete ? "Delete" : x->mode == RESTAMP_MOVE ? "Move"
@@ -540,6 +613,20 @@ static int run(struct rcli *x)
     if (!x->limit_given)
         info.delivery_limit = -1;
     broker_queue_info(&x->b, x->queue, &info, x->type_given, x->limit_given, false);
+    if (declare) {
+        enum conn_err dk = CONN_OK;
+        if (replay_declare_queue(c, x->to_routing_key, info.kind, &dk, &err) != ST_OK) {
+            struct strbuf m;
+            sb_init(&m);
+            sanitize_append(&m, err.msg, strlen(err.msg), 0);
+            fprintf(stderr, "dlqx move: %s: nothing was moved\n", m.buf);
+            sb_free(&m);
+            rc = dk == CONN_OK ? EXIT_USAGE : broker_exit_code(dk);
+            goto out;
+        }
+        fprintf(stderr, "dlqx move: declared queue %s (durable, %s, like the DLQ)\n",
+                x->to_routing_key, queue_kind_name(info.kind));
+    }
     struct run_ctx ctx = {x, p, isatty(STDERR_FILENO) != 0 && !x->json, 0};
     struct replay_opts o;
     memset(&o, 0, sizeof o);

@@ -53,6 +53,7 @@ struct rcli {
     bool bypass, keep_error;
     /* how */
     bool dry_run, yes, json, force;
+    bool create_queue; /* move: declare the target queue when it does not exist */
     double rate;
     struct replay_ramp_step ramp[REPLAY_MAX_RAMP]; /* --ramp */
     size_t n_ramp;

@@ -85,13 +85,37 @@ expect_depth "reserved: nothing sent" $dlq $((n0 - 2))
 
 # Move and delete.
 id3=$(field "$tmp/after.jsonl" 2 id)
-# The default parking queue (${P}orders.parked) does not exist here: unroutable, kept.
-check move-nowhere 20 'unroutable' "$dlqx" move $dlq --id "$id3" --yes
-check move 0 'finished: 1 done' "$dlqx" move $dlq --id "$id3" --to-queue ${P}inventory.parked --yes
-expect_depth "move parked" ${P}inventory.parked 4
 id4=$(field "$tmp/after.jsonl" 3 id)
-check delete 0 'finished: 1 done' "$dlqx" delete $dlq --id "$id4" --yes
-expect_depth "delete" $dlq $((n0 - 4))
+# The default parking queue (${P}orders.parked) does not exist here (issue 16.7): the dry run
+# says so in its exit status (20: every one would be kept), the real run refuses before it
+# reads anything, and --create-queue declares it, durable, of the DLQ's type.
+check move-dry-nowhere 20 "queue ${P}orders.parked does not exist" "$dlqx" move $dlq \
+  --snapshot "$tmp/snap.jsonl" --all --dry-run
+check move-nowhere 20 "queue ${P}orders.parked does not exist" "$dlqx" move $dlq --id "$id3" --yes
+check move-nowhere-snapshot 20 "give --create-queue" "$dlqx" move $dlq --snapshot "$tmp/after.jsonl" --id "$id3" --yes
+expect_depth "move-nowhere keeps" $dlq $((n0 - 2))
+check move-dry-create 0 "create-queue declares it" "$dlqx" move $dlq --snapshot "$tmp/snap.jsonl" \
+  --all --dry-run --create-queue
+check create-queue-with-to 2 "create-queue declares a queue" "$dlqx" move $dlq --all --yes \
+  --create-queue --to amq.direct:k
+check move-create 0 "declared queue ${P}orders.parked (durable, classic" "$dlqx" move $dlq \
+  --id "$id3" --yes --create-queue
+expect_depth "move-create parked" ${P}orders.parked 1
+expect_depth "move-create dlq" $dlq $((n0 - 3))
+"$dlqx" queues --json ${P}orders.parked 2>/dev/null | grep -q '"type":"classic"' && ok ||
+  bad "move-create: ${P}orders.parked is not a classic queue"
+# A quorum DLQ gets a quorum parking queue.
+"$seed" --scenario bulk --count 3 --size 128 --queue-type quorum --prefix "${P}q" >"$tmp/seedq.out" 2>&1 ||
+  { cat "$tmp/seedq.out"; bad "seed quorum"; }
+check move-create-quorum 0 "durable, quorum" "$dlqx" move ${P}qbulk.dlq --all --yes --create-queue
+expect_depth "move-create-quorum parked" ${P}qbulk.parked 3
+"$dlqx" queues --json ${P}qbulk.parked 2>/dev/null | grep -q '"type":"quorum"' && ok ||
+  bad "move-create-quorum: ${P}qbulk.parked is not a quorum queue"
+check move 0 'finished: 1 done' "$dlqx" move $dlq --id "$id4" --to-queue ${P}inventory.parked --yes
+expect_depth "move parked" ${P}inventory.parked 4
+id4b=$(field "$tmp/after.jsonl" 4 id)
+check delete 0 'finished: 1 done' "$dlqx" delete $dlq --id "$id4b" --yes
+expect_depth "delete" $dlq $((n0 - 5))
 
 # A filter, live (no snapshot), on broker-made dead letters: back to the first death's exchange.
 a0=$(depth ${P}audit.dead)
@@ -106,7 +130,7 @@ reader=replay-reader-$$
 od -An -N12 -tx1 /dev/urandom | tr -d ' \n' >"$tmp/reader.pw"
 chmod 600 "$tmp/reader.pw"
 if ctl add_user "$reader" <"$tmp/reader.pw" && ctl set_permissions -p / "$reader" '^$' '^$' '.*' </dev/null; then
-  id5=$(field "$tmp/after.jsonl" 5 id)
+  id5=$(field "$tmp/after.jsonl" 6 id)
   d0=$(depth $dlq) s0=$(depth ${P}orders)
   check refused-publish 14 "refused" "$dlqx" replay $dlq --id "$id5" --yes \
     --url "amqp://$reader@127.0.0.1:$DLQX_AMQP_PORT/%2F" --password-file "$tmp/reader.pw"
