@@ -506,8 +506,11 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     r->ready_before = ready;
     run.total = ready;
 
-    struct journal_run jr = {r->run_id, o->op,         conn_display_url(c), conn_vhost(c),
-                             conn_user(c), o->queue, o->expect ? o->expect : ready, false};
+    /* planned: a plan's size; a live selection (expect 0) learns how many it selects only as
+     * it reads — the queue's depth is not that (10 "planned" for 6 selected): the end record
+     * says how many were selected. */
+    struct journal_run jr = {r->run_id,    o->op,    conn_display_url(c), conn_vhost(c),
+                             conn_user(c), o->queue, o->expect,          false};
     if ((st = journal_write_run(o->journal, &jr, err)) != ST_OK ||
         (st = journal_sync(o->journal, err)) != ST_OK) {
         sb_free(&run.checked_exchanges);
@@ -670,8 +673,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     describe(&run);
     struct error jerr;
     error_clear(&jerr);
-    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused, r->detail,
-                      &jerr);
+    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused,
+                      r->selected, r->detail, &jerr);
     journal_sync(o->journal, &jerr);
     report_progress(&run, "done", true);
     for (size_t i = run.first_open; i < run.n_items; i++)

@@ -50,7 +50,8 @@ static void usage(const char *cmd, FILE *to)
               "                   [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS] [--window N]\n"
               "                   [--canary[=SECONDS]] [--yes] [--json] [--journal FILE] [--force]\n",
               to);
-    fputs("       broker: [--url URL]... [--password-file FILE | --ask-password] [--read-only]\n"
+    fputs("       [--ignore-pending]: go on although the journal holds an interrupted run's intents\n"
+          "       broker: [--url URL]... [--password-file FILE | --ask-password] [--read-only]\n"
           "               [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
           "see dlqx(1) and docs/replay.md\n",
           to);
@@ -137,6 +138,8 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--to-queue") == 0 && more && strcmp(x->cmd, "move") == 0) {
             x->to_exchange = "";
             x->to_routing_key = argv[++i];
+        } else if (strcmp(a, "--ignore-pending") == 0) {
+            x->ignore_pending = true;
         } else if (strcmp(a, "--create-queue") == 0 && strcmp(x->cmd, "move") == 0) {
             x->create_queue = true;
         } else if (strcmp(a, "--bypass") == 0) {
@@ -437,6 +440,50 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
     return EXIT_OK;
 }
 
+/* The journal's pending intents for this queue on this broker (an interrupted run: each copy
+ * may have been sent while its dead letter is still in the DLQ): named, and the pass refused
+ * (EXIT_UNKNOWN, as the run that left them) unless --ignore-pending or a yes on the terminal.
+ * 0 to go on. */
+static int pending_check(const struct rcli *x, struct conn *c)
+{
+    char *jpath = x->journal_path ? xstrdup(x->journal_path) : journal_default_path();
+    json_t *pend = rcli_pending_for(jpath, &x->b, c, x->queue, NULL);
+    size_t n = json_array_size(pend);
+    int rc = 0;
+    if (n) {
+        struct strbuf ids, q;
+        sb_init(&ids);
+        sb_init(&q);
+        rcli_pending_ids(pend, 5, &ids);
+        sanitize_append(&q, x->queue, strlen(x->queue), 0);
+        fprintf(stderr,
+                "dlqx %s: the journal holds %zu pending %s for %s on this broker, from a run "
+                "that did not finish (each copy may have been sent while its dead letter is "
+                "still in the queue: sending it again makes a duplicate): %s\n"
+                "dlqx %s: dlqx journal --reconcile checks each against the broker and resolves "
+                "it; dlqx journal --pending lists them\n",
+                x->cmd, n, n == 1 ? "intent" : "intents", q.buf, ids.buf, x->cmd);
+        sb_free(&ids);
+        sb_free(&q);
+        if (x->ignore_pending) {
+            fprintf(stderr, "dlqx %s: going on (--ignore-pending)\n", x->cmd);
+        } else {
+            int yes = x->yes ? -1 : ask("Go on anyway?");
+            if (yes == 0)
+                rc = EXIT_DECLINED;
+            else if (yes < 0) {
+                fprintf(stderr, "dlqx %s: nothing was sent; give --ignore-pending to go on "
+                                "anyway\n",
+                        x->cmd);
+                rc = EXIT_UNKNOWN;
+            }
+        }
+    }
+    json_decref(pend);
+    free(jpath);
+    return rc;
+}
+
 /* A move's target queue (through the default exchange) that does not exist: with
  * --create-queue it is to be declared (*declare), else the move is refused before anything is
  * read, with a sentence (EXIT_KEPT: every dead letter would be kept). The plan's targets say
@@ -574,6 +621,8 @@ static int run(struct rcli *x)
             goto out;
         }
     }
+    if ((rc = pending_check(x, c)) != 0)
+        goto out;
     if (!p && (rc = move_target_check(x, c, NULL, &declare)) != 0)
         goto out;
     if (!x->yes) {

@@ -75,6 +75,12 @@ check replay-gone 20 'were not in the queue' "$dlqx" replay $dlq --snapshot "$tm
 
 # Re-issue with an edit: a new id, caused by the old one, the type changed.
 check reissue 0 'finished: 1 done' "$dlqx" replay $dlq --id "$id2" --reissue --with type=order.fixed --yes
+# A live selection (no snapshot) does not call the queue's depth "planned" (issue 16.5:
+# "planned":10 when 6 were selected): it learns its count as it reads; the end record says it.
+grep '"kind":"run"' "$DLQX_JOURNAL" | tail -1 | grep -q '"planned":' &&
+  bad "live selection: planned in the run record: $(grep '"kind":"run"' "$DLQX_JOURNAL" | tail -1)" || ok
+grep '"kind":"end"' "$DLQX_JOURNAL" | tail -1 | grep -q '"selected":1,' && ok ||
+  bad "live selection: the end record does not say 1 selected: $(grep '"kind":"end"' "$DLQX_JOURNAL" | tail -1)"
 snapshot ${P}orders "$tmp/src2.jsonl"
 "$dlqx" decode "$tmp/src2.jsonl" | grep -F "\"causation_id\":\"$id2\"" | grep -q '"type":"order.fixed"' &&
   ok || bad "reissue: no copy with causation = the old id and the new type"
@@ -151,6 +157,41 @@ check journal 0 'replay' "$dlqx" journal
 check journal-pending 0 '' "$dlqx" journal --pending
 grep -q '"kind":"intent"' "$DLQX_JOURNAL" && ok || bad "journal: no intents"
 [ "$(stat -c %a "$DLQX_JOURNAL")" = 600 ] && ok || bad "journal: mode is not 600"
+
+# An interrupted run (issue 16.5): dlqx killed with SIGKILL mid-pass leaves pending intents;
+# a new replay of the same DLQ names them and refuses; --reconcile looks at the DLQ and the
+# target, resolves each, and nothing is pending afterwards.
+"$seed" --scenario bulk --count 400 --size 128 --prefix "${P}k" >"$tmp/seedk.out" 2>&1 ||
+  { cat "$tmp/seedk.out"; bad "seed bulk"; }
+kdlq=${P}kbulk.dlq
+tries=0
+while :; do
+  tries=$((tries + 1))
+  "$dlqx" replay $kdlq --all --yes --rate 100 --window 32 >/dev/null 2>&1 &
+  kpid=$!
+  sleep 1
+  kill -9 $kpid 2>/dev/null
+  wait $kpid 2>/dev/null
+  "$dlqx" journal --pending --json >"$tmp/kpending" 2>/dev/null
+  grep -q "\"run_source\":\"$kdlq\"" "$tmp/kpending" && break
+  [ $tries -lt 4 ] || { bad "interrupted: no kill left a pending intent in $tries tries"; break; }
+done
+kd=$(depth $kdlq)
+check pending-refused 21 'pending intent' "$dlqx" replay $kdlq --all --yes
+grep -q 'journal --reconcile' "$tmp/err" && ok || bad "pending-refused: no word of --reconcile"
+expect_depth "pending-refused: nothing sent" $kdlq "$kd"
+check reconcile 0 'still pending' "$dlqx" journal --reconcile
+grep -q 'gone from\|still in' "$tmp/out" && ok || { bad "reconcile: no conclusion per message"; cat "$tmp/out"; }
+grep -q '"kind":"resolution"' "$DLQX_JOURNAL" && ok || bad "reconcile: no resolution record"
+check reconcile-nothing-pending 0 '0 pending' "$dlqx" journal --pending
+# Each conclusion is true of the broker: "still in" ids are in the DLQ, "gone from" ids not.
+"$dlqx" peek $kdlq -o "$tmp/kafter.jsonl" >/dev/null 2>&1
+"$dlqx" decode "$tmp/kafter.jsonl" | sed -n 's/^{"dialect":"[a-z]*","id":"\([^"]*\)".*/\1/p' | sort >"$tmp/kin"
+sed -n 's/^dlqx journal: [0-9a-f]*#[0-9]* \([^:]*\): still in.*/\1/p' "$tmp/out" | sort >"$tmp/kstill"
+sed -n 's/^dlqx journal: [0-9a-f]*#[0-9]* \([^:]*\): gone from.*/\1/p' "$tmp/out" | sort >"$tmp/kgone"
+[ -z "$(comm -23 "$tmp/kstill" "$tmp/kin")" ] && ok || bad "reconcile: said still in the DLQ but not there"
+[ -z "$(comm -12 "$tmp/kgone" "$tmp/kin")" ] && ok || bad "reconcile: said gone but in the DLQ"
+check pending-then-go 0 'finished' "$dlqx" replay $kdlq --all --yes
 
 echo "replay cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
