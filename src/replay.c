@@ -294,6 +294,8 @@ static int pace_wait_ms(struct run *run)
     double rate = replay_pace_rate(run->o, run->published, NULL);
     if (rate <= 0)
         return 100;
+    if (run->pace_tokens >= 1)
+        return 5; /* a token is there: something else holds the copies (the window, a pause) */
     double ms = ceil((1 - run->pace_tokens) / rate * 1000);
     return ms < 1 ? 1 : ms > 100 ? 100 : (int)ms;
 }
