@@ -94,11 +94,11 @@ void rcli_pending_ids(const json_t *intents, size_t max, struct strbuf *sb)
 
 struct seen_queue {
     char *name;
-    bool known;     /* read whole: the multiset below is the queue's content */
-    bool missing;   /* there is no such queue */
+    bool known;   /* read whole: the multiset below is the queue's content */
+    bool missing; /* there is no such queue */
     uint32_t consumers;
     struct replay_plan *has; /* (envelope id, body digest) of each message */
-    char why[300];  /* when not known */
+    char why[300];           /* when not known */
 };
 
 static bool seen_sink(void *ctx, struct message *m)
@@ -232,8 +232,9 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
         struct seen_queue *dq = seen_get(&qs, &nq, src, c, b);
         if (!dq->known) {
             char what[600];
-            snprintf(what, sizeof what, "cannot tell whether the dead letter is still in %.100s "
-                                        "(%.280s); it stays pending",
+            snprintf(what, sizeof what,
+                     "cannot tell whether the dead letter is still in %.100s "
+                     "(%.280s); it stays pending",
                      src, dq->why);
             say(in, what, NULL);
             left++;
@@ -264,8 +265,8 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
         char what[700], todo[400] = "";
         if (is_delete) {
             result = in_dlq ? "kept" : "done";
-            snprintf(what, sizeof what, in_dlq ? "still in %s: the delete did not happen"
-                                               : "gone from %s: deleted",
+            snprintf(what, sizeof what,
+                     in_dlq ? "still in %s: the delete did not happen" : "gone from %s: deleted",
                      src);
         } else if (!in_dlq) {
             result = "done";
@@ -302,11 +303,11 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
             rc = EXIT_IOERR;
             break;
         }
-        struct journal_resolution res = {run,       (uint64_t)json_integer_value(
-                                                        json_object_get(in, "seq")),
-                                         result,    in_dlq,
-                                         at_target, by,
-                                         what};
+        struct journal_resolution res = {
+            run,       (uint64_t)json_integer_value(json_object_get(in, "seq")),
+            result,    in_dlq,
+            at_target, by,
+            what};
         if (journal_write_resolution(j, &res, &err) != ST_OK) {
             fprintf(stderr, "dlqx journal: %s\n", err.msg);
             rc = EXIT_IOERR;
@@ -327,8 +328,9 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
     fprintf(stderr, "dlqx journal: %zu resolved, %zu still pending on %s", resolved, left,
             shown.buf);
     if (json_array_size(others))
-        fprintf(stderr, "; %zu pending on other brokers or vhosts were not checked (reconcile "
-                        "with --url for each)",
+        fprintf(stderr,
+                "; %zu pending on other brokers or vhosts were not checked (reconcile "
+                "with --url for each)",
                 json_array_size(others));
     fputc('\n', stderr);
     sb_free(&shown);
