@@ -193,5 +193,47 @@ sed -n 's/^dlqx journal: [0-9a-f]*#[0-9]* \([^:]*\): gone from.*/\1/p' "$tmp/out
 [ -z "$(comm -12 "$tmp/kgone" "$tmp/kin")" ] && ok || bad "reconcile: said gone but in the DLQ"
 check pending-then-go 0 'finished' "$dlqx" replay $kdlq --all --yes
 
+# Each conclusion of --reconcile, on a journal written for the purpose: the same seed twice
+# makes the same messages in two DLQs, so a dead letter of ra- can have "its copy" in rb-.
+"$seed" --prefix "${P}ra-" >"$tmp/seedra.out" 2>&1 && "$seed" --prefix "${P}rb-" >"$tmp/seedrb.out" 2>&1 ||
+  bad "seed ra/rb"
+ra=${P}ra-orders.dlq rb=${P}rb-orders.dlq
+snapshot $ra "$tmp/ra.jsonl"
+snapshot $rb "$tmp/rb.jsonl"
+"$dlqx" move $ra --snapshot "$tmp/ra.jsonl" --all --dry-run --json --to-queue x >"$tmp/ra.plan" 2>/dev/null
+rid() { sed -n "$1p" "$tmp/ra.plan" | sed -n 's/^{"id":"\([^"]*\)".*/\1/p'; }
+rsha() { sed -n "$1p" "$tmp/ra.plan" | sed -n 's/.*"sha256":"\([0-9a-f]*\)".*/\1/p'; }
+rbid5=$("$dlqx" decode "$tmp/rb.jsonl" | sed -n '5s/^{"dialect":"[a-z]*","id":"\([^"]*\)".*/\1/p')
+"$dlqx" move $rb --id "$rbid5" --to-queue ${P}rec-target --create-queue --yes >/dev/null 2>&1 ||
+  bad "reconcile: could not make ${P}rec-target"
+broker=$(grep '"kind":"run"' "$DLQX_JOURNAL" | head -1 | sed 's/.*"broker":"\([^"]*\)".*/\1/')
+R=5e1c0b7a-0000-4000-8000-00000000000r
+intent() { # seq id sha exchange routing_key
+  printf '{"v":1,"kind":"intent","at":"2026-01-02T06:00:00.000Z","run":"%s","seq":%s,"op":"move","source":"%s","target":{"exchange":"%s","routing_key":"%s"},"old_id":"%s","new_id":"%s","old_sha256":"%s","new_sha256":"%s"}\n' \
+    "$R" "$1" "$ra" "$4" "$5" "$2" "$2" "$3" "$3"
+}
+{
+  printf '{"v":1,"kind":"run","at":"2026-01-02T06:00:00.000Z","run":"%s","who":"t@h","broker":"%s","vhost":"/","user":"dlqx","op":"move","source":"%s","dry_run":false,"dlqx":"0.1.0"}\n' "$R" "$broker" "$ra"
+  intent 1 "$(rid 1)" "$(rsha 1)" "" "$rb"                # in the DLQ, its copy at the target
+  intent 2 "$(rid 2)" "$(rsha 2)" "" "${P}rec-target"     # in the DLQ, no copy at the target
+  intent 3 "gone-$(rid 3)" "$(rsha 3)" "" "${P}rec-target" # not in the DLQ
+  intent 4 "$(rid 4)" "$(rsha 4)" "amq.direct" "k"         # in the DLQ, a named exchange
+} >"$tmp/rec.jsonl"
+rad=$(depth $ra)
+check reconcile-each 3 '3 resolved, 1 still pending' "$dlqx" journal --reconcile --file "$tmp/rec.jsonl"
+grep -q "#1 $(rid 1): sent and still in $ra: its copy is at $rb.*a duplicate if you replay it again; dlqx delete $ra --id ID" "$tmp/out" && ok ||
+  { bad "reconcile-each: intent 1 is not a duplicate"; cat "$tmp/out"; }
+grep -q "#2 $(rid 2): still in $ra and no copy at queue ${P}rec-target: not sent" "$tmp/out" && ok ||
+  bad "reconcile-each: intent 2 is not kept"
+grep -q "#3 gone-$(rid 3): gone from $ra" "$tmp/out" && ok || bad "reconcile-each: intent 3 is not done"
+grep -q "#4 $(rid 4): still in $ra; whether its copy was delivered cannot be told (its target is exchange amq.direct" "$tmp/out" && ok ||
+  bad "reconcile-each: intent 4 is not left pending"
+grep -c '"kind":"resolution"' "$tmp/rec.jsonl" | grep -qx 3 && ok || bad "reconcile-each: not 3 resolution records"
+grep -q '"seq":1,"result":"duplicate","in_dlq":true,"at_target":true' "$tmp/rec.jsonl" && ok || bad "reconcile-each: no duplicate record"
+grep -q '"seq":2,"result":"kept","in_dlq":true,"at_target":false' "$tmp/rec.jsonl" && ok || bad "reconcile-each: no kept record"
+grep -q '"seq":3,"result":"done","in_dlq":false,"at_target":false' "$tmp/rec.jsonl" && ok || bad "reconcile-each: no done record"
+check reconcile-each-pending 3 '1 pending' "$dlqx" journal --pending --file "$tmp/rec.jsonl"
+expect_depth "reconcile reads, removes nothing" $ra "$rad"
+
 echo "replay cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
