@@ -341,6 +341,8 @@ const char *journal_result_name(enum journal_result r)
         return "kept";
     case JR_UNKNOWN:
         return "unknown";
+    case JR_REFUSED:
+        return "refused";
     }
     return "unknown";
 }
@@ -475,7 +477,8 @@ enum status journal_write_run(struct journal *j, const struct journal_run *r, st
     set_str(o, "user", r->user);
     set_str(o, "op", r->op);
     set_str(o, "source", r->source);
-    json_object_set_new(o, "planned", u64(r->planned));
+    if (r->planned) /* 0: not known before the pass (a live selection) */
+        json_object_set_new(o, "planned", u64(r->planned));
     json_object_set_new(o, "dry_run", json_boolean(r->dry_run));
     json_object_set_new(o, "dlqx", json_string(DLQX_VERSION_STRING));
     return emit(j, o, err);
@@ -526,7 +529,8 @@ enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_
 }
 
 enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done, uint64_t kept,
-                              uint64_t unknown, const char *how, struct error *err)
+                              uint64_t unknown, uint64_t refused, uint64_t selected,
+                              const char *how, struct error *err)
 {
     if (!run_id)
         return error_set(err, ST_EINVAL, "a journal end record needs a run id");
@@ -535,8 +539,28 @@ enum status journal_write_end(struct journal *j, const char *run_id, uint64_t do
     json_object_set_new(c, "done", u64(done));
     json_object_set_new(c, "kept", u64(kept));
     json_object_set_new(c, "unknown", u64(unknown));
+    if (refused)
+        json_object_set_new(c, "refused", u64(refused));
     json_object_set_new(o, "counts", c);
+    json_object_set_new(o, "selected", u64(selected));
     set_str(o, "how", how);
+    return emit(j, o, err);
+}
+
+enum status journal_write_resolution(struct journal *j, const struct journal_resolution *r,
+                                    struct error *err)
+{
+    if (!r->run_id || !r->seq || !r->result)
+        return error_set(err, ST_EINVAL, "a journal resolution needs a run id, a sequence "
+                                         "number and a result");
+    json_t *o = record_new("resolution", r->run_id);
+    json_object_set_new(o, "seq", u64(r->seq));
+    json_object_set_new(o, "result", json_string(r->result));
+    json_object_set_new(o, "in_dlq", json_boolean(r->in_dlq));
+    if (r->at_target >= 0)
+        json_object_set_new(o, "at_target", json_boolean(r->at_target));
+    set_str(o, "by", r->by);
+    set_str(o, "reason", r->reason);
     return emit(j, o, err);
 }
 
@@ -682,10 +706,13 @@ static bool collect_one(void *vc, json_t *rec)
         c->sum.runs++;
         json_t *info = json_object();
         json_t *b = json_object_get(rec, "broker"), *s = json_object_get(rec, "source");
+        json_t *vh = json_object_get(rec, "vhost");
         if (b)
             json_object_set(info, "broker", b);
         if (s)
             json_object_set(info, "source", s);
+        if (vh)
+            json_object_set(info, "vhost", vh);
         json_object_set_new(c->runs, run, info);
     } else if (strcmp(kind, "intent") == 0) {
         if (!(key = key_of(rec, &run)))
@@ -694,10 +721,13 @@ static bool collect_one(void *vc, json_t *rec)
         json_t *copy = json_copy(rec);
         const json_t *info = json_object_get(c->runs, run);
         json_t *b = json_object_get(info, "broker"), *s = json_object_get(info, "source");
+        json_t *vh = json_object_get(info, "vhost");
         if (b)
             json_object_set(copy, "run_broker", b);
         if (s)
             json_object_set(copy, "run_source", s);
+        if (vh)
+            json_object_set(copy, "run_vhost", vh);
         json_object_set(c->waiting, key, copy);
         if (!c->pending_only)
             json_array_append(c->out, copy);
@@ -713,6 +743,15 @@ static bool collect_one(void *vc, json_t *rec)
             json_object_set(in, "outcome", rec);
             if (!res || strcmp(res, "unknown") != 0)
                 json_object_del(c->waiting, key);
+        }
+    } else if (strcmp(kind, "resolution") == 0) {
+        /* `dlqx journal --reconcile` looked at the broker and settled a pending intent. */
+        if (!(key = key_of(rec, &run)))
+            return true;
+        json_t *in = json_object_get(c->waiting, key);
+        if (in) {
+            json_object_set(in, "resolution", rec);
+            json_object_del(c->waiting, key);
         }
     }
     free(key);

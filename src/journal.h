@@ -12,8 +12,10 @@
  *   intent   seq (1, 2, … within the run), op (replay|reissue|move|delete), source, target
  *            {exchange, routing_key} (absent for delete), old_id, new_id, old_sha256,
  *            new_sha256, diff (the changed rows, restamp's diff_to_json)
- *   outcome  seq, result (done|kept|unknown), reason (one sentence; for kept/unknown)
- *   end      a run ends: counts {done, kept, unknown}, how it ended (a sentence)
+ *   outcome  seq, result (done|kept|unknown|refused), reason (one sentence; not for done)
+ *   end      a run ends: counts {done, kept, unknown[, refused]}, selected, how it ended
+ *   resolution  a pending intent settled by `dlqx journal --reconcile`: seq, result, in_dlq,
+ *            at_target, by, reason (the intent is no longer pending)
  * Unknown keys are ignored by readers; a torn last line (a crash mid-write) is skipped and
  * reported, and the next append starts on a fresh line.
  *
@@ -60,7 +62,7 @@ struct journal_run {
     const char *vhost;
     const char *user;     /* the broker user dlqx connected as */
     const char *source;   /* the queue read */
-    uint64_t planned;
+    uint64_t planned; /* 0: not known before the pass (a live selection): not written */
     bool dry_run;
 };
 
@@ -81,7 +83,9 @@ struct journal_intent {
     size_t diff_text_len;
 };
 
-enum journal_result { JR_DONE, JR_KEPT, JR_UNKNOWN };
+/* JR_REFUSED: the broker refused the publish itself (403 ACCESS_REFUSED: the user may not
+ * write to the target): no copy was accepted, the dead letter stays. Not pending. */
+enum journal_result { JR_DONE, JR_KEPT, JR_UNKNOWN, JR_REFUSED };
 const char *journal_result_name(enum journal_result r);
 
 /* Held in memory (past 256 KB, written out), not yet on disk: journal_sync writes them (one
@@ -92,9 +96,29 @@ enum status journal_write_intent(struct journal *j, const struct journal_intent 
 enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_t seq,
                                   enum journal_result res, const char *reason,
                                   struct error *err);
+/* counts: kept includes refused; "refused" is written only when there are any. selected:
+ * how many messages the run chose (a live selection learns it only as it reads). */
 enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done,
-                              uint64_t kept, uint64_t unknown, const char *how,
-                              struct error *err);
+                              uint64_t kept, uint64_t unknown, uint64_t refused,
+                              uint64_t selected, const char *how, struct error *err);
+/* A resolution: `dlqx journal --reconcile` looked at the broker for a pending intent (run_id,
+ * seq) and concluded `result` — "done" (the dead letter is gone from its queue: dlqx removes
+ * it only after the copy's confirm), "duplicate" (still in the DLQ and its copy at the
+ * target), "kept" (still in the DLQ, no copy at the target queue). at_target: 1, 0, or -1
+ * (cannot tell: not written). by: the reconciling run's id. A reader treats the intent as no
+ * longer pending. */
+struct journal_resolution {
+    const char *run_id;
+    uint64_t seq;
+    const char *result;
+    bool in_dlq;
+    int at_target;
+    const char *by;
+    const char *reason;
+};
+enum status journal_write_resolution(struct journal *j, const struct journal_resolution *r,
+                                     struct error *err);
+
 /* fsync: after it returns ST_OK every record written so far is on disk. */
 enum status journal_sync(struct journal *j, struct error *err);
 

@@ -122,6 +122,11 @@ void rr_settle(struct run *run, struct item *it, enum journal_result res, const 
         run->r->kept++;
         rr_add_reason(run->r, reason);
         break;
+    case JR_REFUSED:
+        run->r->kept++;
+        run->r->refused++;
+        rr_add_reason(run->r, reason);
+        break;
     case JR_UNKNOWN:
     default:
         run->r->unknown++;
@@ -267,6 +272,34 @@ static bool publish_one(struct run *run, struct item *it)
     return true;
 }
 
+/* Adds the tokens earned since the last call at the current rate, capped at its burst, and
+ * returns that rate (0: unpaced). */
+static double pace_refill(struct run *run)
+{
+    double now = clock_mono_s();
+    double rate = replay_pace_rate(run->o, run->published, NULL);
+    if (rate > 0) {
+        run->pace_tokens += (now - run->pace_last) * rate;
+        double cap = (double)replay_pace_burst(rate);
+        if (run->pace_tokens > cap)
+            run->pace_tokens = cap;
+    }
+    run->pace_last = now;
+    return rate;
+}
+
+/* How long the loop may wait for the next token (ms): 100 when unpaced. */
+static int pace_wait_ms(struct run *run)
+{
+    double rate = replay_pace_rate(run->o, run->published, NULL);
+    if (rate <= 0)
+        return 100;
+    if (run->pace_tokens >= 1)
+        return 5; /* a token is there: something else holds the copies (the window, a pause) */
+    double ms = ceil((1 - run->pace_tokens) / rate * 1000);
+    return ms < 1 ? 1 : ms > 100 ? 100 : (int)ms;
+}
+
 /* Publishes (or, for deletes, acks) the next pending items that fit the window and the rate:
  * their intents are written and synced first, in one fsync. */
 static void send_some(struct run *run)
@@ -278,13 +311,18 @@ static void send_some(struct run *run)
     size_t start = run->next_pending;
     size_t end = start;
     uint64_t room = run->window > run->in_flight ? run->window - run->in_flight : 0;
-    if (run->o->rate > 0) {
-        double elapsed = clock_mono_s() - run->started;
-        double allowed = floor(elapsed * run->o->rate) + 1 - (double)run->published;
-        if (allowed < 1)
+    double rate = pace_refill(run);
+    if (rate > 0) {
+        if (run->pace_tokens < 1)
             return;
-        if ((double)room > allowed)
-            room = (uint64_t)allowed;
+        uint64_t allowed = (uint64_t)run->pace_tokens;
+        if (room > allowed)
+            room = allowed;
+        /* A batch keeps to one step of the ramp: the next step's rate starts with its own. */
+        uint64_t step_left;
+        replay_pace_rate(run->o, run->published, &step_left);
+        if (room > step_left)
+            room = step_left;
     }
     while (end < run->n_items && room > 0) {
         struct item *it = run->items[end];
@@ -339,6 +377,8 @@ static void send_some(struct run *run)
         }
         if (!publish_one(run, it))
             break;
+        if (rate > 0)
+            run->pace_tokens -= 1;
     }
 }
 
@@ -417,8 +457,16 @@ static void describe(struct run *run)
                  "consumers may hold the rest); %s",
                  (unsigned long long)r->taken, (unsigned long long)run->total, counts);
         break;
-    case RE_CONNECTION_LOST:
     case RE_CHANNEL_CLOSED:
+        if (r->refused && !r->unknown) {
+            rr_say(r->detail, sizeof r->detail,
+                   "refused: %.300s; %s; the broker accepted none of the refused copies and "
+                   "their dead letters stay in the DLQ",
+                   why, counts);
+            break;
+        }
+        /* fall through */
+    case RE_CONNECTION_LOST:
     default:
         rr_say(r->detail, sizeof r->detail,
                  "interrupted: %.260s; %s; nothing is lost: dead letters not removed are back in "
@@ -445,6 +493,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     run.canary_wanted = o->canary_wait_ms > 0;
     run.canary_item = SIZE_MAX;
     run.started = clock_mono_s();
+    run.pace_tokens = 1; /* the first copy goes at once */
+    run.pace_last = run.started;
     sb_init(&run.checked_exchanges);
     error_clear(&run.err);
     journal_new_run_id(r->run_id);
@@ -458,8 +508,11 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     r->ready_before = ready;
     run.total = ready;
 
-    struct journal_run jr = {r->run_id, o->op,         conn_display_url(c), conn_vhost(c),
-                             conn_user(c), o->queue, o->expect ? o->expect : ready, false};
+    /* planned: a plan's size; a live selection (expect 0) learns how many it selects only as
+     * it reads — the queue's depth is not that (10 "planned" for 6 selected): the end record
+     * says how many were selected. */
+    struct journal_run jr = {r->run_id,    o->op,    conn_display_url(c), conn_vhost(c),
+                             conn_user(c), o->queue, o->expect,          false};
     if ((st = journal_write_run(o->journal, &jr, err)) != ST_OK ||
         (st = journal_sync(o->journal, err)) != ST_OK) {
         sb_free(&run.checked_exchanges);
@@ -565,8 +618,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
             continue;
         }
         int wait = 100;
-        if (run.o->rate > 0 && pending_left)
-            wait = 5;
+        if (pending_left)
+            wait = pace_wait_ms(&run);
         if (!rr_pump(&run, wait)) {
             double quiet = clock_mono_s() - run.last_frame;
             if (!run.reading_done && !run.canary_waiting && !run.paused && !run.blocked &&
@@ -622,7 +675,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     describe(&run);
     struct error jerr;
     error_clear(&jerr);
-    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->detail, &jerr);
+    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused,
+                      r->selected, r->detail, &jerr);
     journal_sync(o->journal, &jerr);
     report_progress(&run, "done", true);
     for (size_t i = run.first_open; i < run.n_items; i++)

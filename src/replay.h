@@ -80,6 +80,14 @@ typedef void (*replay_outcome_fn)(void *ctx, uint64_t seq, uint64_t position,
                                   const struct bytes *old_id, enum journal_result res,
                                   const char *reason);
 
+/* Pacing: one step of a ramp — `copies` copies at `rate` per second (both > 0). */
+struct replay_ramp_step {
+    double rate;
+    uint64_t copies;
+};
+
+#define REPLAY_MAX_RAMP 16
+
 struct replay_opts {
     const char *queue;           /* the DLQ */
     enum queue_kind kind;        /* QK_UNKNOWN: classic/quorum worked out by the broker */
@@ -90,6 +98,14 @@ struct replay_opts {
                                     are found; 0 = read the whole queue */
     uint32_t window;             /* copies in flight; 0 = 1000. 1 = one confirm per message */
     double rate;                 /* copies per second; 0 = as fast as the broker confirms */
+    /* The ramp (--ramp): the first copies go out in these steps, in order — ramp[0].copies
+     * at ramp[0].rate per second, then ramp[1]'s, … — and then at `rate` (0: unpaced). The
+     * canary, when there is one, is the first copy of the first step. Pacing holds from the
+     * first copy to the last: a wait (the canary's, a pause, a full window, a blocked
+     * connection) never lets the copies it held back go out in a burst; at most
+     * replay_pace_burst() go out together. n_ramp 0: no ramp. Borrowed. */
+    const struct replay_ramp_step *ramp;
+    size_t n_ramp;
     int canary_wait_ms;          /* > 0: send one, watch this long for it to come back */
     int confirm_timeout_ms;      /* how long to wait for outstanding confirms (30000) */
     int idle_timeout_ms;         /* a silent queue: stop reading after this long (peek's rule) */
@@ -121,6 +137,7 @@ struct replay_report {
     uint32_t ready_before, ready_after;
     bool have_after;
     uint64_t taken, selected, done, kept, unknown;
+    uint64_t refused;  /* of kept: the broker refused the publish (403, no write permission) */
     uint64_t not_sent; /* selected but never published (cancelled, stopped, canary) */
     struct {
         char text[240];
@@ -148,6 +165,31 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
 enum route_check { ROUTE_YES, ROUTE_NO, ROUTE_EXCHANGE_ONLY, ROUTE_ERROR };
 enum route_check replay_check_route(struct conn *c, const char *exchange, const char *routing_key,
                                     char *out, size_t outlen);
+
+/* Declares queue `name` durable, of the given type (classic, quorum or stream; QK_UNKNOWN is
+ * refused: dlqx does not guess), for a move's parking queue (--create-queue). An existing
+ * queue with other arguments is the broker's 406, reported. One sentence in err; *kind says
+ * what the broker said (CONN_ACCESS: no configure permission). */
+enum status replay_declare_queue(struct conn *c, const char *name, enum queue_kind type,
+                                 enum conn_err *kind, struct error *err);
+
+/* ---- pacing: --rate and --ramp ------------------------------------------------------- */
+
+/* Parses a ramp, "RATE[:COPIES],…" (up to REPLAY_MAX_RAMP steps): each step sends COPIES
+ * copies at RATE per second; without COPIES, ten seconds' worth (ceil(10 × RATE), at least
+ * 1). "1,10,100" is 10 copies at 1/s, then 100 at 10/s, then 1000 at 100/s. Rates rise or
+ * fall as given. ST_EINVAL with one sentence for anything else. */
+enum status replay_ramp_parse(const char *text, struct replay_ramp_step *steps, size_t max,
+                              size_t *n, struct error *err);
+/* The rate (copies per second, 0: unpaced) at which the copy numbered `published` + 1 goes
+ * out: the ramp's step it falls in, else o->rate. step_left (may be NULL): the copies left
+ * in that step, that one included (UINT64_MAX past the ramp). */
+double replay_pace_rate(const struct replay_opts *o, uint64_t published, uint64_t *step_left);
+/* The most copies sent at once at that rate: ten milliseconds' worth, at least 1. */
+uint64_t replay_pace_burst(double rate);
+/* The least time `copies` copies take under o's pacing (seconds; 0 when unpaced): the ramp's
+ * steps, then o->rate; for a plan's estimate. The canary's wait is not included. */
+double replay_pace_seconds(const struct replay_opts *o, uint64_t copies);
 
 /* ---- selecting by plan: the exact dead letters, by id and body digest ------------------ */
 

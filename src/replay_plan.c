@@ -1,10 +1,13 @@
 /*
  * replay_plan: which dead letters a replay takes — a multiset of (id, body digest), so that
  * exactly the messages a person chose are sent, and the same message twice means twice —
- * and whether a target routes, checked without publishing.
+ * and whether a target routes, checked without publishing; and how fast the copies go out
+ * (--rate and the --ramp's steps).
  */
 #include "replay.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,4 +259,129 @@ enum route_check replay_check_route(struct conn *c, const char *exchange, const 
     }
     snprintf(out, outlen, "could not check the route: %.200s", err.msg);
     return ROUTE_ERROR;
+}
+
+enum status replay_declare_queue(struct conn *c, const char *name, enum queue_kind type,
+                                 enum conn_err *kind, struct error *err)
+{
+    if (type != QK_CLASSIC && type != QK_QUORUM && type != QK_STREAM) {
+        if (kind)
+            *kind = CONN_OK;
+        return error_set(err, ST_EINVAL,
+                         "cannot declare queue %.200s: the DLQ's type is not known (no "
+                         "management API); say it with --type classic, quorum or stream",
+                         name);
+    }
+    amqp_connection_state_t st = conn_state(c);
+    amqp_table_entry_t arg;
+    arg.key = amqp_cstring_bytes("x-queue-type");
+    arg.value.kind = AMQP_FIELD_KIND_UTF8;
+    arg.value.value.bytes = amqp_cstring_bytes(queue_kind_name(type));
+    amqp_table_t args = {1, &arg};
+    amqp_queue_declare(st, CHECK_CHANNEL, amqp_cstring_bytes(name), 0, 1, 0, 0, args);
+    char *what = xasprintf("declaring queue %.200s (durable, %s)", name, queue_kind_name(type));
+    enum conn_err k = CONN_OK;
+    enum status s = conn_check_reply(c, CHECK_CHANNEL, amqp_get_rpc_reply(st), what, &k, err);
+    free(what);
+    if (s != ST_OK && conn_alive(c)) {
+        enum conn_err rk;
+        struct error re;
+        conn_channel_open(c, CHECK_CHANNEL, &rk, &re); /* the failure closed it */
+    }
+    if (kind)
+        *kind = k;
+    return s;
+}
+
+/* ---- pacing ---------------------------------------------------------------------------- */
+
+#define RAMP_STEP_SECONDS 10.0
+#define RAMP_MAX_RATE 1e6
+
+static bool ramp_number(const char *s, const char **end, double *out)
+{
+    char *e;
+    errno = 0;
+    double v = strtod(s, &e);
+    if (e == s || errno || !isfinite(v) || *s == '-' || *s == '+' || *s == ' ')
+        return false;
+    *end = e;
+    *out = v;
+    return true;
+}
+
+enum status replay_ramp_parse(const char *text, struct replay_ramp_step *steps, size_t max,
+                              size_t *n, struct error *err)
+{
+    *n = 0;
+    if (!text || !*text)
+        return error_set(err, ST_EINVAL, "--ramp takes RATE[:COPIES],… (e.g. 1,10,100)");
+    const char *p = text;
+    for (;;) {
+        if (*n == max)
+            return error_set(err, ST_EINVAL, "--ramp takes at most %zu steps", max);
+        double rate, copies = 0;
+        const char *e;
+        if (!ramp_number(p, &e, &rate) || rate <= 0 || rate > RAMP_MAX_RATE)
+            return error_set(err, ST_EINVAL,
+                             "--ramp: step %zu: the rate must be a number of copies per second "
+                             "above 0 (at most 1000000)",
+                             *n + 1);
+        if (*e == ':') {
+            if (!ramp_number(e + 1, &e, &copies) || copies < 1 || copies != floor(copies) ||
+                copies > 1e15)
+                return error_set(err, ST_EINVAL,
+                                 "--ramp: step %zu: COPIES must be a whole number from 1", *n + 1);
+        } else {
+            copies = ceil(rate * RAMP_STEP_SECONDS);
+            if (copies < 1)
+                copies = 1;
+        }
+        steps[*n].rate = rate;
+        steps[*n].copies = (uint64_t)copies;
+        (*n)++;
+        if (*e == '\0')
+            return ST_OK;
+        if (*e != ',' || e[1] == '\0')
+            return error_set(err, ST_EINVAL,
+                             "--ramp: steps are RATE or RATE:COPIES separated by commas (e.g. "
+                             "1,10,100 or 1:5,10:50)");
+        p = e + 1;
+    }
+}
+
+double replay_pace_rate(const struct replay_opts *o, uint64_t published, uint64_t *step_left)
+{
+    uint64_t upto = 0;
+    for (size_t i = 0; o->ramp && i < o->n_ramp; i++) {
+        upto += o->ramp[i].copies;
+        if (published < upto) {
+            if (step_left)
+                *step_left = upto - published;
+            return o->ramp[i].rate;
+        }
+    }
+    if (step_left)
+        *step_left = UINT64_MAX;
+    return o->rate > 0 ? o->rate : 0;
+}
+
+uint64_t replay_pace_burst(double rate)
+{
+    double b = floor(rate / 100);
+    return b < 1 ? 1 : b > 65535 ? 65535 : (uint64_t)b;
+}
+
+double replay_pace_seconds(const struct replay_opts *o, uint64_t copies)
+{
+    double t = 0;
+    uint64_t left = copies;
+    for (size_t i = 0; o->ramp && i < o->n_ramp && left; i++) {
+        uint64_t k = o->ramp[i].copies < left ? o->ramp[i].copies : left;
+        t += (double)k / o->ramp[i].rate;
+        left -= k;
+    }
+    if (left && o->rate > 0)
+        t += (double)left / o->rate;
+    return t;
 }

@@ -59,6 +59,9 @@ struct run {
     uint64_t next_pub_seq;
     uint64_t seq;
     uint64_t published;
+    /* Pacing (--rate, --ramp): a token bucket. Tokens come at the current step's rate and
+     * are capped at replay_pace_burst() of it, so a wait never turns into a burst. */
+    double pace_tokens, pace_last;
     bool reading_done, read_alive, pub_alive, cancelled, paused;
     /* Removals (acks on the reading channel) are proven by a basic.qos sent after them: the
      * broker answers it only once it has handled every frame before it on the channel. One

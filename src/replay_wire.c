@@ -228,6 +228,72 @@ static void on_return(struct run *run, const amqp_basic_return_t *ret, const amq
     }
 }
 
+/* ---- refused publishes ------------------------------------------------------------------ */
+
+/* The quoted name after `what` in a broker's reply text ("... exchange 'NAME' in vhost ..."),
+ * into out; false when it is not there. */
+static bool quoted_after(const amqp_bytes_t *text, const char *what, const char *until,
+                         struct bytes *out)
+{
+    const char *s = text->bytes;
+    size_t n = text->len, wl = strlen(what), ul = strlen(until);
+    for (size_t i = 0; i + wl <= n; i++) {
+        if (memcmp(s + i, what, wl) != 0)
+            continue;
+        size_t start = i + wl;
+        for (size_t k = start; k + ul <= n; k++)
+            if (memcmp(s + k, until, ul) == 0) {
+                out->data = (unsigned char *)(uintptr_t)(s + start);
+                out->len = k - start;
+                return true;
+            }
+        return false;
+    }
+    return false;
+}
+
+/* The publishing channel was closed with 403 ACCESS_REFUSED: the user may not write to an
+ * exchange (or, with topic authorisation, a routing key). A channel handles its publishes in
+ * order and a permission is the same for every publish to one resource, so every copy in
+ * flight to the refused exchange was refused too (those after the first were dropped with the
+ * closed channel): none is at its target, and the dead letters stay. Copies to other exchanges
+ * may have been accepted before the close: those stay in flight and are settled unknown. */
+static void refused_copies(struct run *run, const amqp_bytes_t *text, const char *why)
+{
+    struct bytes ex = {0}, rk = {0};
+    bool by_ex = quoted_after(text, "exchange '", "' in vhost", &ex);
+    bool by_rk = by_ex && quoted_after(text, "topic '", "' in exchange", &rk);
+    if (by_ex && ex.len == strlen("amq.default") && memcmp(ex.data, "amq.default", ex.len) == 0)
+        ex.len = 0; /* the default exchange, by its name in permissions */
+    if (!by_ex) {
+        /* Not said which: only when every copy in flight goes to one exchange is it that. */
+        const struct bytes *one = NULL;
+        for (size_t i = run->first_open; i < run->n_items; i++) {
+            struct item *it = run->items[i];
+            if (it->state != IT_IN_FLIGHT)
+                continue;
+            if (one && !bytes_eq(one, &it->out.exchange))
+                return;
+            one = &it->out.exchange;
+        }
+        if (!one)
+            return;
+        ex = *one;
+    }
+    char *reason = xasprintf("the broker refused the copy: %s: user %s may not publish there; "
+                             "nothing was sent and the dead letter stays",
+                             why, conn_user(run->c) ? conn_user(run->c) : "?");
+    for (size_t i = run->first_open; i < run->n_items; i++) {
+        struct item *it = run->items[i];
+        if (it->state != IT_IN_FLIGHT || !bytes_eq(&it->out.exchange, &ex) ||
+            (by_rk && !bytes_eq(&it->out.routing_key, &rk)))
+            continue;
+        run->in_flight--;
+        rr_settle(run, it, JR_REFUSED, reason);
+    }
+    free(reason);
+}
+
 /* ---- the frame pump --------------------------------------------------------------------- */
 
 void rr_connection_lost(struct run *run, const char *why)
@@ -334,6 +400,8 @@ bool rr_pump(struct run *run, int timeout_ms)
         const char *what = f.channel == PUB_CHANNEL ? "publishing a copy" : "reading the DLQ";
         conn_check_reply(run->c, f.channel, reply, what, &k, &er);
         run->kind_seen = k;
+        if (id == AMQP_CHANNEL_CLOSE_METHOD && f.channel == PUB_CHANNEL && k == CONN_ACCESS)
+            refused_copies(run, &((const amqp_channel_close_t *)dec)->reply_text, er.msg);
         if (id == AMQP_CONNECTION_CLOSE_METHOD)
             rr_connection_lost(run, er.msg);
         else

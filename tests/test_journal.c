@@ -101,7 +101,7 @@ static void write_sample(struct journal *j)
                              "the connection was lost before the broker confirmed the publish",
                              &err),
        &err);
-    ok(journal_write_end(j, RUN, 1, 0, 1, "the connection was lost", &err), &err);
+    ok(journal_write_end(j, RUN, 1, 0, 1, 0, 2, "the connection was lost", &err), &err);
     ok(journal_sync(j, &err), &err);
 }
 
@@ -147,7 +147,7 @@ static void test_write_and_read_back(void **state)
     assert_non_null(strstr((const char *)file.data,
                            "{\"v\":1,\"kind\":\"end\",\"at\":\"2026-01-02T05:00:00.123Z\",\"run\":"
                            "\"" RUN "\",\"counts\":{\"done\":1,\"kept\":0,\"unknown\":1},"
-                           "\"how\":\"the connection was lost\"}\n"));
+                           "\"selected\":2,\"how\":\"the connection was lost\"}\n"));
     bytes_free(&file);
 
     struct seen s = {json_array(), 0};
@@ -259,6 +259,50 @@ static void test_pending_across_runs(void **state)
     assert_int_equal(json_integer_value(json_object_get(y, "seq")), 2);
     assert_null(json_object_get(y, "run_broker"));
     assert_null(json_object_get(y, "run_source"));
+    json_decref(p);
+    free(path);
+}
+
+/* A resolution (`dlqx journal --reconcile`) settles a pending intent, one without an outcome
+ * or with outcome unknown; a refused outcome is not pending. */
+static void test_resolution_and_refused(void **state)
+{
+    (void)state;
+    char *path = tmp_path("resolved.jsonl");
+    struct journal *j = open_ok(path);
+    struct error err;
+    error_clear(&err);
+    struct journal_run a = {"run-r", "replay", "amqp://h/", "v1", "guest", "r.dlq", 0, false};
+    ok(journal_write_run(j, &a, &err), &err);
+    intent(j, "run-r", 1, "r1");
+    intent(j, "run-r", 2, "r2");
+    intent(j, "run-r", 3, "r3");
+    intent(j, "run-r", 4, "r4");
+    ok(journal_write_outcome(j, "run-r", 2, JR_UNKNOWN, "lost", &err), &err);
+    ok(journal_write_outcome(j, "run-r", 4, JR_REFUSED, "403", &err), &err);
+    struct journal_resolution r1 = {"run-r", 1, "done", false, -1, "by-1", "gone"};
+    struct journal_resolution r2 = {"run-r", 2, "duplicate", true, 1, "by-1", "both"};
+    ok(journal_write_resolution(j, &r1, &err), &err);
+    ok(journal_write_resolution(j, &r2, &err), &err);
+    struct journal_resolution bad = {"run-r", 0, "done", false, -1, NULL, NULL};
+    assert_int_equal(journal_write_resolution(j, &bad, &err), ST_EINVAL);
+    journal_close(j);
+    struct bytes file = test_read_file(path);
+    assert_non_null(strstr((const char *)file.data,
+                           "\"kind\":\"resolution\",\"at\":\"2026-01-02T05:00:00.123Z\","
+                           "\"run\":\"run-r\",\"seq\":2,\"result\":\"duplicate\","
+                           "\"in_dlq\":true,\"at_target\":true,\"by\":\"by-1\",\"reason\":"
+                           "\"both\"}\n"));
+    assert_non_null(strstr((const char *)file.data, "\"seq\":1,\"result\":\"done\","
+                                                    "\"in_dlq\":false,\"by\""));
+    assert_non_null(strstr((const char *)file.data, "\"result\":\"refused\""));
+    bytes_free(&file);
+    json_t *p = NULL;
+    ok(journal_pending(path, &p, &err), &err);
+    assert_int_equal(json_array_size(p), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(p, 0), "seq")), 3);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(p, 0), "run_vhost")),
+                        "v1");
     json_decref(p);
     free(path);
 }
@@ -756,6 +800,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_and_read_back),
         cmocka_unit_test(test_pending_across_runs),
+        cmocka_unit_test(test_resolution_and_refused),
         cmocka_unit_test(test_torn_tail),
         cmocka_unit_test(test_torn_tail_that_parses),
         cmocka_unit_test(test_torn_by_another_writer),

@@ -125,12 +125,71 @@ static void test_untagged_and_many(void **state)
     replay_plan_free(p);
 }
 
+/* --ramp: RATE[:COPIES],…; a bare RATE is ten seconds' worth. */
+static void test_ramp_parse(void **state)
+{
+    (void)state;
+    struct replay_ramp_step st[REPLAY_MAX_RAMP];
+    size_t n = 0;
+    struct error err;
+    assert_int_equal(replay_ramp_parse("1,10,100", st, REPLAY_MAX_RAMP, &n, &err), ST_OK);
+    assert_int_equal(n, 3);
+    assert_true(st[0].rate == 1 && st[0].copies == 10);
+    assert_true(st[1].rate == 10 && st[1].copies == 100);
+    assert_true(st[2].rate == 100 && st[2].copies == 1000);
+    assert_int_equal(replay_ramp_parse("0.5:2,20:40", st, REPLAY_MAX_RAMP, &n, &err), ST_OK);
+    assert_int_equal(n, 2);
+    assert_true(st[0].rate == 0.5 && st[0].copies == 2);
+    assert_true(st[1].rate == 20 && st[1].copies == 40);
+    assert_int_equal(replay_ramp_parse("0.01", st, REPLAY_MAX_RAMP, &n, &err), ST_OK);
+    assert_true(n == 1 && st[0].copies == 1);
+    const char *bad[] = {"", "0", "-1", "1,", ",1", "1:0", "1:2.5", "1:x", "x", "1;2",
+                         "1 ,2", "nan", "inf", "1:-3", "2000000", "1,2,3,4,5,6,7,8,9,10,11,"
+                         "12,13,14,15,16,17"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        error_clear(&err);
+        if (replay_ramp_parse(bad[i], st, REPLAY_MAX_RAMP, &n, &err) != ST_EINVAL)
+            fail_msg("--ramp %s was accepted", bad[i]);
+        assert_non_null(strstr(err.msg, "--ramp"));
+    }
+}
+
+/* The rate each copy goes out at, and the least time a pass takes. */
+static void test_pace(void **state)
+{
+    (void)state;
+    struct replay_ramp_step st[2] = {{2, 3}, {10, 5}};
+    struct replay_opts o;
+    memset(&o, 0, sizeof o);
+    uint64_t left = 0;
+    assert_true(replay_pace_rate(&o, 0, &left) == 0);
+    assert_true(left == UINT64_MAX);
+    o.rate = 50;
+    assert_true(replay_pace_rate(&o, 7, NULL) == 50);
+    o.ramp = st;
+    o.n_ramp = 2;
+    assert_true(replay_pace_rate(&o, 0, &left) == 2 && left == 3);
+    assert_true(replay_pace_rate(&o, 2, &left) == 2 && left == 1);
+    assert_true(replay_pace_rate(&o, 3, &left) == 10 && left == 5);
+    assert_true(replay_pace_rate(&o, 8, &left) == 50 && left == UINT64_MAX);
+    /* 3 at 2/s, 5 at 10/s, 50 at 50/s */
+    double t = replay_pace_seconds(&o, 58);
+    assert_true(t > 1.5 + 0.5 + 1.0 - 1e-9 && t < 3.0 + 1e-9);
+    assert_true(replay_pace_seconds(&o, 2) == 1.0);
+    o.rate = 0;
+    assert_true(replay_pace_seconds(&o, 1000) == 2.0);
+    assert_int_equal(replay_pace_burst(5), 1);
+    assert_int_equal(replay_pace_burst(1000), 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tags_in_order),
         cmocka_unit_test(test_same_id_other_body),
         cmocka_unit_test(test_untagged_and_many),
+        cmocka_unit_test(test_ramp_parse),
+        cmocka_unit_test(test_pace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

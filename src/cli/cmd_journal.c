@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "hval_json.h"
 #include "journal.h"
+#include "replay_cli.h"
 #include "sanitize.h"
 
 /* --pending found intents without an outcome (documented in the man page). */
@@ -20,6 +21,7 @@
 
 static const char usage_text[] =
     "usage: dlqx journal [--pending] [--json] [--run ID] [--file PATH]\n"
+    "       dlqx journal --reconcile [--run ID] [--file PATH] [BROKER OPTIONS]\n"
     "\n"
     "What dlqx has written to brokers (replays, re-issues, moves, deletes): one line per\n"
     "intent with its time, run, op, source -> target, old id -> new id, and what became of it\n"
@@ -30,6 +32,10 @@ static const char usage_text[] =
     "               there are any, 0 when none\n"
     "  --json       the records (with --pending: the pending intents) as JSON Lines\n"
     "  --run ID     only the runs whose id begins with ID (the table shows 8 characters)\n"
+    "  --reconcile  check each pending intent on the broker, without removing anything: is\n"
+    "               the dead letter still in its queue, is its copy at the target queue; write\n"
+    "               a resolution for each that can be told (done, duplicate, kept), say what\n"
+    "               to do; exit status 3 when some stay pending\n"
     "  --file PATH  the journal to read (default: $DLQX_JOURNAL, else\n"
     "               $XDG_STATE_HOME/dlqx/journal.jsonl, else ~/.local/state/dlqx/journal.jsonl)\n"
     "\n"
@@ -91,7 +97,7 @@ static const char *const col_head[NCOL] = {
 static const char *const col_head_ascii[NCOL] = {
     "TIME", "RUN", "OP", "SOURCE -> TARGET", "OLD ID -> NEW ID", "RESULT", "REASON"};
 /* Columns are as wide as their widest cell, up to these. */
-static const int max_width[NCOL] = {24, 8, 8, 48, 76, 7, 120};
+static const int max_width[NCOL] = {24, 8, 8, 48, 76, 18, 120};
 
 struct row {
     struct strbuf cell[NCOL];
@@ -126,7 +132,14 @@ static void build_row(struct row *r, const json_t *in, unsigned san, const char 
         add_field(ids, in, "new_id", 1024, san);
     }
     const json_t *oc = json_object_get(in, "outcome");
-    if (!oc) {
+    const json_t *rs = json_object_get(in, "resolution");
+    if (json_is_object(rs)) {
+        /* Settled by --reconcile: what it found, in place of the missing or unknown outcome. */
+        sb_adds(&r->cell[COL_RESULT], "resolved ");
+        if (!add_field(&r->cell[COL_RESULT], rs, "result", 16, san))
+            sb_adds(&r->cell[COL_RESULT], "?");
+        add_field(&r->cell[COL_REASON], rs, "reason", 2048, san);
+    } else if (!oc) {
         sb_adds(&r->cell[COL_RESULT], "PENDING");
     } else {
         if (!add_field(&r->cell[COL_RESULT], oc, "result", 16, san))
@@ -193,11 +206,23 @@ static const char *plural(uint64_t n, const char *one, const char *many)
 
 int cmd_journal(int argc, char **argv)
 {
-    bool pending = false, json = false;
+    bool pending = false, json = false, reconcile = false;
     const char *run = NULL, *file = NULL;
+    struct broker_opts b;
+    broker_opts_init(&b);
+    int brc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--pending") == 0) {
+        int br = broker_opts_parse(&b, argc, argv, &i);
+        if (br < 0) {
+            broker_opts_free(&b);
+            return EXIT_USAGE;
+        }
+        if (br > 0)
+            continue;
+        if (strcmp(a, "--reconcile") == 0) {
+            reconcile = true;
+        } else if (strcmp(a, "--pending") == 0) {
             pending = true;
         } else if (strcmp(a, "--json") == 0) {
             json = true;
@@ -208,11 +233,13 @@ int cmd_journal(int argc, char **argv)
             const char *v = a[n] == '=' ? a + n + 1 : i + 1 < argc ? argv[++i] : NULL;
             if (!v || !*v) {
                 fprintf(stderr, "dlqx journal: %s needs a value\n", is_run ? "--run" : "--file");
+                broker_opts_free(&b);
                 return EXIT_USAGE;
             }
             *(is_run ? &run : &file) = v;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
+            broker_opts_free(&b);
             return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;
         } else {
             struct strbuf sb;
@@ -221,9 +248,27 @@ int cmd_journal(int argc, char **argv)
             fprintf(stderr, "dlqx journal: %s %s (see dlqx journal --help)\n",
                     a[0] == '-' ? "unknown option" : "unexpected argument", sb.buf);
             sb_free(&sb);
+            broker_opts_free(&b);
             return EXIT_USAGE;
         }
     }
+    if (reconcile) {
+        if (json || pending) {
+            fprintf(stderr, "dlqx journal: --reconcile goes without --pending and --json\n");
+            brc = EXIT_USAGE;
+        } else if (!broker_opts_finish(&b)) {
+            brc = EXIT_USAGE;
+        } else {
+            char *jp = file ? xstrdup(file) : journal_default_path();
+            brc = rcli_reconcile(jp, &b, run);
+            free(jp);
+            if (!cli_flush_stdout() && brc == EXIT_OK)
+                brc = EXIT_IOERR;
+        }
+        broker_opts_free(&b);
+        return brc;
+    }
+    broker_opts_free(&b);
     const char *cs = nl_langinfo(CODESET);
     bool utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
     unsigned san = utf8 ? 0 : SAN_ASCII;

@@ -40,17 +40,18 @@ static void usage(const char *cmd, FILE *to)
     else if (strcmp(cmd, "move") == 0)
         fputs("usage: dlqx move QUEUE [--to-queue QUEUE | --to EXCHANGE:ROUTING_KEY]\n"
               "                 (--id ID... | --filter EXPR | --group FP | --all)\n"
-              "                 [--snapshot FILE] [--dry-run] [--rate N] [--window N] [--yes]\n"
-              "                 [--json] [--journal FILE]\n",
+              "                 [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS]\n"
+              "                 [--window N] [--create-queue] [--yes] [--json] [--journal FILE]\n",
               to);
     else
         fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group FP | --all)\n"
               "                   [--with FIELD=VALUE]... [--body-file FILE | --edit]\n"
               "                   [--reissue] [--to EXCHANGE:ROUTING_KEY] [--bypass] [--keep-error]\n"
-              "                   [--snapshot FILE] [--dry-run] [--rate N] [--window N]\n"
+              "                   [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS] [--window N]\n"
               "                   [--canary[=SECONDS]] [--yes] [--json] [--journal FILE] [--force]\n",
               to);
-    fputs("       broker: [--url URL]... [--password-file FILE | --ask-password] [--read-only]\n"
+    fputs("       [--ignore-pending]: go on although the journal holds an interrupted run's intents\n"
+          "       broker: [--url URL]... [--password-file FILE | --ask-password] [--read-only]\n"
           "               [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
           "see dlqx(1) and docs/replay.md\n",
           to);
@@ -137,6 +138,10 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--to-queue") == 0 && more && strcmp(x->cmd, "move") == 0) {
             x->to_exchange = "";
             x->to_routing_key = argv[++i];
+        } else if (strcmp(a, "--ignore-pending") == 0) {
+            x->ignore_pending = true;
+        } else if (strcmp(a, "--create-queue") == 0 && strcmp(x->cmd, "move") == 0) {
+            x->create_queue = true;
         } else if (strcmp(a, "--bypass") == 0) {
             x->bypass = true;
         } else if (strcmp(a, "--keep-error") == 0) {
@@ -152,6 +157,13 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--rate") == 0 && more) {
             if (!number(argv[++i], &x->rate)) {
                 fprintf(stderr, "dlqx %s: --rate takes messages per second\n", x->cmd);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(a, "--ramp") == 0 && more) {
+            struct error err;
+            if (replay_ramp_parse(argv[++i], x->ramp, REPLAY_MAX_RAMP, &x->n_ramp, &err) !=
+                ST_OK) {
+                fprintf(stderr, "dlqx %s: %s\n", x->cmd, err.msg);
                 return EXIT_USAGE;
             }
         } else if (strcmp(a, "--window") == 0 && more) {
@@ -223,6 +235,11 @@ static int parse(struct rcli *x, int argc, char **argv)
             snprintf(parked, sizeof parked, "%.250s.parked", x->queue);
         x->to_exchange = "";
         x->to_routing_key = parked;
+    }
+    if (x->create_queue && x->to_exchange && *x->to_exchange) {
+        fprintf(stderr, "dlqx move: --create-queue declares a queue: it goes with --to-queue "
+                        "QUEUE or the default parking queue, not with --to EXCHANGE:KEY\n");
+        return EXIT_USAGE;
     }
     if (x->mode == RESTAMP_MOVE && x->n_changes) {
         fprintf(stderr, "dlqx move: a move sends the message as it is; use dlqx replay --with\n");
@@ -312,7 +329,7 @@ static void outcome_cb(void *vctx, uint64_t seq, uint64_t position, const struct
     struct strbuf sb;
     sb_init(&sb);
     sb_adds(&sb, c->tty ? "\r\033[K" : "");
-    sb_adds(&sb, res == JR_KEPT ? "kept " : "UNKNOWN ");
+    sb_adds(&sb, res == JR_KEPT ? "kept " : res == JR_REFUSED ? "refused " : "UNKNOWN ");
     sanitize_append(&sb, old_id->data, old_id->len, 0);
     sb_adds(&sb, ": ");
     sanitize_append(&sb, reason ? reason : "", reason ? strlen(reason) : 0, 0);
@@ -362,6 +379,7 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
         json_object_set_new(o, "done", json_integer((json_int_t)r->done));
         json_object_set_new(o, "kept", json_integer((json_int_t)r->kept));
         json_object_set_new(o, "unknown", json_integer((json_int_t)r->unknown));
+        json_object_set_new(o, "refused", json_integer((json_int_t)r->refused));
         json_object_set_new(o, "not_sent", json_integer((json_int_t)r->not_sent));
         json_object_set_new(o, "not_found", json_integer((json_int_t)missing));
         json_object_set_new(o, "ready_before", json_integer(r->ready_before));
@@ -412,12 +430,107 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
         return EXIT_CONNECTION_LOST;
     if (r->unknown)
         return EXIT_UNKNOWN;
+    if (r->refused)
+        return EXIT_ACCESS; /* the broker refused the publishes: nothing sent, nothing pending */
     if (r->end == RE_REFUSED_LIMIT)
         return EXIT_PEEK_REFUSED;
     if (r->kept || missing || r->not_sent || r->end == RE_CANCELLED || r->end == RE_IDLE ||
         r->end == RE_CHANNEL_CLOSED)
         return EXIT_KEPT;
     return EXIT_OK;
+}
+
+/* The journal's pending intents for this queue on this broker (an interrupted run: each copy
+ * may have been sent while its dead letter is still in the DLQ): named, and the pass refused
+ * (EXIT_UNKNOWN, as the run that left them) unless --ignore-pending or a yes on the terminal.
+ * 0 to go on. */
+static int pending_check(const struct rcli *x, struct conn *c)
+{
+    char *jpath = x->journal_path ? xstrdup(x->journal_path) : journal_default_path();
+    json_t *pend = rcli_pending_for(jpath, &x->b, c, x->queue, NULL);
+    size_t n = json_array_size(pend);
+    int rc = 0;
+    if (n) {
+        struct strbuf ids, q;
+        sb_init(&ids);
+        sb_init(&q);
+        rcli_pending_ids(pend, 5, &ids);
+        sanitize_append(&q, x->queue, strlen(x->queue), 0);
+        fprintf(stderr,
+                "dlqx %s: the journal holds %zu pending %s for %s on this broker, from a run "
+                "that did not finish (each copy may have been sent while its dead letter is "
+                "still in the queue: sending it again makes a duplicate): %s\n"
+                "dlqx %s: dlqx journal --reconcile checks each against the broker and resolves "
+                "it; dlqx journal --pending lists them\n",
+                x->cmd, n, n == 1 ? "intent" : "intents", q.buf, ids.buf, x->cmd);
+        sb_free(&ids);
+        sb_free(&q);
+        if (x->ignore_pending) {
+            fprintf(stderr, "dlqx %s: going on (--ignore-pending)\n", x->cmd);
+        } else {
+            int yes = x->yes ? -1 : ask("Go on anyway?");
+            if (yes == 0)
+                rc = EXIT_DECLINED;
+            else if (yes < 0) {
+                fprintf(stderr, "dlqx %s: nothing was sent; give --ignore-pending to go on "
+                                "anyway\n",
+                        x->cmd);
+                rc = EXIT_UNKNOWN;
+            }
+        }
+    }
+    json_decref(pend);
+    free(jpath);
+    return rc;
+}
+
+/* A move's target queue (through the default exchange) that does not exist: with
+ * --create-queue it is to be declared (*declare), else the move is refused before anything is
+ * read, with a sentence (EXIT_KEPT: every dead letter would be kept). The plan's targets say
+ * which when there is a plan; otherwise a passive declare does. 0 when the move can go. */
+static int move_target_check(const struct rcli *x, struct conn *c, struct rcli_plan *p,
+                             bool *declare)
+{
+    *declare = false;
+    if (x->mode != RESTAMP_MOVE || x->is_delete || !c || !x->to_routing_key ||
+        (x->to_exchange && *x->to_exchange))
+        return 0;
+    enum route_check rc = ROUTE_YES;
+    char text[300] = "";
+    struct rcli_target *t = NULL;
+    for (size_t i = 0; p && i < p->n_targets; i++)
+        if (!p->targets[i].exchange[0] && strcmp(p->targets[i].routing_key, x->to_routing_key) == 0)
+            t = &p->targets[i];
+    if (t)
+        rc = t->route;
+    else if (!p)
+        rc = replay_check_route(c, "", x->to_routing_key, text, sizeof text);
+    if (rc != ROUTE_NO)
+        return 0;
+    struct strbuf q;
+    sb_init(&q);
+    sanitize_append(&q, x->to_routing_key, strlen(x->to_routing_key), 0);
+    if (x->create_queue) {
+        *declare = true;
+        if (!x->dry_run)
+            fprintf(stderr,
+                    "dlqx move: queue %s does not exist: it is declared (durable, of the DLQ's "
+                    "type) before the move\n",
+                    q.buf);
+        if (t)
+            snprintf(t->route_text, sizeof t->route_text,
+                     "does not exist yet: --create-queue declares it (durable, of the DLQ's "
+                     "type) before the move");
+        sb_free(&q);
+        return 0;
+    }
+    fprintf(stderr,
+            "dlqx move: queue %s does not exist, so every dead letter would be kept: %s; "
+            "give --create-queue to declare it (durable, of the DLQ's type), or --to-queue "
+            "another\n",
+            q.buf, x->dry_run ? "the move would do nothing" : "nothing was moved");
+    sb_free(&q);
+    return EXIT_KEPT;
 }
 
 static int run(struct rcli *x)
@@ -470,8 +583,11 @@ static int run(struct rcli *x)
             goto out;
     }
     rc = EXIT_OK;
+    bool declare = false;
+    int missing = 0;
     if (p) {
         rcli_plan_routes(p, c);
+        missing = move_target_check(x, c, p, &declare);
         if (x->dry_run && x->json) {
             size_t n = json_array_size(p->dry);
             for (size_t i = 0; i < n; i++) {
@@ -485,6 +601,18 @@ static int run(struct rcli *x)
         if (x->dry_run) {
             fprintf(stderr, "dlqx %s: dry run: nothing was read from or written to the broker\n",
                     x->cmd);
+            /* The exit status says what the real run would: 20 when some would be kept. */
+            if (p->n_kept) {
+                fprintf(stderr, "dlqx %s: dry run: %llu selected dead letters would be kept\n",
+                        x->cmd, (unsigned long long)(p->selected - p->sendable));
+                rc = EXIT_KEPT;
+            }
+            if (missing)
+                rc = missing;
+            goto out;
+        }
+        if (missing) {
+            rc = missing;
             goto out;
         }
         if (p->sendable == 0) {
@@ -493,6 +621,10 @@ static int run(struct rcli *x)
             goto out;
         }
     }
+    if ((rc = pending_check(x, c)) != 0)
+        goto out;
+    if (!p && (rc = move_target_check(x, c, NULL, &declare)) != 0)
+        goto out;
     if (!x->yes) {
         char q[400];
         const char *verb = x->is_delete ? "Delete" : x->mode == RESTAMP_MOVE ? "Move"
@@ -530,6 +662,20 @@ static int run(struct rcli *x)
     if (!x->limit_given)
         info.delivery_limit = -1;
     broker_queue_info(&x->b, x->queue, &info, x->type_given, x->limit_given, false);
+    if (declare) {
+        enum conn_err dk = CONN_OK;
+        if (replay_declare_queue(c, x->to_routing_key, info.kind, &dk, &err) != ST_OK) {
+            struct strbuf m;
+            sb_init(&m);
+            sanitize_append(&m, err.msg, strlen(err.msg), 0);
+            fprintf(stderr, "dlqx move: %s: nothing was moved\n", m.buf);
+            sb_free(&m);
+            rc = dk == CONN_OK ? EXIT_USAGE : broker_exit_code(dk);
+            goto out;
+        }
+        fprintf(stderr, "dlqx move: declared queue %s (durable, %s, like the DLQ)\n",
+                x->to_routing_key, queue_kind_name(info.kind));
+    }
     struct run_ctx ctx = {x, p, isatty(STDERR_FILENO) != 0 && !x->json, 0};
     struct replay_opts o;
     memset(&o, 0, sizeof o);
@@ -541,6 +687,8 @@ static int run(struct rcli *x)
     o.expect = p ? replay_plan_size(p->find) : 0;
     o.window = x->window;
     o.rate = x->rate;
+    o.ramp = x->ramp;
+    o.n_ramp = x->n_ramp;
     o.canary_wait_ms = x->canary_ms;
     o.journal = j;
     o.select = select_cb;

@@ -53,7 +53,11 @@ struct rcli {
     bool bypass, keep_error;
     /* how */
     bool dry_run, yes, json, force;
+    bool create_queue; /* move: declare the target queue when it does not exist */
+    bool ignore_pending; /* go on although the journal holds pending intents for the queue */
     double rate;
+    struct replay_ramp_step ramp[REPLAY_MAX_RAMP]; /* --ramp */
+    size_t n_ramp;
     uint32_t window;
     int canary_ms;
     const char *snapshot;
@@ -110,5 +114,20 @@ void rcli_plan_routes(struct rcli_plan *p, struct conn *c);
 void rcli_plan_print(const struct rcli *x, const struct rcli_plan *p, FILE *to);
 /* One copy's diff, sanitized, two columns when width allows. */
 void rcli_print_diff(const struct diff *d, FILE *to, int width);
+
+/* ---- the journal's pending intents (journal_reconcile.c) ------------------------------- */
+
+/* The pending intents of jpath for queue (NULL: any) whose run was on the broker c is
+ * connected to (same vhost; its URL or one of b's): a new array, empty when there are none
+ * or no journal. others (may be NULL): a new array of the rest. */
+json_t *rcli_pending_for(const char *jpath, const struct broker_opts *b, struct conn *c,
+                         const char *queue, json_t **others);
+/* The first max old ids of the intents, sanitized and comma-separated, appended to sb. */
+void rcli_pending_ids(const json_t *intents, size_t max, struct strbuf *sb);
+/* `dlqx journal --reconcile`: checks each pending intent (of runs whose id begins with
+ * run_prefix, when given) on the broker b names, writes a resolution for each it can settle,
+ * and says per message what it found and what to do. The exit code: 0 none left pending, 3
+ * some are, or a broker or journal failure's. */
+int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_prefix);
 
 #endif

@@ -4,294 +4,28 @@
  * body their redrive writes, and the DLQ loses exactly those messages and keeps the rest in
  * order. An unroutable target, a full target (reject-publish), a vanished connection and a
  * canary that comes back each keep the dead letter and say why. Move and delete take the same
- * path. Needs the test broker (tests/broker/run.sh starts one); fails without it.
+ * path. The pacing (--rate after a canary, a ramp's steps) is measured where the copies
+ * arrive. Needs the test broker (tests/broker/run.sh starts one); fails without it. The
+ * helpers are in replay_testutil.c.
  */
 #include "../testutil.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "acemq.h"
 #include "brokerutil.h"
+#include "replay_testutil.h"
 #include "decode.h"
 #include "journal.h"
 #include "replay.h"
 #include "restamp.h"
 #include "sha256.h"
 #include "util.h"
-
-static char journal_dir[] = "/tmp/dlqx-replay-test-XXXXXX";
-
-/* ---- building dead letters --------------------------------------------------------------- */
-
-static void set_prop(struct message *m, enum prop_flag f, const char *v)
-{
-    props_set_string(&m->props, f, v, strlen(v));
-}
-
-static struct message acemq_dead(const char *id, const char *body)
-{
-    struct message m;
-    message_init(&m);
-    m.body = bytes_dup(body, strlen(body));
-    set_prop(&m, PROP_content_type, "application/json");
-    set_prop(&m, PROP_message_id, id);
-    m.props.delivery_mode = 2;
-    m.props.present |= 1u << PROP_delivery_mode;
-    m.headers_present = true;
-    struct htable *h = m.headers;
-    htable_add(h, "x-acemq-id", hval_cstring(id));
-    htable_add(h, "x-acemq-type", hval_cstring("order.placed"));
-    htable_add(h, "x-acemq-version", hval_int(HV_I32, 2));
-    htable_add(h, "x-acemq-correlation", hval_cstring("corr-1"));
-    htable_add(h, "x-acemq-attempt", hval_int(HV_I32, 5));
-    htable_add(h, "x-acemq-first-seen", hval_int(HV_I64, 1767323045678));
-    htable_add(h, "x-acemq-causation", hval_cstring("cause-0"));
-    htable_add(h, "x-acemq-origin", hval_cstring("orders@host-7"));
-    htable_add(h, "x-acemq-error", hval_cstring("gave up after 5 attempts: Timeout: db"));
-    htable_add(h, "x-acemq-future", hval_cstring("kept as it is"));
-    htable_add(h, "tenant", hval_cstring("acme"));
-    htable_add(h, "acemq-replay-count", hval_int(HV_I32, 2));
-    return m;
-}
-
-static struct message plain(const char *id, const char *body)
-{
-    struct message m;
-    message_init(&m);
-    m.body = bytes_dup(body, strlen(body));
-    set_prop(&m, PROP_message_id, id);
-    set_prop(&m, PROP_content_type, "text/plain");
-    m.props.delivery_mode = 2; /* persistent, as dead letters are; a copy is persistent too */
-    m.props.present |= 1u << PROP_delivery_mode;
-    m.headers_present = true;
-    htable_add(m.headers, "n", hval_cstring(id));
-    return m;
-}
-
-static const char BQ_DEAD[] =
-    "{\"job\":\"urn:babel:orders:ship\",\"trace_id\":\"t-9\",\"data\":{\"sku\":\"A/1\",\"qty\":3,"
-    "\"price\":99.90,\"note\":\"caf\\u00e9 \xe2\x82\xac\"},\"meta\":{\"id\":\"bq-1\",\"queue\":"
-    "\"t.ship\",\"lang\":\"php\",\"schema_version\":1,\"created_at\":1767323045678},"
-    "\"attempts\":4,\"dead_letter\":{\"reason\":\"failed\",\"error\":\"boom\",\"exception\":"
-    "\"RuntimeException\",\"failed_at\":1767323049999,\"original_queue\":\"t.ship\","
-    "\"attempts\":4,\"lang\":\"php\"},\"x_extra\":[1,2]}";
-/* What every BabelQueue redrive keeps: the same bytes without dead_letter, attempts 0. */
-static const char BQ_REPLAYED[] =
-    "{\"job\":\"urn:babel:orders:ship\",\"trace_id\":\"t-9\",\"data\":{\"sku\":\"A/1\",\"qty\":3,"
-    "\"price\":99.90,\"note\":\"caf\\u00e9 \xe2\x82\xac\"},\"meta\":{\"id\":\"bq-1\",\"queue\":"
-    "\"t.ship\",\"lang\":\"php\",\"schema_version\":1,\"created_at\":1767323045678},"
-    "\"attempts\":0,\"x_extra\":[1,2]}";
-
-static struct message bq_dead(void)
-{
-    struct message m;
-    message_init(&m);
-    m.body = bytes_dup(BQ_DEAD, strlen(BQ_DEAD));
-    set_prop(&m, PROP_content_type, "application/json");
-    set_prop(&m, PROP_content_encoding, "utf-8");
-    set_prop(&m, PROP_type, "urn:babel:orders:ship");
-    set_prop(&m, PROP_correlation_id, "t-9");
-    set_prop(&m, PROP_message_id, "bq-1");
-    set_prop(&m, PROP_app_id, "babelqueue");
-    m.props.delivery_mode = 2;
-    m.props.present |= 1u << PROP_delivery_mode;
-    m.headers_present = true;
-    htable_add(m.headers, "x-schema-version", hval_int(HV_I32, 1));
-    htable_add(m.headers, "x-source-lang", hval_cstring("php"));
-    htable_add(m.headers, "x-attempts", hval_int(HV_I32, 4));
-    return m;
-}
-
-/* ---- a run with a plan, as the CLI and the UI make one ---------------------------------- */
-
-struct sel {
-    struct replay_plan *plan;
-    const char *dlq;
-    enum restamp_mode mode;
-    const char *to_exchange, *to_routing_key;
-    bool is_delete;
-    /* fault injection */
-    int kill_after_done;
-    struct conn *conn;
-    uint64_t outcomes[3];
-    char last_reason[512];
-    /* Each outcome names the position select saw, once: chosen[pos] 1 chosen, 2 settled. */
-    unsigned char chosen[8192];
-    unsigned bad_positions;
-};
-
-static enum replay_action sel_cb(void *ctx, const struct message *m, uint64_t pos,
-                                 struct outgoing *out, char *why, size_t whylen)
-{
-    struct sel *s = ctx;
-    struct decoded d;
-    decode_message(m, clock_now_ms(), &d);
-    enum replay_action a = RA_SKIP;
-    if (replay_plan_take_message(s->plan, m, &d)) {
-        if (s->is_delete) {
-            a = RA_DELETE;
-        } else {
-            struct restamp_opts ro;
-            memset(&ro, 0, sizeof ro);
-            ro.mode = s->mode;
-            ro.dlq = s->dlq;
-            ro.to_exchange = s->to_exchange;
-            ro.to_routing_key = s->to_routing_key;
-            ro.now_ms = 1770091506000; /* 2026-02-03T04:05:06Z */
-            struct error err;
-            a = restamp_build(&d, &ro, out, &err) == ST_OK ? RA_SEND : RA_KEEP;
-            if (a == RA_KEEP)
-                snprintf(why, whylen, "%s", err.msg);
-        }
-    }
-    if (a != RA_SKIP && pos < sizeof s->chosen)
-        s->chosen[pos] = 1;
-    decoded_free(&d);
-    return a;
-}
-
-static enum replay_ctl sel_progress(void *ctx, const struct replay_progress *p)
-{
-    struct sel *s = ctx;
-    if (s->kill_after_done > 0 && p->done >= (uint64_t)s->kill_after_done && s->conn) {
-        /* The network goes away under dlqx. */
-        shutdown(amqp_get_sockfd(conn_state(s->conn)), SHUT_RDWR);
-        s->kill_after_done = 0;
-    }
-    return RC_GO;
-}
-
-static void sel_outcome(void *ctx, uint64_t seq, uint64_t position, const struct bytes *old_id,
-                        enum journal_result res, const char *reason)
-{
-    struct sel *s = ctx;
-    s->outcomes[res]++;
-    if (position == 0 || (position < sizeof s->chosen && s->chosen[position] != 1))
-        s->bad_positions++;
-    else if (position < sizeof s->chosen)
-        s->chosen[position] = 2;
-    if (reason)
-        snprintf(s->last_reason, sizeof s->last_reason, "%s", reason);
-}
-
-static void plan_add_msg(struct replay_plan *p, const struct message *m)
-{
-    struct decoded d;
-    decode_message(m, clock_now_ms(), &d);
-    replay_plan_add_message(p, m, &d);
-    decoded_free(&d);
-}
-
-static struct replay_report run_plan(struct conn *c, struct sel *s, uint32_t window,
-                                     int canary_ms)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/journal.jsonl", journal_dir);
-    struct journal *j = NULL;
-    struct error err;
-    if (journal_open(path, &j, &err) != ST_OK)
-        fail_msg("%s", err.msg);
-    memset(s->chosen, 0, sizeof s->chosen);
-    s->bad_positions = 0;
-    struct replay_opts o;
-    memset(&o, 0, sizeof o);
-    o.queue = s->dlq;
-    o.kind = QK_CLASSIC;
-    o.delivery_limit = -1;
-    o.op = s->is_delete ? "delete" : restamp_mode_name(s->mode);
-    o.expect = replay_plan_size(s->plan);
-    o.window = window;
-    o.canary_wait_ms = canary_ms;
-    o.idle_timeout_ms = 3000;
-    o.confirm_timeout_ms = 10000;
-    o.journal = j;
-    o.select = sel_cb;
-    o.progress = sel_progress;
-    o.outcome = sel_outcome;
-    o.ctx = s;
-    struct replay_report r;
-    enum conn_err k;
-    error_clear(&err);
-    if (replay_run(c, &o, &r, &k, &err) != ST_OK)
-        fail_msg("replay %s: %s", s->dlq, err.msg);
-    journal_close(j);
-    if (s->bad_positions)
-        fail_msg("%u outcomes named a position select had not chosen (or twice)",
-                 s->bad_positions);
-    return r;
-}
-
-/* The DLQ holds exactly `want` (in order). */
-static void expect_queue_at(struct conn *c, const char *q, const struct message *want, size_t n,
-                            int line)
-{
-    uint32_t depth0 = bt_depth(c, q); /* right after the pass */
-    struct msglist got = bt_read_all(c, q, n);
-    if (got.n != n)
-        fail_msg("%s holds %zu messages, expected %zu", q, got.n, n);
-    for (size_t i = 0; i < n; i++)
-        if (!bt_same_message(&want[i], &got.m[i], false)) {
-            /* Say what was there: the ids, in order, against those expected. */
-            char have[512] = "", exp[512] = "";
-            for (size_t k = 0; k < n && k < 12; k++) {
-                const struct bytes *a = &got.m[k].props.message_id;
-                const struct bytes *b = &want[k].props.message_id;
-                size_t hl = strlen(have), el = strlen(exp);
-                snprintf(have + hl, sizeof have - hl, " %.*s", (int)(a->len > 20 ? 20 : a->len),
-                         a->data ? (const char *)a->data : "");
-                snprintf(exp + el, sizeof exp - el, " %.*s", (int)(b->len > 20 ? 20 : b->len),
-                         b->data ? (const char *)b->data : "");
-            }
-            /* And again, now that the read above has given everything back. */
-            struct msglist again = bt_read_all(c, q, n);
-            char have2[512] = "";
-            for (size_t k = 0; k < again.n && k < 12; k++) {
-                const struct bytes *a = &again.m[k].props.message_id;
-                size_t hl = strlen(have2);
-                snprintf(have2 + hl, sizeof have2 - hl, " %.*s",
-                         (int)(a->len > 20 ? 20 : a->len), a->data ? (const char *)a->data : "");
-            }
-            msglist_free(&again);
-            fail_msg("line %d: %s: message %zu differs from the one expected there (ids:%s; "
-                     "expected:%s; depth right after the pass %u; read again:%s)",
-                     line, q, i + 1, have, exp, depth0, have2);
-        }
-    msglist_free(&got);
-}
-#define expect_queue(c, q, want, n) expect_queue_at(c, q, want, n, __LINE__)
-
-/* A pass that replays its plan's dead letters to exchange:routing_key ("" : a queue). */
-static struct sel sel_for(const char *dlq, const char *exchange, const char *routing_key)
-{
-    struct sel s;
-    memset(&s, 0, sizeof s);
-    s.plan = replay_plan_new();
-    s.dlq = dlq;
-    s.mode = RESTAMP_REPLAY;
-    s.to_exchange = exchange;
-    s.to_routing_key = routing_key;
-    return s;
-}
-
-/* n plain messages "P-0000", "P-0001", … (id and body alike), in an array to free. */
-static struct message *numbered(const char *prefix, size_t n)
-{
-    struct message *m = xcalloc(n ? n : 1, sizeof *m);
-    for (size_t i = 0; i < n; i++) {
-        char id[32];
-        snprintf(id, sizeof id, "%.8s-%04zu", prefix, i);
-        m[i] = plain(id, id);
-    }
-    return m;
-}
-
-static void fresh(struct conn *c, const char *q)
-{
-    bt_queue_fresh(c, q, NULL);
-}
 
 /* ---- the cases ---------------------------------------------------------------------------- */
 
@@ -744,6 +478,96 @@ static void t_bounded_reading(void **state)
     conn_close(c);
 }
 
+
+/* --rate holds from the first copy after the canary: the copies the canary's wait held back
+ * do not go out in a burst (issue 16.2: --canary=5 --rate 5 sent copies 2-23 in 7 ms). */
+static void t_rate_after_canary(void **state)
+{
+    (void)state;
+    enum { N = 12 };
+    struct conn *c = bt_connect();
+    fresh(c, "r10.dlq");
+    fresh(c, "r10.src");
+    struct message *dl = numbered("q", N);
+    bt_publish(c, "", "r10.dlq", dl, N);
+    struct sel s = sel_for("r10.dlq", "", "r10.src");
+    s.rate = 10;
+    for (size_t i = 0; i < N; i++)
+        plan_add_msg(s.plan, &dl[i]);
+    struct arrivals a = arrivals_start("r10.src", N);
+    struct replay_report r = run_plan(c, &s, 0, 1500);
+    double t[N];
+    size_t n = arrivals_end(a, t, N);
+    assert_int_equal(r.done, N);
+    assert_false(r.canary_back);
+    assert_int_equal(n, N);
+    /* The canary, then its wait. */
+    if (t[1] - t[0] < 1.4)
+        fail_msg("the second copy came %.3f s after the canary (the wait is 1.5 s)", t[1] - t[0]);
+    /* Then 10/s: 100 ms apart (a loaded machine may deliver two a little closer). */
+    size_t at = 0;
+    double g = min_gap(t, 1, N, &at);
+    if (g < 0.06)
+        fail_msg("copies %zu and %zu arrived %.1f ms apart at --rate 10 after the canary "
+                 "(copies 2-%d over %.3f s)",
+                 at, at + 1, g * 1000, N, t[N - 1] - t[1]);
+    if (t[N - 1] - t[1] < (N - 2) * 0.1 * 0.8)
+        fail_msg("copies 2-%d took %.3f s at --rate 10", N, t[N - 1] - t[1]);
+    replay_plan_free(s.plan);
+    for (size_t i = 0; i < N; i++)
+        message_free(&dl[i]);
+    free(dl);
+    conn_close(c);
+}
+
+/* A ramp: 3 copies at 4/s, 4 at 20/s, then --rate 100. */
+static void t_ramp(void **state)
+{
+    (void)state;
+    enum { N = 12 };
+    struct conn *c = bt_connect();
+    fresh(c, "r11.dlq");
+    fresh(c, "r11.src");
+    struct message *dl = numbered("m", N);
+    bt_publish(c, "", "r11.dlq", dl, N);
+    struct sel s = sel_for("r11.dlq", "", "r11.src");
+    struct replay_ramp_step ramp[2];
+    size_t nr = 0;
+    struct error err;
+    if (replay_ramp_parse("4:3,20:4", ramp, 2, &nr, &err) != ST_OK)
+        fail_msg("%s", err.msg);
+    s.ramp = ramp;
+    s.n_ramp = nr;
+    s.rate = 100;
+    for (size_t i = 0; i < N; i++)
+        plan_add_msg(s.plan, &dl[i]);
+    struct arrivals a = arrivals_start("r11.src", N);
+    struct replay_report r = run_plan(c, &s, 0, 0);
+    double t[N];
+    size_t n = arrivals_end(a, t, N);
+    assert_int_equal(r.done, N);
+    assert_int_equal(n, N);
+    size_t at = 0;
+    double g1 = min_gap(t, 0, 3, &at);
+    if (g1 < 0.25 * 0.6)
+        fail_msg("step 1 (4/s): copies %zu and %zu %.1f ms apart", at, at + 1, g1 * 1000);
+    double g2 = min_gap(t, 3, 7, &at);
+    if (g2 < 0.05 * 0.6)
+        fail_msg("step 2 (20/s): copies %zu and %zu %.1f ms apart", at, at + 1, g2 * 1000);
+    /* Faster than the first step's pace (with room for a loaded machine). */
+    if ((t[6] - t[3]) / 3 > 0.2)
+        fail_msg("step 2 (20/s) averaged %.1f ms a copy", (t[6] - t[3]) / 3 * 1000);
+    /* 10 ms apart on average (single gaps jitter by a few ms at the consumer). */
+    double avg3 = (t[N - 1] - t[7]) / (N - 8);
+    if (avg3 < 0.01 * 0.7)
+        fail_msg("--rate 100 after the ramp: copies 8-%d averaged %.1f ms apart", N, avg3 * 1000);
+    replay_plan_free(s.plan);
+    for (size_t i = 0; i < N; i++)
+        message_free(&dl[i]);
+    free(dl);
+    conn_close(c);
+}
+
 int main(void)
 {
     if (!mkdtemp(journal_dir))
@@ -757,6 +581,7 @@ int main(void)
         cmocka_unit_test(t_move_and_delete),     cmocka_unit_test(t_canary),
         cmocka_unit_test(t_window_one),          cmocka_unit_test(t_bounded_reading),
         cmocka_unit_test(t_two_passes_one_connection),
+        cmocka_unit_test(t_rate_after_canary),   cmocka_unit_test(t_ramp),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

@@ -1,0 +1,1 @@
+journal --file $FIXTURES/journal/resolved.jsonl

@@ -1,0 +1,1 @@
+journal --pending --file $FIXTURES/journal/resolved.jsonl
