@@ -14,6 +14,7 @@
  *     an htable_equal table;
  *   - the snapshot round trip (fuzz_snapshot_round_trip) gives a message_equal message:
  *     every kind, value, order and duplicate kept, at every depth;
+ *   - so does the peek's own path: store_append of the message, then store_get of it;
  *   - decode_message and decoded_to_json accept it.
  */
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #include "fuzz.h"
 #include "hval_amqp.h"
 #include "message.h"
+#include "store.h"
 
 #define MAX_DEPTH 8191
 
@@ -92,6 +94,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (why)
         fail(why, depth, &line, &err);
     sb_free(&line);
+
+    struct store *st = NULL;
+    struct message kept;
+    if (store_new(0, NULL, &st, &err) != ST_OK || store_append(st, &m, FUZZ_NOW_MS, &err) != ST_OK)
+        fail("the store refused the message", depth, NULL, &err);
+    if (store_get(st, 0, &kept, &err) != ST_OK)
+        fail("the store cannot give the message back", depth, NULL, &err);
+    if (!message_equal(&m, &kept))
+        fail("the store gives back a different message", depth, NULL, NULL);
+    message_free(&kept);
+    store_free(st);
 
     fuzz_decode(&m, "fuzz_wire_snapshot");
     message_free(&m);
