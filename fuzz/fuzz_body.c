@@ -33,9 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    /* Widths come from wcwidth(): measure as a UTF-8 terminal would. */
-    if (!setlocale(LC_ALL, "C.UTF-8"))
-        setlocale(LC_ALL, "");
+    fuzz_utf8_locale();
     return 0;
 }
 
@@ -48,40 +46,13 @@ static void fail(const char *what, const char *func, const struct strbuf *out, s
     abort();
 }
 
-/* The code points sanitize.h promises never to let through. */
-static bool forbidden_cp(uint32_t cp)
-{
-    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x180E ||
-           (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
-           (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
-           (cp >= 0xE0000 && cp <= 0xE007F);
-}
-
 /* Checks the terminal-safety promise on out->buf[from..len). */
 static void check_safe(const struct strbuf *out, size_t from, unsigned flags, const char *func)
 {
-    const unsigned char *s = (const unsigned char *)out->buf;
-    if (!utf8_valid(s + from, out->len - from))
-        fail("output is not valid UTF-8", func, out, from);
-    for (size_t i = from; i < out->len;) {
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            if ((c < 0x20 && !(c == '\n' && (flags & SAN_KEEP_NEWLINES))) || c == 0x7F)
-                fail("a control byte in the output", func, out, i);
-            i++;
-            continue;
-        }
-        if (flags & SAN_ASCII)
-            fail("non-ASCII output with SAN_ASCII", func, out, i);
-        /* Well-formed (checked above): decode the code point. */
-        size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-        uint32_t cp = c & (n == 2 ? 0x1Fu : n == 3 ? 0x0Fu : 0x07u);
-        for (size_t k = 1; k < n; k++)
-            cp = cp << 6 | (s[i + k] & 0x3Fu);
-        if (forbidden_cp(cp))
-            fail("an escaped code point in the output", func, out, i);
-        i += n;
-    }
+    size_t at;
+    const char *why = fuzz_unsafe(out->buf + from, out->len - from, flags, &at);
+    if (why)
+        fail(why, func, out, from + at);
 }
 
 static void sanitize_checked(const void *p, size_t n, unsigned flags)

@@ -10,7 +10,17 @@
  *   fuzz_headers_wire   the AMQP wire form of each such message's headers, then its
  *                       routing key;
  *   fuzz_body           the selector byte for its properties (fuzz.h), then its body; and
- *                       every fixture file whole as a body.
+ *                       every fixture file whole as a body;
+ *   fuzz_wire_snapshot  depth (16 and 1000), shape, then the wire form of its headers;
+ *   fuzz_properties_wire  its properties as librabbitmq encodes them (headers included);
+ *   fuzz_snapshot_read  every snapshots/NAME.jsonl whole, as it is and with a huge first line;
+ *   fuzz_error_text     selector 0 and each snapshot line; selector 2, a file name and each
+ *                       snapshots/NAME.jsonl; selector 6 and the JSON headers of each record;
+ *   fuzz_table_large    size 0 and 255, then the wire form of its headers;
+ *   fuzz_fingerprint    its error, as decode_message reads it;
+ *   fuzz_restamp        options 0x00, 0x15 and 0x46 (see the harness), then its snapshot line;
+ *   fuzz_mgmt_json      each mgmt/NAME.json, with the selector its name says;
+ *   fuzz_journal        each journal/NAME.jsonl whole.
  * The messages: each snapshot record; each case of acemq/NAME.json with "cases" (routingKey,
  * messageId, contentType, headers, body); each sample with bodyBase64; each file in babelqueue/
  * as the body of a message with app_id "babelqueue".
@@ -24,6 +34,10 @@
 
 #include <jansson.h>
 
+#include <amqp.h>
+#include <amqp_framing.h>
+
+#include "decode.h"
 #include "fuzz.h"
 #include "hval_amqp.h"
 #include "hval_json.h"
@@ -55,14 +69,21 @@ static void write_seed(const char *harness, const char *name, const void *data, 
     free(path);
 }
 
-static void body_seed(const char *name, uint8_t sel, const void *body, size_t len)
+/* A seed of one selector byte, then data. */
+static void selector_seed(const char *harness, const char *name, uint8_t sel, const void *data,
+                          size_t len)
 {
     unsigned char *buf = xmalloc(len + 1);
     buf[0] = sel;
     if (len)
-        memcpy(buf + 1, body, len);
-    write_seed("fuzz_body", name, buf, len + 1);
+        memcpy(buf + 1, data, len);
+    write_seed(harness, name, buf, len + 1);
     free(buf);
+}
+
+static void body_seed(const char *name, uint8_t sel, const void *body, size_t len)
+{
+    selector_seed("fuzz_body", name, sel, body, len);
 }
 
 /* The seeds one message gives; with_line false when its snapshot line is already a seed. */
@@ -83,8 +104,59 @@ static void message_seeds(const char *name, const struct message *m, bool with_l
         sb_add(&sb, m->routing_key.data, m->routing_key.len > 255 ? 255 : m->routing_key.len);
         write_seed("fuzz_headers_wire", name, sb.buf, sb.len);
         sb_free(&sb);
+        selector_seed("fuzz_table_large", name, 0, wire.data, wire.len); /* 16 KB, unique */
+        char *big = xasprintf("%s-128k", name);
+        struct strbuf tb;
+        sb_init(&tb);
+        sb_add(&tb, "\xff\x01", 2); /* 128 KB, with duplicates */
+        sb_add(&tb, wire.data, wire.len);
+        write_seed("fuzz_table_large", big, tb.buf, tb.len);
+        sb_free(&tb);
+        free(big);
         bytes_free(&wire);
     }
+    if (htable_encode_wire(m->headers, &wire, NULL) == ST_OK) {
+        /* Nested 16 levels (tables and arrays), and 1,000 (deeper is the known regression
+         * fuzz_wire_snapshot-depth-2046, which names the bug when it fails). */
+        static const unsigned char heads[2][3] = {{0x00, 0x10, 0x55}, {0x03, 0xe8, 0x00}};
+        for (int k = 0; k < 2; k++) {
+            struct strbuf sb;
+            sb_init(&sb);
+            sb_add(&sb, heads[k], 3);
+            sb_add(&sb, wire.data, wire.len);
+            char *n = xasprintf("%s-depth%d", name, k);
+            write_seed("fuzz_wire_snapshot", n, sb.buf, sb.len);
+            free(n);
+            sb_free(&sb);
+        }
+        bytes_free(&wire);
+    }
+    amqp_pool_t pool;
+    init_amqp_pool(&pool, 4096);
+    amqp_basic_properties_t ap;
+    props_to_amqp(&m->props, m->headers, m->headers_present, &pool, &ap);
+    size_t cap = 1u << 20;
+    unsigned char *pbuf = xmalloc(cap);
+    int plen = amqp_encode_properties(AMQP_BASIC_CLASS, &ap, (amqp_bytes_t){cap, pbuf});
+    if (plen > 0)
+        write_seed("fuzz_properties_wire", name, pbuf, (size_t)plen);
+    free(pbuf);
+    empty_amqp_pool(&pool);
+    struct decoded d;
+    decode_message(m, FUZZ_NOW_MS, &d);
+    if (d.error.len)
+        write_seed("fuzz_fingerprint", name, d.error.data, d.error.len);
+    decoded_free(&d);
+    struct strbuf rl;
+    sb_init(&rl);
+    snapshot_format(m, &rl);
+    static const uint8_t restamp_opts[] = {0x00, 0x15, 0x46};
+    for (size_t k = 0; k < sizeof restamp_opts; k++) {
+        char *n = xasprintf("%s-%02x", name, restamp_opts[k]);
+        selector_seed("fuzz_restamp", n, restamp_opts[k], rl.buf, rl.len - 1);
+        free(n);
+    }
+    sb_free(&rl);
     const struct bytes *ct = props_string(&m->props, PROP_content_type);
     const struct bytes *app = props_string(&m->props, PROP_app_id);
     uint8_t sel = fuzz_body_selector(ct ? (const char *)ct->data : NULL, ct ? ct->len : 0,
@@ -125,14 +197,42 @@ static void snapshot_file(const char *path, const char *base)
             continue;
         char *name = xasprintf("snapshot-%s-%u", base, lineno);
         write_seed("fuzz_snapshot_line", name, line, len);
+        selector_seed("fuzz_error_text", name, 0, line, len);
         struct message m;
-        if (snapshot_parse_line(line, len, &m, NULL) == ST_OK)
+        if (snapshot_parse_line(line, len, &m, NULL) == ST_OK) {
             message_seeds(name, &m, false);
+            json_t *hj = htable_to_json(m.headers);
+            char *text = json_dumps(hj, JSON_COMPACT | JSON_ENCODE_ANY);
+            if (text)
+                selector_seed("fuzz_error_text", name, 6, text, strlen(text));
+            free(text);
+            json_decref(hj);
+        }
         message_free(&m);
         free(name);
     }
     free(line);
     fclose(f);
+    /* The whole file: through the line layer, as it is and with a huge first line; and with
+     * a file name, for the errors that name it. */
+    size_t flen;
+    char *whole = read_file(path, &flen);
+    if (whole) {
+        char *name = xasprintf("snapshot-%s", base);
+        selector_seed("fuzz_snapshot_read", name, 0x00, whole, flen);
+        char *huge = xasprintf("snapshot-%s-huge", base);
+        selector_seed("fuzz_snapshot_read", huge, 0x81, whole, flen);
+        struct strbuf sb;
+        sb_init(&sb);
+        sb_adds(&sb, base);
+        sb_addc(&sb, '\n');
+        sb_add(&sb, whole, flen);
+        selector_seed("fuzz_error_text", name, 2, sb.buf, sb.len);
+        sb_free(&sb);
+        free(huge);
+        free(name);
+        free(whole);
+    }
 }
 
 static void set_prop(struct message *m, enum prop_flag f, const json_t *s)
@@ -237,6 +337,39 @@ static void plain_file(const char *path, const char *base)
     free(text);
 }
 
+static void mgmt_file(const char *path, const char *base)
+{
+    size_t len;
+    char *text = read_file(path, &len);
+    if (!text)
+        return;
+    /* fuzz_mgmt_json's selector: 0 queues, 1 exchanges, 2 bindings, 3 overview; 4 a hint */
+    uint8_t sel = strncmp(base, "exchanges", 9) == 0  ? 1
+                  : strncmp(base, "bindings", 8) == 0 ? 2
+                  : strncmp(base, "overview", 8) == 0 ? 3
+                  : strncmp(base, "policies", 8) == 0 ? 1
+                                                      : 0;
+    char *name = xasprintf("mgmt-%s", base);
+    selector_seed("fuzz_mgmt_json", name, sel, text, len);
+    char *hinted = xasprintf("mgmt-%s-hint", base);
+    selector_seed("fuzz_mgmt_json", hinted, sel | 4, text, len);
+    free(hinted);
+    free(name);
+    free(text);
+}
+
+static void journal_file(const char *path, const char *base)
+{
+    size_t len;
+    char *text = read_file(path, &len);
+    if (!text)
+        return;
+    char *name = xasprintf("journal-%s", base);
+    write_seed("fuzz_journal", name, text, len);
+    free(name);
+    free(text);
+}
+
 static bool has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -276,8 +409,12 @@ int main(int argc, char **argv)
     }
     out_dir = argv[2];
     make_dir(out_dir);
-    static const char *const harnesses[] = {"fuzz_snapshot_line", "fuzz_headers_wire", "fuzz_body"};
-    for (size_t i = 0; i < 3; i++) {
+    static const char *const harnesses[] = {
+        "fuzz_snapshot_line",   "fuzz_headers_wire",  "fuzz_body",       "fuzz_wire_snapshot",
+        "fuzz_properties_wire", "fuzz_snapshot_read", "fuzz_error_text",    "fuzz_table_large",
+        "fuzz_fingerprint",     "fuzz_restamp",       "fuzz_mgmt_json",     "fuzz_journal",
+    };
+    for (size_t i = 0; i < sizeof harnesses / sizeof *harnesses; i++) {
         char *p = xasprintf("%s/%s", out_dir, harnesses[i]);
         make_dir(p);
         free(p);
@@ -286,6 +423,8 @@ int main(int argc, char **argv)
     each_file(argv[1], "acemq", ".json", acemq_file);
     each_file(argv[1], "babelqueue", ".json", babelqueue_file);
     each_file(argv[1], "bodies", "", plain_file);
+    each_file(argv[1], "mgmt", ".json", mgmt_file);
+    each_file(argv[1], "journal", ".jsonl", journal_file);
     printf("fuzz_mkseeds: %u seeds in %s\n", n_written, out_dir);
     return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "decode.h"
 #include "hval_json.h"
+#include "keyset.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -51,14 +52,13 @@ static json_t *death_json(const struct death_summary *d)
         return json_null();
     json_t *o = json_object();
     json_object_set_new(o, "count", json_integer(d->total));
-    json_t *reasons = json_array();
-    for (size_t i = 0; i < d->n_entries; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < i; k++)
-            seen = seen || bytes_eq(&d->entries[k].reason, &d->entries[i].reason);
-        if (!seen)
+    json_t *reasons = json_array(); /* each reason once, in the order of first appearance */
+    struct keyset seen;
+    keyset_init(&seen, d->n_entries);
+    for (size_t i = 0; i < d->n_entries; i++)
+        if (keyset_add(&seen, d->entries[i].reason.data, d->entries[i].reason.len))
             json_array_append_new(reasons, bj(&d->entries[i].reason));
-    }
+    keyset_free(&seen);
     json_object_set_new(o, "reasons", reasons);
     json_object_set_new(o, "first",
                         json_pack("{s:o,s:o,s:o}", "queue", bj_or_null(&d->first_queue), "reason",

@@ -181,13 +181,64 @@ enum status htable_decode_wire(const void *data, size_t len, struct htable **out
     return ST_OK;
 }
 
+static size_t amqp_table_size(const amqp_table_t *t);
+
+/* The bytes librabbitmq writes for a field value: its kind letter, then the value. */
+static size_t amqp_field_size(const amqp_field_value_t *v)
+{
+    switch (v->kind) {
+    case AMQP_FIELD_KIND_BOOLEAN:
+    case AMQP_FIELD_KIND_I8:
+    case AMQP_FIELD_KIND_U8:
+        return 1 + 1;
+    case AMQP_FIELD_KIND_I16:
+    case AMQP_FIELD_KIND_U16:
+        return 1 + 2;
+    case AMQP_FIELD_KIND_I32:
+    case AMQP_FIELD_KIND_U32:
+    case AMQP_FIELD_KIND_F32:
+        return 1 + 4;
+    case AMQP_FIELD_KIND_DECIMAL:
+        return 1 + 5;
+    case AMQP_FIELD_KIND_UTF8:
+    case AMQP_FIELD_KIND_BYTES:
+        return 1 + 4 + v->value.bytes.len;
+    case AMQP_FIELD_KIND_ARRAY: {
+        size_t n = 1 + 4;
+        for (int i = 0; i < v->value.array.num_entries; i++)
+            n += amqp_field_size(&v->value.array.entries[i]);
+        return n;
+    }
+    case AMQP_FIELD_KIND_TABLE:
+        return 1 + amqp_table_size(&v->value.table);
+    case AMQP_FIELD_KIND_VOID:
+        return 1;
+    default: /* I64, U64, F64, TIMESTAMP */
+        return 1 + 8;
+    }
+}
+
+/* The wire size of a table: its 4-byte length, then each key (a length byte and the key)
+ * and value. */
+static size_t amqp_table_size(const amqp_table_t *t)
+{
+    size_t n = 4;
+    for (int i = 0; i < t->num_entries; i++)
+        n += 1 + t->entries[i].key.len + amqp_field_size(&t->entries[i].value);
+    return n;
+}
+
 enum status htable_encode_wire(const struct htable *t, struct bytes *out, struct error *err)
 {
     amqp_pool_t pool;
     init_amqp_pool(&pool, 4096);
     amqp_table_t at;
     htable_to_amqp(t, &pool, &at);
-    size_t cap = 4096;
+    /* A buffer of the exact size: librabbitmq reports a buffer too small for a kind letter as
+     * AMQP_STATUS_BAD_AMQP_DATA, not TABLE_TOO_BIG, so growing on TABLE_TOO_BIG alone failed
+     * tables past 16 KB whose first byte beyond the buffer was one (a flat 20,250-entry table,
+     * 3,344 nested tables). The loop stays as a safety net. */
+    size_t cap = amqp_table_size(&at) + 16;
     for (;;) {
         unsigned char *buf = xmalloc(cap);
         amqp_bytes_t enc = {cap, buf};

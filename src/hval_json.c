@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyset.h"
 #include "util.h"
 
 json_t *bytes_to_json(const void *data, size_t len)
@@ -61,22 +62,25 @@ static json_t *real_json(double d)
 }
 
 /* Whether a table can be written as a plain JSON object and read back as the same table:
- * unique UTF-8 keys, and not looking like a typed value itself. */
+ * unique UTF-8 keys, and not looking like a typed value itself. Linear: the keys seen so far
+ * are in a keyset, not compared pairwise. */
 static bool table_is_plain(const struct htable *t)
 {
-    bool has_type = false;
-    for (size_t i = 0; i < t->n; i++) {
+    bool has_type = false, plain = true;
+    struct keyset seen;
+    keyset_init(&seen, t->n);
+    for (size_t i = 0; i < t->n && plain; i++) {
         const struct bytes *k = &t->e[i].key;
         if (!utf8_valid(k->data, k->len) || memchr(k->data, '\0', k->len))
-            return false;
-        if (bytes_eq_cstr(k, "type"))
+            plain = false;
+        else if (bytes_eq_cstr(k, "type"))
             has_type = true;
-        for (size_t j = 0; j < i; j++)
-            if (bytes_eq(k, &t->e[j].key))
-                return false;
+        if (plain && !keyset_add(&seen, k->data, k->len))
+            plain = false; /* a duplicate key: only the list of pairs keeps both */
     }
+    keyset_free(&seen);
     /* {"type": …, …} would be read as a typed value: write such tables typed. */
-    return !has_type;
+    return plain && !has_type;
 }
 
 json_t *htable_to_json(const struct htable *t)
