@@ -47,6 +47,12 @@ bool filter_is_empty(const struct filter *f);
  * then may cost a store_get. */
 bool filter_needs_message(const struct filter *f);
 
+/* The bare-word searches in f (terms without a field, which match a substring of the id, type,
+ * error or queue), in canonical form and separated by spaces, appended to out (may be NULL);
+ * returns how many. A field term one typo away reads as one, so a command that deletes by a
+ * filter says when it holds searches. */
+size_t filter_searches(const struct filter *f, struct strbuf *out);
+
 /* Entry i of s at now_ms (ages). Reads the entry only, unless a term it reaches needs the
  * message. false for an index out of range. */
 bool filter_match_entry(const struct filter *f, const struct store *s, size_t i, int64_t now_ms);

@@ -362,12 +362,31 @@ struct bad {
     size_t column;
 };
 
+/* Each expression is refused with exactly this message and column. */
+static void check_bad(const struct bad *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct filter *f = (struct filter *)1;
+        struct error err;
+        size_t col = 0;
+        error_clear(&err);
+        enum status st = filter_compile_at(bad[i].expr, &f, &col, &err);
+        if (st != ST_EPARSE || strcmp(err.msg, bad[i].msg) != 0 || col != bad[i].column)
+            print_error("%s:\n  got  [%s] column %zu\n  want [%s] column %zu\n", bad[i].expr,
+                        err.msg, col, bad[i].msg, bad[i].column);
+        assert_int_equal(st, ST_EPARSE);
+        assert_null(f);
+        assert_string_equal(err.msg, bad[i].msg);
+        assert_int_equal(col, bad[i].column);
+    }
+}
+
 static void test_errors(void **state)
 {
     static const struct bad bad[] = {
-        {"tpye:order.*", "unknown field \"tpye\" at column 1 (did you mean type?)", 1},
+        {"tpye:order.*", "unknown field \"tpye\" at column 1 (did you mean type:order.*?)", 1},
         {"attempt>x", "expected a number after attempt> at column 9", 9},
-        {"type:a qeueu=x", "unknown field \"qeueu\" at column 8 (did you mean queue?)", 8},
+        {"type:a qeueu=x", "unknown field \"qeueu\" at column 8 (did you mean queue=x?)", 8},
         {"Net::ReadTimeout",
          "unknown field \"Net\" at column 1 (to search for the text itself, put it in "
          "\"quotes\")",
@@ -407,22 +426,11 @@ static void test_errors(void **state)
         {"error:", "expected a value after error: at column 7 (use \"\" for an empty value)", 7},
         {"type:\"a\"b", "expected a space after the closing quote at column 9", 9},
         {":x", "expected a field name before : at column 1", 1},
-        {"é tpye:x", "unknown field \"tpye\" at column 3 (did you mean type?)", 3},
+        {"é tpye:x", "unknown field \"tpye\" at column 3 (did you mean type:x?)", 3},
+        {"tpye:/x/", "unknown field \"tpye\" at column 1 (did you mean type:/x/?)", 1},
+        {"tpye:/a b/", "unknown field \"tpye\" at column 1 (did you mean type?)", 1},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        struct filter *f = (struct filter *)1;
-        struct error err;
-        size_t col = 0;
-        error_clear(&err);
-        enum status st = filter_compile_at(bad[i].expr, &f, &col, &err);
-        if (st != ST_EPARSE || strcmp(err.msg, bad[i].msg) != 0 || col != bad[i].column)
-            print_error("%s:\n  got  [%s] column %zu\n  want [%s] column %zu\n", bad[i].expr,
-                        err.msg, col, bad[i].msg, bad[i].column);
-        assert_int_equal(st, ST_EPARSE);
-        assert_null(f);
-        assert_string_equal(err.msg, bad[i].msg);
-        assert_int_equal(col, bad[i].column);
-    }
+    check_bad(bad, sizeof bad / sizeof *bad);
     /* regcomp's own words follow "invalid regex: " (they depend on the C library). */
     struct filter *rf = NULL;
     struct error rerr;
@@ -439,6 +447,91 @@ static void test_errors(void **state)
     struct error err;
     assert_int_equal(filter_compile(deep, &f, &err), ST_EPARSE);
     assert_non_null(strstr(err.msg, "nested more than"));
+}
+
+/* A term that looks like a field with a mistyped operator is refused with the form meant:
+ * read as a bare-word search, `-error~Declined` would select everything (issue 16.3). */
+static void test_typos(void **state)
+{
+#define SEARCH_HINT "to search for the text itself, put it in \"quotes\""
+#define LOOKS " looks like a field with a mistyped operator at column "
+    static const struct bad bad[] = {
+        {"error~Declined",
+         "\"error~Declined\"" LOOKS "1 (did you mean error:~Declined? " SEARCH_HINT ")", 1},
+        {"-error~Declined",
+         "\"error~Declined\"" LOOKS "2 (did you mean error:~Declined? " SEARCH_HINT ")", 2},
+        {"type:x (err~timeout)",
+         "\"err~timeout\"" LOOKS "9 (did you mean error:~timeout? " SEARCH_HINT ")", 9},
+        {"type;order.*",
+         "\"type;order.*\"" LOOKS "1 (did you mean type:order.*? " SEARCH_HINT ")", 1},
+        {"error;~x", "\"error;~x\"" LOOKS "1 (did you mean error:~x? " SEARCH_HINT ")", 1},
+        {"Type!order.placed",
+         "\"Type!order.placed\"" LOOKS "1 (did you mean type!=order.placed? " SEARCH_HINT ")", 1},
+        {"header.tenant~acme",
+         "\"header.tenant~acme\"" LOOKS "1 (did you mean header.tenant:~acme? " SEARCH_HINT ")", 1},
+        {"header.x-acemq-attempt;3",
+         "\"header.x-acemq-attempt;3\"" LOOKS
+         "1 (did you mean header.x-acemq-attempt:3? " SEARCH_HINT ")",
+         1},
+        {"eror~Declined",
+         "\"eror~Declined\"" LOOKS "1 (did you mean error:~Declined? " SEARCH_HINT ")", 1},
+        {"error~\"timed out\"",
+         "\"error~\"timed out\"\"" LOOKS "1 (did you mean error:~\"timed out\"? " SEARCH_HINT
+         ")",
+         1},
+        {"attempt.3", "\"attempt.3\"" LOOKS "1 (did you mean attempt>3? " SEARCH_HINT ")", 1},
+        {"size,10k", "\"size,10k\"" LOOKS "1 (did you mean size<10k? " SEARCH_HINT ")", 1},
+        {"age~1h",
+         "\"age~1h\"" LOOKS "1 (a field takes one of : :~ :/ = != > >= < <=; " SEARCH_HINT ")", 1},
+        {"attempt=>3", "mistyped operator \"=>\" at column 8 (did you mean attempt>=3?)", 8},
+        {"attempt=<3", "mistyped operator \"=<\" at column 8 (did you mean attempt<=3?)", 8},
+        {"age>>1h", "mistyped operator \">>\" at column 4 (did you mean age>1h?)", 4},
+        {"size<<1k", "mistyped operator \"<<\" at column 5 (did you mean size<1k?)", 5},
+        {"type=!x", "mistyped operator \"=!\" at column 5 (did you mean type!=x?)", 5},
+        {"error=~x", "mistyped operator \"=~\" at column 6 (did you mean error:~x?)", 6},
+        {"header.n=>3", "mistyped operator \"=>\" at column 9 (did you mean header.n>=3?)", 9},
+        {"attempt<>3", "mistyped operator \"<>\" at column 8 (did you mean attempt!=3?)", 8},
+        {"typ:order", "unknown field \"typ\" at column 1 (did you mean type:order?)", 1},
+        {"qeue:*.dlq", "unknown field \"qeue\" at column 1 (did you mean queue:*.dlq?)", 1},
+        {"eror:~timeout", "unknown field \"eror\" at column 1 (did you mean error:~timeout?)", 1},
+    };
+    check_bad(bad, sizeof bad / sizeof *bad);
+#undef LOOKS
+#undef SEARCH_HINT
+    /* What was meant selects what it should; genuine bare words and quoted look-alikes are
+     * still searches, and values that start like an operator are still values. */
+    check("-error:~timeout", "2 3 5");
+    check("\"error~timeout\"", "");
+    check("-\"error~timeout\"", "0 1 2 3 4 5"); /* what the typo selected */
+    check("errors", "");
+    check("type.order", "");
+    check("ord-77", "2");
+    check("type=<none>", "");
+    check("type=\"=~order.placed\"", ""); /* quoted: the value, exactly */
+    /* filter_searches lists the bare words, and only them. */
+    static const struct {
+        const char *expr, *searches;
+        size_t n;
+    } s[] = {
+        {"type:x error:~y", "", 0},
+        {"timeout", "timeout", 1},
+        {"-(A-1 OR type:x) \"gateway timed out\" fp=ab", "A-1 \"gateway timed out\"", 2},
+        {"\"error~x\"", "\"error~x\"", 1},
+        {"", "", 0},
+    };
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
+        struct filter *f = NULL;
+        struct error err;
+        assert_int_equal(filter_compile(s[i].expr, &f, &err), ST_OK);
+        struct strbuf sb;
+        sb_init(&sb);
+        assert_int_equal(filter_searches(f, &sb), s[i].n);
+        assert_string_equal(sb.buf ? sb.buf : "", s[i].searches);
+        assert_int_equal(filter_searches(f, NULL), s[i].n);
+        sb_free(&sb);
+        filter_free(f);
+    }
+    assert_int_equal(filter_searches(NULL, NULL), 0);
 }
 
 static void assert_describe(const char *expr, const char *want)
@@ -492,6 +585,8 @@ static void test_describe(void **state)
     assert_describe("header.a\\:b=1", "header.\"a:b\"=1");
     assert_describe("header.tenant=acme type:x", "header.tenant=acme type:x"); /* as written */
     assert_describe("", "");
+    assert_describe("\"error~x\" \"type;x\" \"attempt.3\"", "\"error~x\" \"type;x\" \"attempt.3\"");
+    assert_describe("\"type.x\" \"errors~\"", "type.x \"errors~\"");
 }
 
 /* Random strings over the language's own characters must never crash, and whatever compiles
@@ -664,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_issue_example_and_bare_words),
         cmocka_unit_test(test_quotes_and_escapes),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_typos),
         cmocka_unit_test(test_describe),
         cmocka_unit_test(test_random_robustness),
         cmocka_unit_test(test_million),

@@ -211,6 +211,22 @@ static int parse(struct rcli *x, int argc, char **argv)
             fprintf(stderr, "dlqx %s: --filter: %s\n", x->cmd, err.msg);
             return EXIT_USAGE;
         }
+        /* A field term one typo away is a search: say so before anything is confirmed. */
+        struct strbuf words, shown;
+        sb_init(&words);
+        sb_init(&shown);
+        size_t n = filter_searches(x->filter, &words);
+        sanitize_append(&shown, words.buf, words.len, 0);
+        if (n)
+            fprintf(stderr,
+                    "dlqx %s: the filter holds %zu bare-word text search%s, matched anywhere in "
+                    "the id, type, error or queue: %s (a field is written field:value); %s\n",
+                    x->cmd, n, n == 1 ? "" : "es", shown.buf,
+                    x->dry_run  ? "check the selection"
+                    : x->yes    ? "going ahead: --yes was given"
+                                : "it needs a yes on the terminal or --yes");
+        sb_free(&words);
+        sb_free(&shown);
     }
     if (x->mode == RESTAMP_MOVE && !x->to_routing_key) {
         /* The parking queue beside the DLQ: orders.dlq → orders.parked. */
