@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "filter_internal.h"
+#include "groups.h"
 
 #define MAX_DEPTH 64     /* parentheses and negations: recursion is bounded */
 #define MAX_REGEX 512    /* bytes of a regex's source */
@@ -32,6 +33,7 @@ const struct field_info filter_fields[F_COUNT] = {
     [F_ORIGIN] = {"origin", NULL, FK_TEXT, true, true},
     [F_REASON] = {"reason", NULL, FK_TEXT, false, true},
     [F_FP] = {"fp", "fingerprint", FK_TEXT, false, true},
+    [F_GROUP] = {"group", NULL, FK_TEXT, false, false},
     [F_ATTEMPT] = {"attempt", "attempts", FK_NUMBER, false, false},
     [F_AGE] = {"age", NULL, FK_DURATION, false, false},
     [F_SIZE] = {"size", NULL, FK_SIZE, false, false},
@@ -325,6 +327,9 @@ static const char *field_label(const struct term *t, char *buf, size_t cap)
 static bool term_op_ok(struct parser *p, const struct term *t, size_t op_at)
 {
     enum fkind k = filter_fields[t->field].kind;
+    if (t->field == F_GROUP && (t->op == OP_SUB || t->op == OP_RE || t->op >= OP_GT))
+        return fail_hint(p, op_at, "group=g:… or group!=g:…, with the key dlqx groups shows",
+                         "group takes a group key");
     if ((k == FK_TEXT || k == FK_BODY) && t->op >= OP_GT)
         return fail_hint(p, op_at, "> >= < <= work on attempt, age, size, first_seen and header.NAME",
                          "%s is text", filter_fields[t->field].name);
@@ -374,6 +379,15 @@ static bool term_value(struct parser *p, struct term *t, size_t vat)
         break;
     default:
         break;
+    }
+    if (t->field == F_GROUP) { /* group:g:… is group=g:… */
+        struct error why;
+        uint64_t key;
+        if (t->op == OP_GLOB)
+            t->op = OP_EQ;
+        if (!group_key_parse(t->text, t->len, &key, &why))
+            return fail_hint(p, vat, why.msg, "expected a group key after %s", label);
+        t->num = (int64_t)key;
     }
     if (t->field == F_DIALECT && t->op != OP_SUB && t->op != OP_RE &&
         !filter_has_wildcard(t->glob, t->glob_len) && !filter_ci_eq(t->text, t->len, "amqp") &&
@@ -531,7 +545,7 @@ done:
     sb_free(&glob);
     if (t->field != F_ANY && filter_fields[t->field].message)
         p->f->needs_message = true;
-    if (t->has_re || t->field == F_FP)
+    if (t->has_re || t->field == F_FP || t->field == F_GROUP)
         p->f->needs_memo = true;
     struct node *nd = new_node(N_TERM);
     nd->t = t;

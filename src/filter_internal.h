@@ -26,6 +26,7 @@ enum field {
     F_ORIGIN,
     F_REASON,
     F_FP,
+    F_GROUP,
     F_ATTEMPT,
     F_AGE,
     F_SIZE,

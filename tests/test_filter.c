@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "filter.h"
+#include "groups.h"
 #include "snapshot.h"
 #include "store.h"
 
@@ -559,6 +560,48 @@ static void assert_describe(const char *expr, const char *want)
     sb_free(&again);
 }
 
+/* group=g:… selects the explorer's group, fingerprint and type (issue 16.4): where fp= alone
+ * spans the types. */
+static void test_group_field(void **state)
+{
+    char buf[STORE_TEXT_MAX], tbuf[STORE_TEXT_MAX];
+    const struct store_entry *e = store_entry_at(store_, 0);
+    size_t en = store_text(store_, e->error, buf), tn = store_text(store_, e->type, tbuf);
+    uint64_t fp = error_fingerprint(buf, en, NULL);
+    char key[GROUP_KEY_TEXT], expr[128];
+    group_key_text(group_key(fp, tbuf, tn), key);
+    snprintf(expr, sizeof expr, "fp=%016llx", (unsigned long long)fp);
+    check(expr, "0 1"); /* the same error in two types */
+    snprintf(expr, sizeof expr, "group=%s", key);
+    check(expr, "0");
+    snprintf(expr, sizeof expr, "group:%s", key);
+    check(expr, "0");
+    snprintf(expr, sizeof expr, "-group=%s", key);
+    check(expr, "1 2 3 4 5");
+    snprintf(expr, sizeof expr, "group!=%s", key);
+    check(expr, "1 2 3 4 5");
+    snprintf(expr, sizeof expr, "group:%s", key);
+    char want[64];
+    snprintf(want, sizeof want, "group=%s", key);
+    assert_describe(expr, want);
+    static const struct {
+        const char *expr, *says;
+    } bad[] = {
+        {"group=0123456789abcdef", "0123456789abcdef is a fingerprint alone"},
+        {"group=g:12", "a group key is g: and 16 hex digits"},
+        {"group:~x", "group takes a group key"},
+        {"group:/x/", "group takes a group key"},
+        {"group>1", "group takes a group key"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct filter *f = NULL;
+        struct error err;
+        assert_int_equal(filter_compile(bad[i].expr, &f, &err), ST_EPARSE);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("%s: %s", bad[i].expr, err.msg);
+    }
+}
+
 static void test_describe(void **state)
 {
     assert_describe("type:order.*  error:~timeout attempt>3 age>1h header.tenant=acme",
@@ -761,6 +804,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_typos),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_group_field),
         cmocka_unit_test(test_random_robustness),
         cmocka_unit_test(test_million),
     };

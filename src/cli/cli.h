@@ -10,6 +10,8 @@
 
 #include "message.h"
 
+struct filter;
+
 /* Exit codes (documented in the man page and README). */
 enum exit_code {
     EXIT_OK = 0,
@@ -46,8 +48,13 @@ int cmd_journal(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_move(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
+int cmd_groups(int argc, char **argv);
 /* The interactive explorer (ui/cmd_ui.c): argv holds the arguments after the command. */
 int cmd_ui(int argc, char **argv, bool open_files);
+
+/* --filter EXPR of the reading commands (cmd_decode.c): the compiled filter, or NULL after
+ * "dlqx CMD: --filter: why" on stderr (the caller exits 2). */
+struct filter *cli_filter_compile(const char *cmd, const char *expr);
 
 /* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
 bool cli_flush_stdout(void);

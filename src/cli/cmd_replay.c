@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "decode.h"
 #include "editor.h"
+#include "groups.h"
 #include "journal.h"
 #include "replay_cli.h"
 #include "sanitize.h"
@@ -34,17 +35,17 @@ static void on_sigint(int sig)
 static void usage(const char *cmd, FILE *to)
 {
     if (strcmp(cmd, "delete") == 0)
-        fputs("usage: dlqx delete QUEUE (--id ID... | --filter EXPR | --group FP | --all)\n"
+        fputs("usage: dlqx delete QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
               "                   [--snapshot FILE] [--dry-run] [--yes] [--json] [--journal FILE]\n",
               to);
     else if (strcmp(cmd, "move") == 0)
         fputs("usage: dlqx move QUEUE [--to-queue QUEUE | --to EXCHANGE:ROUTING_KEY]\n"
-              "                 (--id ID... | --filter EXPR | --group FP | --all)\n"
+              "                 (--id ID... | --filter EXPR | --group KEY | --all)\n"
               "                 [--snapshot FILE] [--dry-run] [--rate N] [--window N] [--yes]\n"
               "                 [--json] [--journal FILE]\n",
               to);
     else
-        fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group FP | --all)\n"
+        fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
               "                   [--with FIELD=VALUE]... [--body-file FILE | --edit]\n"
               "                   [--reissue] [--to EXCHANGE:ROUTING_KEY] [--bypass] [--keep-error]\n"
               "                   [--snapshot FILE] [--dry-run] [--rate N] [--window N]\n"
@@ -96,8 +97,16 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--filter") == 0 && more) {
             x->filter_expr = argv[++i];
         } else if (strcmp(a, "--group") == 0 && more) {
+            /* The explorer's group: fingerprint and type, by its key (groups.h). */
+            struct error gerr;
+            uint64_t key;
+            const char *g = argv[++i];
+            if (!group_key_parse(g, strlen(g), &key, &gerr)) {
+                fprintf(stderr, "dlqx %s: --group: %s\n", x->cmd, gerr.msg);
+                return EXIT_USAGE;
+            }
             free(x->filter_store);
-            x->filter_store = xasprintf("fp=%s", argv[++i]);
+            x->filter_store = xasprintf("group=%s", g);
             x->filter_expr = x->filter_store;
         } else if (strcmp(a, "--all") == 0) {
             x->all = true;
@@ -201,7 +210,7 @@ static int parse(struct rcli *x, int argc, char **argv)
     }
     if (!x->n_ids && !x->filter_expr && !x->all) {
         fprintf(stderr,
-                "dlqx %s: say which dead letters: --id ID, --filter EXPR, --group FP or --all\n",
+                "dlqx %s: say which dead letters: --id ID, --filter EXPR, --group KEY or --all\n",
                 x->cmd);
         return EXIT_USAGE;
     }
