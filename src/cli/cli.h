@@ -55,6 +55,10 @@ int cmd_ui(int argc, char **argv, bool open_files);
 /* --filter EXPR of the reading commands (cmd_decode.c): the compiled filter, or NULL after
  * "dlqx CMD: --filter: why" on stderr (the caller exits 2). */
 struct filter *cli_filter_compile(const char *cmd, const char *expr);
+/* argv[*i] as `--filter EXPR` / `--filter=EXPR`: 0 when it is another argument, 1 when *f is
+ * the new filter (the old one freed; *i past the expression), -1 after reporting an error (*f
+ * freed and NULL; the caller exits 2). */
+int cli_filter_option(const char *cmd, int argc, char **argv, int *i, struct filter **f);
 
 /* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
 bool cli_flush_stdout(void);

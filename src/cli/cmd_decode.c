@@ -41,6 +41,21 @@ struct filter *cli_filter_compile(const char *cmd, const char *expr)
     return f;
 }
 
+int cli_filter_option(const char *cmd, int argc, char **argv, int *i, struct filter **f)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--filter") != 0 && strncmp(a, "--filter=", 9) != 0)
+        return 0;
+    filter_free(*f);
+    *f = NULL;
+    if (a[8] != '=' && *i + 1 >= argc) {
+        fprintf(stderr, "dlqx %s: --filter needs an expression (docs/filter.md)\n", cmd);
+        return -1;
+    }
+    *f = cli_filter_compile(cmd, a[8] == '=' ? a + 9 : argv[++*i]);
+    return *f ? 1 : -1;
+}
+
 /* The message's group (groups.h): its error's fingerprint and the group's key. */
 static void group_of(const struct decoded *d, char fp[17], char key[GROUP_KEY_TEXT])
 {
@@ -156,7 +171,7 @@ int cmd_decode(int argc, char **argv)
     memset(&ctx, 0, sizeof ctx);
     ctx.format = FORMAT_JSON;
     bool tty = isatty(STDOUT_FILENO);
-    int ascii = -1;
+    int ascii = -1, fo;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -175,14 +190,8 @@ int cmd_decode(int argc, char **argv)
                 filter_free(ctx.filter);
                 return EXIT_USAGE;
             }
-        } else if (strcmp(a, "--filter") == 0 || strncmp(a, "--filter=", 9) == 0) {
-            if (a[8] != '=' && i + 1 >= argc) {
-                fprintf(stderr, "dlqx decode: --filter needs an expression (docs/filter.md)\n");
-                return EXIT_USAGE;
-            }
-            filter_free(ctx.filter);
-            ctx.filter = cli_filter_compile("decode", a[8] == '=' ? a + 9 : argv[++i]);
-            if (!ctx.filter)
+        } else if ((fo = cli_filter_option("decode", argc, argv, &i, &ctx.filter)) != 0) {
+            if (fo < 0)
                 return EXIT_USAGE;
         } else if (strcmp(a, "--ascii") == 0) {
             ascii = 1;
