@@ -5,7 +5,9 @@
  *   type:order.* error:~timeout attempt>3 age>1h header.tenant=acme
  *
  * Terms side by side are ANDed, OR binds looser, `-term` / NOT negate, parentheses group.
- * A bare word searches id, type, error and queue. Evaluation reads only the store's index
+ * A bare word searches id, type, error and queue; one that reads as a field with a mistyped
+ * operator (`error~x`, `type;x`, `attempt=>3`) is refused with the form meant, since as a
+ * search `-error~x` would select everything. `group=g:…` is a failure group (groups.h). Evaluation reads only the store's index
  * entry unless a term needs the message itself (header.NAME, body, origin): then the message
  * is loaded with store_get, and only when evaluation reaches that term. AND and OR run the
  * entry's own terms first, so `header.t=a type:x` loads nothing for entries whose type is not x.
