@@ -241,8 +241,8 @@ static const struct {
 };
 
 /* The value of header.NAME:KIND=VALUE. */
-static enum status change_value(enum hkind kind, const char *name, const char *val,
-                                struct hval *hv, struct error *err)
+enum status env_change_value(enum hkind kind, const char *name, const char *val,
+                             struct hval *hv, struct error *err)
 {
     char *end;
     errno = 0;
@@ -323,9 +323,10 @@ enum status env_change_parse(const char *s, struct env_change *out, struct hval 
                                  name, colon + 1);
             *colon = '\0';
         }
-        enum status st = change_value(kind, name, val, hv, err);
+        enum status st = env_change_value(kind, name, val, hv, err);
         if (st != ST_OK)
             return st;
+        out->untyped = !colon || !colon[1];
         out->field = EF_HEADER_SET;
         out->header = xstrdup(name);
         out->value = hv;

@@ -97,6 +97,8 @@ struct env_change {
     int64_t number;           /* for version, attempt, first_seen */
     const char *header;       /* for EF_HEADER_* */
     const struct hval *value; /* for EF_HEADER_SET (borrowed) */
+    bool untyped; /* EF_HEADER_SET written without a kind (header.NAME=V): a string, which
+                     restamp reads as the kind of the header it replaces (restamp.h) */
 };
 
 /* A new envelope: e with the changes applied in order. e is untouched. Setting a reserved
@@ -110,6 +112,10 @@ enum status envelope_with(const struct envelope *e, const struct env_change *cha
 enum status env_change_parse(const char *s, struct env_change *out, struct hval *hv,
                              struct error *err);
 void env_change_release(struct env_change *c, struct hval *hv);
+/* val (text) as a header value of kind (as header.NAME:KIND=VALUE reads it): ST_EINVAL when it
+ * is not one or does not fit, ST_EUNSUPPORTED for kinds text cannot give (decimal, array...). */
+enum status env_change_value(enum hkind kind, const char *name, const char *val,
+                             struct hval *hv, struct error *err);
 
 /* The id that stands in for a message that carries none: a name-based UUID (version 5) of
  * digest, so that the same message reads with the same id every time (where the libraries

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "filter_internal.h"
+#include "groups.h"
 
 #define MAX_DEPTH 64     /* parentheses and negations: recursion is bounded */
 #define MAX_REGEX 512    /* bytes of a regex's source */
@@ -32,6 +33,7 @@ const struct field_info filter_fields[F_COUNT] = {
     [F_ORIGIN] = {"origin", NULL, FK_TEXT, true, true},
     [F_REASON] = {"reason", NULL, FK_TEXT, false, true},
     [F_FP] = {"fp", "fingerprint", FK_TEXT, false, true},
+    [F_GROUP] = {"group", NULL, FK_TEXT, false, false},
     [F_ATTEMPT] = {"attempt", "attempts", FK_NUMBER, false, false},
     [F_AGE] = {"age", NULL, FK_DURATION, false, false},
     [F_SIZE] = {"size", NULL, FK_SIZE, false, false},
@@ -42,17 +44,11 @@ const struct field_info filter_fields[F_COUNT] = {
 
 const char *const filter_op_text[] = {":", ":~", ":", "=", "!=", ">", ">=", "<", "<="};
 
-/* ---- parsing ---- */
+/* ---- parsing (the parser's state is struct parser, filter_internal.h) ---- */
 
-struct parser {
-    const char *s;
-    size_t pos, n;
-    int depth;
-    struct filter *f;
-    struct error *err;
-    size_t err_at; /* byte offset of the problem */
-    bool failed;
-};
+/* The names this file calls them by; filter_hint.c reports through them too. */
+#define quote_for_error filter_quote_for_error
+#define fail_hint filter_fail_hint
 
 static size_t column_of(const char *s, size_t off)
 {
@@ -64,7 +60,7 @@ static size_t column_of(const char *s, size_t off)
 }
 
 /* Text from the expression, for an error message: controls escaped, cut at 40 bytes. */
-static void quote_for_error(const char *s, size_t n, char *out, size_t cap)
+void quote_for_error(const char *s, size_t n, char *out, size_t cap)
 {
     size_t w = 0;
     for (size_t i = 0; i < n && w + 5 < cap; i++) {
@@ -101,10 +97,7 @@ static bool fail_at(struct parser *p, size_t at, const char *fmt, ...)
 
 /* Error messages quote the text in parentheses after the column where it helps, so the
  * column stays next to the problem: "unknown field "x" at column 1 (did you mean type?)". */
-static bool fail_hint(struct parser *p, size_t at, const char *hint, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static bool fail_hint(struct parser *p, size_t at, const char *hint, const char *fmt, ...)
+bool fail_hint(struct parser *p, size_t at, const char *hint, const char *fmt, ...)
 {
     if (p->failed)
         return false;
@@ -257,56 +250,20 @@ static bool read_regex(struct parser *p, struct term *t, const char *what)
     return true;
 }
 
-static size_t edit_distance(const char *a, size_t n, const char *b)
+size_t filter_value_end(const struct parser *p, size_t from)
 {
-    size_t m = strlen(b), row[32];
-    if (n >= 31 || m >= 31)
-        return 99;
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t up = row[j];
-            size_t cost = filter_lower((unsigned char)a[i - 1]) == (unsigned char)b[j - 1] ? 0 : 1;
-            size_t best = diag + cost;
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[m];
-}
-
-static bool unknown_field(struct parser *p, size_t at, const char *name, size_t n)
-{
-    char shown[200];
-    quote_for_error(name, n, shown, sizeof shown);
-    const char *best = NULL;
-    size_t best_d = 3;
-    const char *dot = memchr(name, '.', n);
-    if (dot && edit_distance(name, (size_t)(dot - name), "header") <= 2)
-        return fail_hint(p, at, "did you mean header.NAME?", "unknown field \"%s\"", shown);
-    for (int k = 0; k < F_COUNT; k++) {
-        const char *cand[2] = {filter_fields[k].name, filter_fields[k].alias};
-        for (int c = 0; c < 2; c++) {
-            size_t d = cand[c] ? edit_distance(name, n, cand[c]) : 99;
-            if (d < best_d && d <= (cand[c] && strlen(cand[c]) <= 3 ? 1u : 2u)) {
-                best_d = d;
-                best = filter_fields[k].name;
-            }
-        }
-    }
-    char hint[300];
-    if (best)
-        snprintf(hint, sizeof hint, "did you mean %s?", best);
-    else
-        snprintf(hint, sizeof hint, "to search for the text itself, put it in \"quotes\"");
-    return fail_hint(p, at, hint, "unknown field \"%s\"", shown);
+    struct parser q = *p;
+    struct error scratch;
+    struct strbuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    q.err = &scratch;
+    q.failed = false;
+    q.pos = from;
+    bool ok = from < p->n && read_value(&q, &a, &b, false);
+    sb_free(&a);
+    sb_free(&b);
+    return ok ? q.pos : from;
 }
 
 static struct node *new_node(enum nkind k)
@@ -370,6 +327,9 @@ static const char *field_label(const struct term *t, char *buf, size_t cap)
 static bool term_op_ok(struct parser *p, const struct term *t, size_t op_at)
 {
     enum fkind k = filter_fields[t->field].kind;
+    if (t->field == F_GROUP && (t->op == OP_SUB || t->op == OP_RE || t->op >= OP_GT))
+        return fail_hint(p, op_at, "group=g:… or group!=g:…, with the key dlqx groups shows",
+                         "group takes a group key");
     if ((k == FK_TEXT || k == FK_BODY) && t->op >= OP_GT)
         return fail_hint(p, op_at, "> >= < <= work on attempt, age, size, first_seen and header.NAME",
                          "%s is text", filter_fields[t->field].name);
@@ -420,6 +380,15 @@ static bool term_value(struct parser *p, struct term *t, size_t vat)
     default:
         break;
     }
+    if (t->field == F_GROUP) { /* group:g:… is group=g:… */
+        struct error why;
+        uint64_t key;
+        if (t->op == OP_GLOB)
+            t->op = OP_EQ;
+        if (!group_key_parse(t->text, t->len, &key, &why))
+            return fail_hint(p, vat, why.msg, "expected a group key after %s", label);
+        t->num = (int64_t)key;
+    }
     if (t->field == F_DIALECT && t->op != OP_SUB && t->op != OP_RE &&
         !filter_has_wildcard(t->glob, t->glob_len) && !filter_ci_eq(t->text, t->len, "amqp") &&
         !filter_ci_eq(t->text, t->len, "acemq") && !filter_ci_eq(t->text, t->len, "babelqueue"))
@@ -469,6 +438,8 @@ static struct node *parse_term(struct parser *p)
             fail_at(p, start, "an empty search");
             goto fail;
         }
+        if (p->s[start] != '"' && !filter_check_word(p, start, p->pos))
+            goto fail;
         t->text = sb_detach(&text, &t->len);
         t->glob = sb_detach(&glob, &t->glob_len);
         t->icase = true;
@@ -514,7 +485,7 @@ static struct node *parse_term(struct parser *p)
             goto fail;
         }
         if (k == F_COUNT) {
-            unknown_field(p, start, name, nlen);
+            filter_unknown_field(p, start, name, nlen);
             goto fail;
         }
         t->field = (enum field)k;
@@ -545,6 +516,8 @@ static struct node *parse_term(struct parser *p)
     }
     if (!term_op_ok(p, t, op_at))
         goto fail;
+    if (t->op != OP_GLOB && t->op != OP_SUB && t->op != OP_RE && !filter_check_op(p, start, op_at))
+        goto fail;
     char label[240];
     field_label(t, label, sizeof label);
     if (t->op == OP_RE) {
@@ -572,7 +545,7 @@ done:
     sb_free(&glob);
     if (t->field != F_ANY && filter_fields[t->field].message)
         p->f->needs_message = true;
-    if (t->has_re || t->field == F_FP)
+    if (t->has_re || t->field == F_FP || t->field == F_GROUP)
         p->f->needs_memo = true;
     struct node *nd = new_node(N_TERM);
     nd->t = t;
@@ -699,14 +672,14 @@ static struct node *parse_or(struct parser *p)
     return r;
 }
 
-enum status filter_compile_at(const char *expr, struct filter **out, size_t *column,
-                              struct error *err)
+enum status filter_compile_hints(const char *expr, struct filter **out, size_t *column,
+                                 struct error *err, bool hints)
 {
     *out = NULL;
     if (column)
         *column = 0;
     struct filter *f = xcalloc(1, sizeof *f);
-    struct parser p = {.s = expr ? expr : "", .f = f, .err = err};
+    struct parser p = {.s = expr ? expr : "", .f = f, .err = err, .hints = hints};
     p.n = strlen(p.s);
     f->root = parse_or(&p);
     skip_ws(&p);
@@ -736,6 +709,12 @@ enum status filter_compile_at(const char *expr, struct filter **out, size_t *col
     }
     *out = f;
     return ST_OK;
+}
+
+enum status filter_compile_at(const char *expr, struct filter **out, size_t *column,
+                              struct error *err)
+{
+    return filter_compile_hints(expr, out, column, err, true);
 }
 
 enum status filter_compile(const char *expr, struct filter **out, struct error *err)

@@ -5,7 +5,9 @@
  *   type:order.* error:~timeout attempt>3 age>1h header.tenant=acme
  *
  * Terms side by side are ANDed, OR binds looser, `-term` / NOT negate, parentheses group.
- * A bare word searches id, type, error and queue. Evaluation reads only the store's index
+ * A bare word searches id, type, error and queue; one that reads as a field with a mistyped
+ * operator (`error~x`, `type;x`, `attempt=>3`) is refused with the form meant, since as a
+ * search `-error~x` would select everything. `group=g:…` is a failure group (groups.h). Evaluation reads only the store's index
  * entry unless a term needs the message itself (header.NAME, body, origin): then the message
  * is loaded with store_get, and only when evaluation reaches that term. AND and OR run the
  * entry's own terms first, so `header.t=a type:x` loads nothing for entries whose type is not x.
@@ -46,6 +48,12 @@ bool filter_is_empty(const struct filter *f);
 /* Whether some term reads the message itself (header.NAME, body, origin): matching an entry
  * then may cost a store_get. */
 bool filter_needs_message(const struct filter *f);
+
+/* The bare-word searches in f (terms without a field, which match a substring of the id, type,
+ * error or queue), in canonical form and separated by spaces, appended to out (may be NULL);
+ * returns how many. A field term one typo away reads as one, so a command that deletes by a
+ * filter says when it holds searches. */
+size_t filter_searches(const struct filter *f, struct strbuf *out);
 
 /* Entry i of s at now_ms (ages). Reads the entry only, unless a term it reaches needs the
  * message. false for an index out of range. */

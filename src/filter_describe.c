@@ -28,6 +28,8 @@ static void put_value(struct strbuf *out, const char *s, size_t n, bool glob_for
         if (glob_form && c == '\\')
             i++;
     }
+    struct word_typo ty;
+    quote = quote || (bare && filter_word_typo(s, n, &ty)); /* "error~x" is refused bare */
     if (quote)
         sb_addc(out, '"');
     for (size_t i = 0; i < n; i++) {
@@ -145,4 +147,31 @@ void filter_describe(const struct filter *f, struct strbuf *out)
 {
     if (f && f->root)
         describe_node(f->root, out);
+}
+
+static size_t searches(const struct node *nd, struct strbuf *out)
+{
+    if (nd->kind == N_TERM) {
+        if (nd->t->field != F_ANY)
+            return 0;
+        if (out->len)
+            sb_addc(out, ' ');
+        describe_term(nd->t, out);
+        return 1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < nd->n; i++)
+        n += searches(nd->kids[i], out);
+    return n;
+}
+
+size_t filter_searches(const struct filter *f, struct strbuf *out)
+{
+    struct strbuf own;
+    sb_init(&own);
+    size_t n = f && f->root ? searches(f->root, &own) : 0;
+    if (own.len && out)
+        sb_add(out, own.buf, own.len);
+    sb_free(&own);
+    return n;
 }

@@ -32,7 +32,7 @@ int filter_plan(struct node *nd)
         else if (t->field == F_ORIGIN)
             nd->cost = 2;
         else
-            nd->cost = t->has_re || t->field == F_FP || t->field == F_ANY;
+            nd->cost = t->has_re || t->field == F_FP || t->field == F_GROUP || t->field == F_ANY;
         return nd->cost;
     }
     nd->cost = 0;
@@ -485,6 +485,25 @@ static bool eval_header(struct ectx *c, const struct term *t)
     return t->op == OP_NE ? !r : r;
 }
 
+/* The group's key of the fingerprint and the type (groups.h), remembered by their texts. The
+ * entry's texts share one scratch buffer: the type is read again after the error. */
+static bool eval_group(struct ectx *c, const struct term *t)
+{
+    struct span type = {"", 0}, err = {"", 0};
+    field_text(c, F_TYPE, 0, &type);
+    uint64_t key = filter_hash64(type.p, type.n, t->id * 0x9e3779b97f4a7c15ULL + 11);
+    field_text(c, F_ERROR, 0, &err);
+    key = filter_hash64(err.p, err.n, key) | 1;
+    bool r;
+    if (!memo_get(c->f, key, &r)) {
+        uint64_t fp = error_fingerprint(err.p, err.n, NULL);
+        field_text(c, F_TYPE, 0, &type);
+        r = group_key(fp, type.p, type.n) == (uint64_t)t->num;
+        memo_put(c->f, key, r);
+    }
+    return t->op == OP_NE ? !r : r;
+}
+
 static bool eval_term(struct ectx *c, const struct term *t)
 {
     const struct store_entry *e = c->e;
@@ -512,6 +531,8 @@ static bool eval_term(struct ectx *c, const struct term *t)
         }
         return t->op == OP_NE ? !r : r;
     }
+    if (t->field == F_GROUP)
+        return eval_group(c, t);
     enum fkind k = t->field == F_ANY ? FK_TEXT : filter_fields[t->field].kind;
     if (k == FK_TEXT) {
         struct span v;

@@ -26,6 +26,7 @@ enum field {
     F_ORIGIN,
     F_REASON,
     F_FP,
+    F_GROUP,
     F_ATTEMPT,
     F_AGE,
     F_SIZE,
@@ -135,6 +136,66 @@ bool filter_parse_number(const char *s, size_t n, double *d, int64_t *i, bool *i
 bool filter_parse_size(const char *s, size_t n, int64_t *out);
 /* RFC 3339, or a UTC date with an optional time of day (2026-01-02, 2026-01-02T03:04). */
 bool filter_parse_time(const char *s, size_t n, int64_t *ms);
+
+/* ---- the parser's state, for filter.c and filter_hint.c ---- */
+
+/* The state of one compile (filter.c). */
+struct parser {
+    const char *s;
+    size_t pos, n;
+    int depth;
+    struct filter *f;
+    struct error *err;
+    size_t err_at; /* byte offset of the problem */
+    bool failed;
+    bool hints; /* look for typos (not while checking a suggestion) */
+};
+
+/* The parser's error, with a hint in parentheses after the column: always false. */
+bool filter_fail_hint(struct parser *p, size_t at, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Text from the expression for an error message: controls escaped, cut at 40 bytes. */
+void filter_quote_for_error(const char *s, size_t n, char *out, size_t cap);
+/* Where a value read at from ends (quoted or bare, as the parser reads one); from when none
+ * can be read there. Nothing is reported. */
+size_t filter_value_end(const struct parser *p, size_t from);
+/* filter_compile_at; hints false: no typos are looked for (checking a suggestion). */
+enum status filter_compile_hints(const char *expr, struct filter **out, size_t *column,
+                                 struct error *err, bool hints);
+
+/* ---- did you mean (filter_hint.c) ---- */
+
+/* Edit distance of a[0..n) (ASCII case folded) to b; 99 for names over 30 bytes. */
+size_t filter_edit_distance(const char *a, size_t n, const char *b);
+/* The field (enum field) whose name or alias is nearest to name[0..n), within max edits (one
+ * for names of three letters or fewer); -1 when none is. */
+int filter_near_field(const char *name, size_t n, size_t max);
+
+/* A bare word (as written, w[0..n)) that reads as a field with a mistyped operator. */
+struct word_typo {
+    enum field field; /* F_HEADER for header.NAME */
+    size_t name_len;  /* the field as written: w[0..name_len) */
+    size_t op_len;    /* the mistyped operator after it */
+    const char *op;   /* the operator it stands for: ":~" for ~, ":" for ;, "!=" for ! ... */
+    bool near;        /* the name itself is a typo of the field's (by one edit) */
+    bool sure;        /* ~ and ; : a typo even when the form meant does not compile */
+};
+/* Whether w reads as FIELD TYPO ...: `error~x`, `type;x`, `header.t~a`, `eror~x`, `type!x`,
+ * `attempt.3` (the > key unshifted; `.` and `,` on number, age, size and time fields only). */
+bool filter_word_typo(const char *w, size_t n, struct word_typo *out);
+/* The operator meant by a run of operator characters that is not one (`=>` is >=, `>>` is >,
+ * `=~` is :~ ...), or NULL. */
+const char *filter_op_typo(const char *run, size_t n);
+
+/* The parser's refusals that come with a suggestion (filter_hint.c); each returns false after
+ * reporting, true when there is nothing to refuse. An unknown field at..at+n: the nearest
+ * name, with the whole term when it then compiles ("did you mean type:x?"). */
+bool filter_unknown_field(struct parser *p, size_t at, const char *name, size_t n);
+/* A bare word at start..end that reads as a field with a mistyped operator. */
+bool filter_check_word(struct parser *p, size_t start, size_t end);
+/* After the field at start and its operator at op_at (p->pos past it): more operator
+ * characters that make a mistyped operator. */
+bool filter_check_op(struct parser *p, size_t start, size_t op_at);
 
 /* ---- evaluation order (filter_eval.c) ---- */
 

@@ -73,6 +73,7 @@ struct group_queue {
 
 struct group {
     uint64_t fingerprint; /* error_fingerprint of the error */
+    uint64_t group_key;   /* group_key of the fingerprint and the type: the group's name */
     const char *key;      /* the normalised error ("" for messages without one) */
     const char *exception; /* "" when not recognised */
     const char *type;      /* the message type, as text */
@@ -124,8 +125,22 @@ size_t groups_of_entry(const struct groups *g, size_t i);
 /* How many entries were grouped. */
 size_t groups_total(const struct groups *g);
 
-/* A filter that selects the group: `fp=… type=…` (see filter.h), appended to out. */
+/* A filter that selects the group: `group=g:…` (see filter.h), appended to out. */
 void group_filter_expr(const struct group *grp, struct strbuf *out);
+
+/* ---- the group's key: one name for a group, wherever it is shown or typed ---- */
+
+/* A group is a fingerprint and a type; its key is a 64-bit digest (SHA-256) of the two, the
+ * same on every host and run, printed "g:" and 16 hex digits (group_key_text). The explorer's
+ * groups view, `dlqx groups`, `dlqx decode` (its "group" field) print it, and the filter
+ * `group=g:…` and `--group g:…` select by it: exactly the group's members. */
+#define GROUP_KEY_TEXT 19 /* "g:" + 16 hex digits + NUL */
+/* The type is read up to FINGERPRINT_SCAN_MAX bytes, as the store keeps it. */
+uint64_t group_key(uint64_t fingerprint, const char *type, size_t type_len);
+void group_key_text(uint64_t key, char out[GROUP_KEY_TEXT]);
+/* Reads "g:HEX16" (s[0..n), any case); false with err saying why otherwise — a fingerprint
+ * alone (16 hex digits, the form --group took before) is refused with the key's form. */
+bool group_key_parse(const char *s, size_t n, uint64_t *key, struct error *err);
 
 /* ---- timeline ---- */
 

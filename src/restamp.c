@@ -744,8 +744,31 @@ static enum status check_opts(const struct decoded *d, const struct restamp_opts
     return ST_OK;
 }
 
+static enum status build(const struct decoded *d, const struct restamp_opts *o,
+                         struct outgoing *out, struct error *err);
+
 enum status restamp_build(const struct decoded *d, const struct restamp_opts *o,
                           struct outgoing *out, struct error *err)
+{
+    /* An edit without a kind keeps the kind of the header it replaces (restamp_headers.c). */
+    memset(out, 0, sizeof *out);
+    struct env_change *own = NULL;
+    struct hval *vals = NULL;
+    enum status st = check_opts(d, o, err); /* reserved names are refused as such first */
+    if (st == ST_OK)
+        st = restamp_header_kinds(d->msg, o->changes, o->n_changes, &own, &vals, err);
+    if (st != ST_OK)
+        return st;
+    struct restamp_opts with = *o;
+    if (own)
+        with.changes = own;
+    st = build(d, &with, out, err);
+    restamp_header_kinds_free(own, vals, o->n_changes);
+    return st;
+}
+
+static enum status build(const struct decoded *d, const struct restamp_opts *o,
+                         struct outgoing *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     enum status st = check_opts(d, o, err);

@@ -141,6 +141,16 @@ enum status restamp_build(const struct decoded *d, const struct restamp_opts *o,
                           struct outgoing *out, struct error *err);
 void outgoing_free(struct outgoing *o);
 
+/* The changes as restamp_build applies them (restamp_headers.c): a header.NAME=V given without
+ * a kind (env_change.untyped) on a header m has takes that header's kind — int32 stays int32,
+ * range-checked; a value that does not read as the kind is ST_EINVAL naming the kind and the
+ * typed form (header.NAME:string=V). A new header stays a string. *out is NULL when nothing
+ * changes, else a copy of in (n changes) whose values point into *vals; both are released by
+ * restamp_header_kinds_free. */
+enum status restamp_header_kinds(const struct message *m, const struct env_change *in, size_t n,
+                                 struct env_change **out, struct hval **vals, struct error *err);
+void restamp_header_kinds_free(struct env_change *changes, struct hval *vals, size_t n);
+
 /* Whether a header name is owned by the broker (not sent back on replay/re-issue). */
 bool restamp_broker_owned(const char *name, size_t len);
 

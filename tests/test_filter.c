@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "filter.h"
+#include "groups.h"
 #include "snapshot.h"
 #include "store.h"
 
@@ -362,12 +363,31 @@ struct bad {
     size_t column;
 };
 
+/* Each expression is refused with exactly this message and column. */
+static void check_bad(const struct bad *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct filter *f = (struct filter *)1;
+        struct error err;
+        size_t col = 0;
+        error_clear(&err);
+        enum status st = filter_compile_at(bad[i].expr, &f, &col, &err);
+        if (st != ST_EPARSE || strcmp(err.msg, bad[i].msg) != 0 || col != bad[i].column)
+            print_error("%s:\n  got  [%s] column %zu\n  want [%s] column %zu\n", bad[i].expr,
+                        err.msg, col, bad[i].msg, bad[i].column);
+        assert_int_equal(st, ST_EPARSE);
+        assert_null(f);
+        assert_string_equal(err.msg, bad[i].msg);
+        assert_int_equal(col, bad[i].column);
+    }
+}
+
 static void test_errors(void **state)
 {
     static const struct bad bad[] = {
-        {"tpye:order.*", "unknown field \"tpye\" at column 1 (did you mean type?)", 1},
+        {"tpye:order.*", "unknown field \"tpye\" at column 1 (did you mean type:order.*?)", 1},
         {"attempt>x", "expected a number after attempt> at column 9", 9},
-        {"type:a qeueu=x", "unknown field \"qeueu\" at column 8 (did you mean queue?)", 8},
+        {"type:a qeueu=x", "unknown field \"qeueu\" at column 8 (did you mean queue=x?)", 8},
         {"Net::ReadTimeout",
          "unknown field \"Net\" at column 1 (to search for the text itself, put it in "
          "\"quotes\")",
@@ -407,22 +427,11 @@ static void test_errors(void **state)
         {"error:", "expected a value after error: at column 7 (use \"\" for an empty value)", 7},
         {"type:\"a\"b", "expected a space after the closing quote at column 9", 9},
         {":x", "expected a field name before : at column 1", 1},
-        {"é tpye:x", "unknown field \"tpye\" at column 3 (did you mean type?)", 3},
+        {"é tpye:x", "unknown field \"tpye\" at column 3 (did you mean type:x?)", 3},
+        {"tpye:/x/", "unknown field \"tpye\" at column 1 (did you mean type:/x/?)", 1},
+        {"tpye:/a b/", "unknown field \"tpye\" at column 1 (did you mean type?)", 1},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        struct filter *f = (struct filter *)1;
-        struct error err;
-        size_t col = 0;
-        error_clear(&err);
-        enum status st = filter_compile_at(bad[i].expr, &f, &col, &err);
-        if (st != ST_EPARSE || strcmp(err.msg, bad[i].msg) != 0 || col != bad[i].column)
-            print_error("%s:\n  got  [%s] column %zu\n  want [%s] column %zu\n", bad[i].expr,
-                        err.msg, col, bad[i].msg, bad[i].column);
-        assert_int_equal(st, ST_EPARSE);
-        assert_null(f);
-        assert_string_equal(err.msg, bad[i].msg);
-        assert_int_equal(col, bad[i].column);
-    }
+    check_bad(bad, sizeof bad / sizeof *bad);
     /* regcomp's own words follow "invalid regex: " (they depend on the C library). */
     struct filter *rf = NULL;
     struct error rerr;
@@ -439,6 +448,91 @@ static void test_errors(void **state)
     struct error err;
     assert_int_equal(filter_compile(deep, &f, &err), ST_EPARSE);
     assert_non_null(strstr(err.msg, "nested more than"));
+}
+
+/* A term that looks like a field with a mistyped operator is refused with the form meant:
+ * read as a bare-word search, `-error~Declined` would select everything (issue 16.3). */
+static void test_typos(void **state)
+{
+#define SEARCH_HINT "to search for the text itself, put it in \"quotes\""
+#define LOOKS " looks like a field with a mistyped operator at column "
+    static const struct bad bad[] = {
+        {"error~Declined",
+         "\"error~Declined\"" LOOKS "1 (did you mean error:~Declined? " SEARCH_HINT ")", 1},
+        {"-error~Declined",
+         "\"error~Declined\"" LOOKS "2 (did you mean error:~Declined? " SEARCH_HINT ")", 2},
+        {"type:x (err~timeout)",
+         "\"err~timeout\"" LOOKS "9 (did you mean error:~timeout? " SEARCH_HINT ")", 9},
+        {"type;order.*",
+         "\"type;order.*\"" LOOKS "1 (did you mean type:order.*? " SEARCH_HINT ")", 1},
+        {"error;~x", "\"error;~x\"" LOOKS "1 (did you mean error:~x? " SEARCH_HINT ")", 1},
+        {"Type!order.placed",
+         "\"Type!order.placed\"" LOOKS "1 (did you mean type!=order.placed? " SEARCH_HINT ")", 1},
+        {"header.tenant~acme",
+         "\"header.tenant~acme\"" LOOKS "1 (did you mean header.tenant:~acme? " SEARCH_HINT ")", 1},
+        {"header.x-acemq-attempt;3",
+         "\"header.x-acemq-attempt;3\"" LOOKS
+         "1 (did you mean header.x-acemq-attempt:3? " SEARCH_HINT ")",
+         1},
+        {"eror~Declined",
+         "\"eror~Declined\"" LOOKS "1 (did you mean error:~Declined? " SEARCH_HINT ")", 1},
+        {"error~\"timed out\"",
+         "\"error~\"timed out\"\"" LOOKS "1 (did you mean error:~\"timed out\"? " SEARCH_HINT
+         ")",
+         1},
+        {"attempt.3", "\"attempt.3\"" LOOKS "1 (did you mean attempt>3? " SEARCH_HINT ")", 1},
+        {"size,10k", "\"size,10k\"" LOOKS "1 (did you mean size<10k? " SEARCH_HINT ")", 1},
+        {"age~1h",
+         "\"age~1h\"" LOOKS "1 (a field takes one of : :~ :/ = != > >= < <=; " SEARCH_HINT ")", 1},
+        {"attempt=>3", "mistyped operator \"=>\" at column 8 (did you mean attempt>=3?)", 8},
+        {"attempt=<3", "mistyped operator \"=<\" at column 8 (did you mean attempt<=3?)", 8},
+        {"age>>1h", "mistyped operator \">>\" at column 4 (did you mean age>1h?)", 4},
+        {"size<<1k", "mistyped operator \"<<\" at column 5 (did you mean size<1k?)", 5},
+        {"type=!x", "mistyped operator \"=!\" at column 5 (did you mean type!=x?)", 5},
+        {"error=~x", "mistyped operator \"=~\" at column 6 (did you mean error:~x?)", 6},
+        {"header.n=>3", "mistyped operator \"=>\" at column 9 (did you mean header.n>=3?)", 9},
+        {"attempt<>3", "mistyped operator \"<>\" at column 8 (did you mean attempt!=3?)", 8},
+        {"typ:order", "unknown field \"typ\" at column 1 (did you mean type:order?)", 1},
+        {"qeue:*.dlq", "unknown field \"qeue\" at column 1 (did you mean queue:*.dlq?)", 1},
+        {"eror:~timeout", "unknown field \"eror\" at column 1 (did you mean error:~timeout?)", 1},
+    };
+    check_bad(bad, sizeof bad / sizeof *bad);
+#undef LOOKS
+#undef SEARCH_HINT
+    /* What was meant selects what it should; genuine bare words and quoted look-alikes are
+     * still searches, and values that start like an operator are still values. */
+    check("-error:~timeout", "2 3 5");
+    check("\"error~timeout\"", "");
+    check("-\"error~timeout\"", "0 1 2 3 4 5"); /* what the typo selected */
+    check("errors", "");
+    check("type.order", "");
+    check("ord-77", "2");
+    check("type=<none>", "");
+    check("type=\"=~order.placed\"", ""); /* quoted: the value, exactly */
+    /* filter_searches lists the bare words, and only them. */
+    static const struct {
+        const char *expr, *searches;
+        size_t n;
+    } s[] = {
+        {"type:x error:~y", "", 0},
+        {"timeout", "timeout", 1},
+        {"-(A-1 OR type:x) \"gateway timed out\" fp=ab", "A-1 \"gateway timed out\"", 2},
+        {"\"error~x\"", "\"error~x\"", 1},
+        {"", "", 0},
+    };
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
+        struct filter *f = NULL;
+        struct error err;
+        assert_int_equal(filter_compile(s[i].expr, &f, &err), ST_OK);
+        struct strbuf sb;
+        sb_init(&sb);
+        assert_int_equal(filter_searches(f, &sb), s[i].n);
+        assert_string_equal(sb.buf ? sb.buf : "", s[i].searches);
+        assert_int_equal(filter_searches(f, NULL), s[i].n);
+        sb_free(&sb);
+        filter_free(f);
+    }
+    assert_int_equal(filter_searches(NULL, NULL), 0);
 }
 
 static void assert_describe(const char *expr, const char *want)
@@ -464,6 +558,48 @@ static void assert_describe(const char *expr, const char *want)
     filter_free(f);
     sb_free(&sb);
     sb_free(&again);
+}
+
+/* group=g:… selects the explorer's group, fingerprint and type (issue 16.4): where fp= alone
+ * spans the types. */
+static void test_group_field(void **state)
+{
+    char buf[STORE_TEXT_MAX], tbuf[STORE_TEXT_MAX];
+    const struct store_entry *e = store_entry_at(store_, 0);
+    size_t en = store_text(store_, e->error, buf), tn = store_text(store_, e->type, tbuf);
+    uint64_t fp = error_fingerprint(buf, en, NULL);
+    char key[GROUP_KEY_TEXT], expr[128];
+    group_key_text(group_key(fp, tbuf, tn), key);
+    snprintf(expr, sizeof expr, "fp=%016llx", (unsigned long long)fp);
+    check(expr, "0 1"); /* the same error in two types */
+    snprintf(expr, sizeof expr, "group=%s", key);
+    check(expr, "0");
+    snprintf(expr, sizeof expr, "group:%s", key);
+    check(expr, "0");
+    snprintf(expr, sizeof expr, "-group=%s", key);
+    check(expr, "1 2 3 4 5");
+    snprintf(expr, sizeof expr, "group!=%s", key);
+    check(expr, "1 2 3 4 5");
+    snprintf(expr, sizeof expr, "group:%s", key);
+    char want[64];
+    snprintf(want, sizeof want, "group=%s", key);
+    assert_describe(expr, want);
+    static const struct {
+        const char *expr, *says;
+    } bad[] = {
+        {"group=0123456789abcdef", "0123456789abcdef is a fingerprint alone"},
+        {"group=g:12", "a group key is g: and 16 hex digits"},
+        {"group:~x", "group takes a group key"},
+        {"group:/x/", "group takes a group key"},
+        {"group>1", "group takes a group key"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct filter *f = NULL;
+        struct error err;
+        assert_int_equal(filter_compile(bad[i].expr, &f, &err), ST_EPARSE);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("%s: %s", bad[i].expr, err.msg);
+    }
 }
 
 static void test_describe(void **state)
@@ -492,6 +628,8 @@ static void test_describe(void **state)
     assert_describe("header.a\\:b=1", "header.\"a:b\"=1");
     assert_describe("header.tenant=acme type:x", "header.tenant=acme type:x"); /* as written */
     assert_describe("", "");
+    assert_describe("\"error~x\" \"type;x\" \"attempt.3\"", "\"error~x\" \"type;x\" \"attempt.3\"");
+    assert_describe("\"type.x\" \"errors~\"", "type.x \"errors~\"");
 }
 
 /* Random strings over the language's own characters must never crash, and whatever compiles
@@ -575,7 +713,8 @@ static double elapsed_ms(struct timespec a, struct timespec b)
     return (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 }
 
-/* A million entries scanned with entry-only filters; the times are printed, not asserted. */
+/* A million entries scanned with entry-only filters: the counts are checked against the ones
+ * worked out from how the entries were made; the times are printed, not asserted. */
 static void test_million(void **state)
 {
     const char *n_env = getenv("DLQX_TEST_MILLION");
@@ -614,13 +753,19 @@ static void test_million(void **state)
     message_free(&m);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     print_message("million: %zu entries stored in %.0f ms\n", n, elapsed_ms(t0, t1));
-    static const char *const exprs[] = {
+    /* A real fingerprint: every timeout error has it (the numbers are normalised away). */
+    const char *one = "exhausted 1 attempts: TimeoutException: gateway timed out after 2 ms";
+    char fp_expr[64];
+    snprintf(fp_expr, sizeof fp_expr, "fp=%016llx",
+             (unsigned long long)error_fingerprint(one, strlen(one), NULL));
+    const char *const exprs[] = {
         "type:order.*",
         "attempt>3 age>1h",
         "error:~timeout",
         "declined",
         "type:order.* error:~timeout attempt>3 age>1h",
         "error:/timed out after 29[0-9]+ ms/",
+        fp_expr,
         "fp=0123456789abcdef",
         /* needs the message, but the type is tested first: nothing is loaded */
         "header.tenant=acme type:nothing.*",
@@ -636,18 +781,35 @@ static void test_million(void **state)
         clock_gettime(CLOCK_MONOTONIC, &t1);
         print_message("million: %-48s %7zu hits in %6.1f ms\n", exprs[k], hits,
                       elapsed_ms(t0, t1));
+        /* The same count from how the entries were made, without the filter. */
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++) {
+            bool order = i % 4 == 0 || i % 4 == 2, timeout = i % 3 != 0;
+            bool old_tried = i % 7 + 1 > 3 && (int64_t)(i % 5000) * MIN > HOUR;
+            bool hit[] = {order,   old_tried, timeout, !timeout, order && timeout && old_tried,
+                          timeout && 29000 + i % 2000 < 30000, timeout, false, false};
+            assert_int_equal(sizeof hit / sizeof *hit, sizeof exprs / sizeof *exprs);
+            want += hit[k];
+        }
+        if (hits != want)
+            print_error("million: %s: %zu hits, want %zu\n", exprs[k], hits, want);
+        assert_int_equal(hits, want);
+        assert_true(k >= 7 || want > 0); /* a count that could be wrong */
         filter_free(f);
     }
     /* What loading the messages costs: a header filter over the first 10,000. */
     struct filter *f = NULL;
     assert_int_equal(filter_compile("header.x-acemq-attempt>3", &f, &err), ST_OK);
-    size_t some = n < 10000 ? n : 10000, hits = 0;
+    size_t some = n < 10000 ? n : 10000, hits = 0, want = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (size_t i = 0; i < some; i++)
         hits += filter_match_entry(f, s, i, T0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     print_message("million: %-48s %7zu hits in %6.1f ms (%zu entries, each message loaded)\n",
                   "header.x-acemq-attempt>3", hits, elapsed_ms(t0, t1), some);
+    for (size_t i = 0; i < some; i++)
+        want += i % 7 + 1 > 3;
+    assert_int_equal(hits, want);
     assert_true(hits > 0);
     filter_free(f);
     store_free(s);
@@ -664,7 +826,9 @@ int main(void)
         cmocka_unit_test(test_issue_example_and_bare_words),
         cmocka_unit_test(test_quotes_and_escapes),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_typos),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_group_field),
         cmocka_unit_test(test_random_robustness),
         cmocka_unit_test(test_million),
     };

@@ -724,6 +724,80 @@ static void test_million(void **state)
     store_free(s);
 }
 
+/* One name for a group, fingerprint and type (issue 16.4): its key, what decode computes from a
+ * message's error and type, is the explorer's group; the filter group=KEY selects exactly its
+ * members, where fp= alone spans the types; a fingerprint alone is refused as a key. */
+static void test_group_keys(void **state)
+{
+    struct store *s = incident_store();
+    struct groups *g = groups_build(s, NULL);
+    char buf[STORE_TEXT_MAX], tbuf[STORE_TEXT_MAX];
+    size_t spans = 0;
+    for (size_t k = 0; k < groups_count(g); k++) {
+        const struct group *x = groups_at(g, k);
+        assert_int_equal(x->group_key, group_key(x->fingerprint, x->type, strlen(x->type)));
+        for (size_t j = 0; j < k; j++)
+            assert_true(groups_at(g, j)->group_key != x->group_key);
+        char text[GROUP_KEY_TEXT], upper[GROUP_KEY_TEXT];
+        group_key_text(x->group_key, text);
+        assert_int_equal(strlen(text), GROUP_KEY_TEXT - 1);
+        assert_memory_equal(text, "g:", 2);
+        uint64_t back = 0;
+        struct error err;
+        assert_true(group_key_parse(text, strlen(text), &back, &err));
+        assert_int_equal(back, x->group_key);
+        for (size_t c = 0; c < sizeof upper; c++)
+            upper[c] = (char)(text[c] >= 'a' && text[c] <= 'f' ? text[c] - 32 : text[c]);
+        upper[0] = 'G';
+        assert_true(group_key_parse(upper, strlen(upper), &back, &err));
+        assert_int_equal(back, x->group_key);
+        /* fp= alone selects this group and every other type's with the fingerprint. */
+        char expr[64];
+        snprintf(expr, sizeof expr, "fp=%016llx", (unsigned long long)x->fingerprint);
+        struct filter *f = NULL;
+        assert_int_equal(filter_compile(expr, &f, &err), ST_OK);
+        size_t by_fp = 0;
+        for (size_t i = 0; i < store_count(s); i++)
+            by_fp += filter_match_entry(f, s, i, T0);
+        filter_free(f);
+        assert_true(by_fp >= x->count);
+        spans += by_fp > x->count;
+    }
+    assert_true(spans > 0); /* the incident has a fingerprint in several types */
+    /* What decode computes from an entry's own error and type is the group it is in. */
+    for (size_t i = 0; i < store_count(s); i++) {
+        const struct store_entry *e = store_entry_at(s, i);
+        size_t en = store_text(s, e->error, buf), tn = store_text(s, e->type, tbuf);
+        const struct group *x = groups_at(g, groups_of_entry(g, i));
+        assert_non_null(x);
+        assert_int_equal(group_key(error_fingerprint(buf, en, NULL), tbuf, tn), x->group_key);
+    }
+    /* Refused: a fingerprint alone (the old --group), and what is not a key. */
+    static const char *const bad[] = {"",
+                                      "g:",
+                                      "g:123",
+                                      "g:0123456789abcdefa",
+                                      "g:0123456789abcdeg",
+                                      "x:0123456789abcdef",
+                                      "g0123456789abcdef"};
+    uint64_t key;
+    struct error err;
+    assert_false(group_key_parse("0123456789abcdef", 16, &key, &err));
+    assert_non_null(strstr(err.msg, "0123456789abcdef is a fingerprint alone"));
+    assert_non_null(strstr(err.msg, "fp=0123456789abcdef"));
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        error_clear(&err);
+        assert_false(group_key_parse(bad[k], strlen(bad[k]), &key, &err));
+        assert_non_null(strstr(err.msg, "a group key is g: and 16 hex digits"));
+    }
+    /* The key is the same on every host and run: a written-down key keeps its group. It is the
+     * first 8 bytes of SHA-256("dlqx-group-1", the fingerprint big-endian, the type), as
+     * Python's hashlib gives them. */
+    assert_int_equal(group_key(0x0123456789abcdefULL, "order.placed", 12), 0xd91b4a1326feaf96ULL);
+    groups_free(g);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -733,6 +807,7 @@ int main(void)
         cmocka_unit_test(test_fingerprint_hostile),
         cmocka_unit_test(test_groups_from_store),
         cmocka_unit_test(test_groups_in_steps),
+        cmocka_unit_test(test_group_keys),
         cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_million),
     };

@@ -1096,6 +1096,78 @@ static void test_diff_body(void **state)
     run_free(&r);
 }
 
+/* ---- the kind of a header edit (issue 16.6) -------------------------------------------- */
+
+/* Builds m with the one change spec and checks the copy's header name is want (kind-exact). */
+static void header_after(struct message *m, const char *spec, const char *name, struct hval want)
+{
+    const char *specs[] = {spec, NULL};
+    struct changes cs;
+    changes_parse(&cs, specs);
+    struct restamp_opts o = {
+        .mode = RESTAMP_REPLAY, .changes = cs.c, .n_changes = cs.n, .now_ms = NOW};
+    struct run r;
+    if (run(&r, m, &o) != ST_OK)
+        fail_msg("%s: %s", spec, r.err.msg);
+    const struct hval *got = htable_get(r.out.headers, name);
+    if (!got)
+        fail_msg("%s: the copy has no header %s", spec, name);
+    if (!hval_equal(got, &want)) {
+        char *g = json_dumps(hval_to_json(got), JSON_ENCODE_ANY);
+        fail_msg("%s: header %s is %s %s, not %s", spec, name, hkind_name(got->kind), g,
+                 hkind_name(want.kind));
+    }
+    hval_free(&want);
+    run_free(&r);
+    changes_free(&cs);
+}
+
+static struct message *acemq_typed(void)
+{
+    struct message *m = acemq_simple();
+    htable_add(m->headers, "n", hval_int(HV_I32, 1));
+    htable_add(m->headers, "small", hval_uint(HV_U8, 7));
+    htable_add(m->headers, "price", hval_f64(9.5));
+    htable_add(m->headers, "vip", hval_bool(true));
+    htable_add(m->headers, "raw", hval_bytes("\x01", 1));
+    htable_add(m->headers, "amount", hval_decimal(2, 1999));
+    return m;
+}
+
+static void test_header_kinds(void **state)
+{
+    /* An edit without a kind keeps the kind of the header it replaces... */
+    header_after(acemq_typed(), "header.n=2", "n", hval_int(HV_I32, 2));
+    header_after(acemq_typed(), "header.n=-2147483648", "n", hval_int(HV_I32, INT32_MIN));
+    header_after(acemq_typed(), "header.small=255", "small", hval_uint(HV_U8, 255));
+    header_after(acemq_typed(), "header.price=3.25", "price", hval_f64(3.25));
+    header_after(acemq_typed(), "header.vip=false", "vip", hval_bool(false));
+    header_after(acemq_typed(), "header.raw=ab", "raw", hval_bytes("ab", 2));
+    header_after(acemq_typed(), "header.tenant=globex", "tenant", hval_cstring("globex"));
+    /* ...a kind given is the kind sent, and a new header without one is a string. */
+    header_after(acemq_typed(), "header.n:string=2", "n", hval_cstring("2"));
+    header_after(acemq_typed(), "header.n:int64=2", "n", hval_int(HV_I64, 2));
+    header_after(acemq_typed(), "header.region=7", "region", hval_cstring("7"));
+    /* The same on plain AMQP and BabelQueue messages. */
+    header_after(plain_msg(), "header.x-custom=9", "x-custom", hval_uint(HV_U8, 9));
+    struct message *bq = bq_msg("{\"job\":\"j\",\"trace_id\":\"t\"," BQ_META
+                                ",\"data\":{},\"attempts\":1}");
+    htable_add(bq->headers, "x-priority", hval_int(HV_I16, 3));
+    header_after(bq, "header.x-priority=4", "x-priority", hval_int(HV_I16, 4));
+    /* A value that does not read as the kind is refused, naming the kind and the typed form. */
+    expect_change(acemq_typed(), "header.n=abc", ST_EINVAL, "header.n:string=abc");
+    expect_change(acemq_typed(), "header.n=abc", ST_EINVAL, "is int32 in the dead letter");
+    expect_change(acemq_typed(), "header.n=2147483648", ST_EINVAL, "int32");
+    expect_change(acemq_typed(), "header.small=256", ST_EINVAL, "uint8");
+    expect_change(acemq_typed(), "header.small=-1", ST_EINVAL, "uint8");
+    expect_change(acemq_typed(), "header.vip=yes", ST_EINVAL, "bool");
+    expect_change(acemq_typed(), "header.price=cheap", ST_EINVAL, "double");
+    expect_change(acemq_typed(), "header.amount=20", ST_EINVAL, "header.amount:string=20");
+    expect_change(plain_msg(), "header.x-custom=many", ST_EINVAL, "uint8");
+    /* Reserved names are still refused as reserved, whatever their kind. */
+    expect_change(plain_msg(), "header.x-death=forged", ST_ERESERVED, "x-death");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1114,6 +1186,7 @@ int main(void)
         cmocka_unit_test(test_check_body),
         cmocka_unit_test(test_diff_simple),
         cmocka_unit_test(test_diff_body),
+        cmocka_unit_test(test_header_kinds),
     };
     return cmocka_run_group_tests_name("restamp", tests, NULL, NULL);
 }

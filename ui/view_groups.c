@@ -193,6 +193,12 @@ static void status(struct app *a, struct view *v, struct strbuf *out)
     }
     sb_addf(out, "%zu causes for %zu dead letters  Enter: its messages", groups_count(g),
             groups_total(g));
+    const struct group *cur = groups_at(g, v->cursor);
+    char key[GROUP_KEY_TEXT];
+    if (cur) { /* the group's name, for dlqx groups, decode and --group */
+        group_key_text(cur->group_key, key);
+        sb_addf(out, "  group %s", key);
+    }
 }
 
 const struct view_ops view_groups_ops = {

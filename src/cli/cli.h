@@ -10,6 +10,8 @@
 
 #include "message.h"
 
+struct filter;
+
 /* Exit codes (documented in the man page and README). */
 enum exit_code {
     EXIT_OK = 0,
@@ -46,8 +48,17 @@ int cmd_journal(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_move(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
+int cmd_groups(int argc, char **argv);
 /* The interactive explorer (ui/cmd_ui.c): argv holds the arguments after the command. */
 int cmd_ui(int argc, char **argv, bool open_files);
+
+/* --filter EXPR of the reading commands (cmd_decode.c): the compiled filter, or NULL after
+ * "dlqx CMD: --filter: why" on stderr (the caller exits 2). */
+struct filter *cli_filter_compile(const char *cmd, const char *expr);
+/* argv[*i] as `--filter EXPR` / `--filter=EXPR`: 0 when it is another argument, 1 when *f is
+ * the new filter (the old one freed; *i past the expression), -1 after reporting an error (*f
+ * freed and NULL; the caller exits 2). */
+int cli_filter_option(const char *cmd, int argc, char **argv, int *i, struct filter **f);
 
 /* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
 bool cli_flush_stdout(void);

@@ -1,6 +1,8 @@
 /*
  * decode: every message of every input decoded, one JSON object per line (docs/decode-format.md),
- * or aligned columns for people with --format table.
+ * or aligned columns for people with --format table; --filter EXPR keeps those the explorer's
+ * filter selects (docs/filter.md). Each carries its failure group (groups.h): the error's
+ * fingerprint and the group's key, as the explorer and `dlqx groups` print it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,8 @@
 
 #include "cli.h"
 #include "decode.h"
+#include "filter.h"
+#include "groups.h"
 #include "sanitize.h"
 
 enum decode_format { FORMAT_JSON, FORMAT_TABLE };
@@ -20,7 +24,47 @@ struct decode_ctx {
     int64_t now_ms;
     bool write_failed;
     struct strbuf line;
+    struct filter *filter; /* --filter (NULL: every message) */
 };
+
+struct filter *cli_filter_compile(const char *cmd, const char *expr)
+{
+    struct filter *f = NULL;
+    struct error err;
+    if (filter_compile(expr, &f, &err) != ST_OK) {
+        struct strbuf sb;
+        sb_init(&sb);
+        sanitize_append(&sb, err.msg, strlen(err.msg), 0);
+        fprintf(stderr, "dlqx %s: --filter: %s\n", cmd, sb.buf);
+        sb_free(&sb);
+    }
+    return f;
+}
+
+int cli_filter_option(const char *cmd, int argc, char **argv, int *i, struct filter **f)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--filter") != 0 && strncmp(a, "--filter=", 9) != 0)
+        return 0;
+    filter_free(*f);
+    *f = NULL;
+    if (a[8] != '=' && *i + 1 >= argc) {
+        fprintf(stderr, "dlqx %s: --filter needs an expression (docs/filter.md)\n", cmd);
+        return -1;
+    }
+    *f = cli_filter_compile(cmd, a[8] == '=' ? a + 9 : argv[++*i]);
+    return *f ? 1 : -1;
+}
+
+/* The message's group (groups.h): its error's fingerprint and the group's key. */
+static void group_of(const struct decoded *d, char fp[17], char key[GROUP_KEY_TEXT])
+{
+    const char *err = d->error.data ? (const char *)d->error.data : "";
+    uint64_t h = error_fingerprint(err, d->error.len, NULL);
+    snprintf(fp, 17, "%016llx", (unsigned long long)h);
+    const struct bytes *t = &d->env->type;
+    group_key_text(group_key(h, t->data ? (const char *)t->data : "", t->len), key);
+}
 
 static int dump_cb(const char *buffer, size_t size, void *data)
 {
@@ -29,7 +73,8 @@ static int dump_cb(const char *buffer, size_t size, void *data)
 }
 
 /* Column widths of the table format; the error takes what is left. */
-enum { W_AGE = 8, W_ATT = 3, W_DIALECT = 11, W_QUEUE = 22, W_TYPE = 30, W_ID = 36, W_ERROR = 70 };
+enum { W_AGE = 8, W_ATT = 3, W_DIALECT = 11, W_QUEUE = 22, W_TYPE = 30, W_ID = 36 };
+enum { W_GROUP = GROUP_KEY_TEXT - 1, W_ERROR = 70 };
 
 static void cell(struct strbuf *sb, const struct bytes *b, int width, unsigned flags)
 {
@@ -53,6 +98,7 @@ static void table_header(struct decode_ctx *ctx)
     cell_s(sb, "QUEUE", W_QUEUE, ctx->san_flags);
     cell_s(sb, "TYPE", W_TYPE, ctx->san_flags);
     cell_s(sb, "ID", W_ID, ctx->san_flags);
+    cell_s(sb, "GROUP", W_GROUP, ctx->san_flags);
     sb_adds(sb, "ERROR\n");
     fwrite(sb->buf, 1, sb->len, stdout);
 }
@@ -73,6 +119,9 @@ static void table_row(struct decode_ctx *ctx, const struct decoded *d)
     cell(sb, &d->msg->queue, W_QUEUE, ctx->san_flags);
     cell(sb, &e->type, W_TYPE, ctx->san_flags);
     cell(sb, &e->id, W_ID, ctx->san_flags);
+    char fp[17], key[GROUP_KEY_TEXT];
+    group_of(d, fp, key);
+    cell_s(sb, key, W_GROUP, ctx->san_flags);
     if (!d->accepted && d->reject_reason) {
         sb_addc(sb, '[');
         sb_adds(sb, d->reject_reason);
@@ -90,10 +139,18 @@ static bool decode_record(struct message *m, bool *keep, void *vctx)
     struct decode_ctx *ctx = vctx;
     struct decoded d;
     decode_message(m, ctx->now_ms, &d);
+    if (ctx->filter && !filter_match_message(ctx->filter, m, &d, ctx->now_ms)) {
+        decoded_free(&d);
+        return true;
+    }
     if (ctx->format == FORMAT_TABLE) {
         table_row(ctx, &d);
     } else {
         json_t *j = decoded_to_json(&d, ctx->now_ms);
+        char fp[17], key[GROUP_KEY_TEXT];
+        group_of(&d, fp, key);
+        json_object_set_new(j, "fingerprint", json_string(fp));
+        json_object_set_new(j, "group", json_string(key));
         sb_reset(&ctx->line);
         json_dump_callback(j, dump_cb, &ctx->line, ctx->json_flags);
         sb_addc(&ctx->line, '\n');
@@ -114,7 +171,7 @@ int cmd_decode(int argc, char **argv)
     memset(&ctx, 0, sizeof ctx);
     ctx.format = FORMAT_JSON;
     bool tty = isatty(STDOUT_FILENO);
-    int ascii = -1;
+    int ascii = -1, fo;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -130,17 +187,24 @@ int cmd_decode(int argc, char **argv)
                 ctx.format = FORMAT_TABLE;
             } else {
                 fprintf(stderr, "dlqx decode: --format is json or table\n");
+                filter_free(ctx.filter);
                 return EXIT_USAGE;
             }
+        } else if ((fo = cli_filter_option("decode", argc, argv, &i, &ctx.filter)) != 0) {
+            if (fo < 0)
+                return EXIT_USAGE;
         } else if (strcmp(a, "--ascii") == 0) {
             ascii = 1;
         } else if (strcmp(a, "--utf8") == 0) {
             ascii = 0;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            puts("usage: dlqx decode [--format json|table] [--ascii|--utf8] [FILE...|-]");
+            puts("usage: dlqx decode [--format json|table] [--filter EXPR] [--ascii|--utf8] "
+                 "[FILE...|-]");
+            filter_free(ctx.filter);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "dlqx decode: unknown option %s\n", a);
+            filter_free(ctx.filter);
             return EXIT_USAGE;
         } else {
             break;
@@ -159,6 +223,7 @@ int cmd_decode(int argc, char **argv)
     struct cli_inputs stats;
     cli_read_inputs(argv + i, argc - i, decode_record, &ctx, &stats);
     sb_free(&ctx.line);
+    filter_free(ctx.filter);
     if (!cli_flush_stdout() || ctx.write_failed)
         return EXIT_IOERR;
     return cli_exit_code(&stats);

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "decode.h"
 #include "editor.h"
+#include "groups.h"
 #include "journal.h"
 #include "replay_cli.h"
 #include "sanitize.h"
@@ -34,17 +35,17 @@ static void on_sigint(int sig)
 static void usage(const char *cmd, FILE *to)
 {
     if (strcmp(cmd, "delete") == 0)
-        fputs("usage: dlqx delete QUEUE (--id ID... | --filter EXPR | --group FP | --all)\n"
+        fputs("usage: dlqx delete QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
               "                   [--snapshot FILE] [--dry-run] [--yes] [--json] [--journal FILE]\n",
               to);
     else if (strcmp(cmd, "move") == 0)
         fputs("usage: dlqx move QUEUE [--to-queue QUEUE | --to EXCHANGE:ROUTING_KEY]\n"
-              "                 (--id ID... | --filter EXPR | --group FP | --all)\n"
+              "                 (--id ID... | --filter EXPR | --group KEY | --all)\n"
               "                 [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS]\n"
               "                 [--window N] [--create-queue] [--yes] [--json] [--journal FILE]\n",
               to);
     else
-        fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group FP | --all)\n"
+        fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
               "                   [--with FIELD=VALUE]... [--body-file FILE | --edit]\n"
               "                   [--reissue] [--to EXCHANGE:ROUTING_KEY] [--bypass] [--keep-error]\n"
               "                   [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS] [--window N]\n"
@@ -97,8 +98,16 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--filter") == 0 && more) {
             x->filter_expr = argv[++i];
         } else if (strcmp(a, "--group") == 0 && more) {
+            /* The explorer's group: fingerprint and type, by its key (groups.h). */
+            struct error gerr;
+            uint64_t key;
+            const char *g = argv[++i];
+            if (!group_key_parse(g, strlen(g), &key, &gerr)) {
+                fprintf(stderr, "dlqx %s: --group: %s\n", x->cmd, gerr.msg);
+                return EXIT_USAGE;
+            }
             free(x->filter_store);
-            x->filter_store = xasprintf("fp=%s", argv[++i]);
+            x->filter_store = xasprintf("group=%s", g);
             x->filter_expr = x->filter_store;
         } else if (strcmp(a, "--all") == 0) {
             x->all = true;
@@ -213,7 +222,7 @@ static int parse(struct rcli *x, int argc, char **argv)
     }
     if (!x->n_ids && !x->filter_expr && !x->all) {
         fprintf(stderr,
-                "dlqx %s: say which dead letters: --id ID, --filter EXPR, --group FP or --all\n",
+                "dlqx %s: say which dead letters: --id ID, --filter EXPR, --group KEY or --all\n",
                 x->cmd);
         return EXIT_USAGE;
     }
@@ -223,6 +232,22 @@ static int parse(struct rcli *x, int argc, char **argv)
             fprintf(stderr, "dlqx %s: --filter: %s\n", x->cmd, err.msg);
             return EXIT_USAGE;
         }
+        /* A field term one typo away is a search: say so before anything is confirmed. */
+        struct strbuf words, shown;
+        sb_init(&words);
+        sb_init(&shown);
+        size_t n = filter_searches(x->filter, &words);
+        sanitize_append(&shown, words.buf, words.len, 0);
+        if (n)
+            fprintf(stderr,
+                    "dlqx %s: the filter holds %zu bare-word text search%s, matched anywhere in "
+                    "the id, type, error or queue: %s (a field is written field:value); %s\n",
+                    x->cmd, n, n == 1 ? "" : "es", shown.buf,
+                    x->dry_run  ? "check the selection"
+                    : x->yes    ? "going ahead: --yes was given"
+                                : "it needs a yes on the terminal or --yes");
+        sb_free(&words);
+        sb_free(&shown);
     }
     if (x->mode == RESTAMP_MOVE && !x->to_routing_key) {
         /* The parking queue beside the DLQ: orders.dlq → orders.parked. */

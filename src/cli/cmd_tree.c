@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "decode.h"
+#include "filter.h"
 #include "hval_json.h"
 #include "sanitize.h"
 #include "tree.h"
@@ -26,6 +27,7 @@ struct tree_ctx {
     size_t n, cap;
     int64_t now_ms;
     unsigned san_flags;
+    struct filter *filter; /* --filter: only the messages it selects (their causes stay) */
 };
 
 static bool collect(struct message *m, bool *keep, void *vctx)
@@ -35,6 +37,10 @@ static bool collect(struct message *m, bool *keep, void *vctx)
         return false;
     struct decoded d;
     decode_message(m, ctx->now_ms, &d);
+    if (ctx->filter && !filter_match_message(ctx->filter, m, &d, ctx->now_ms)) {
+        decoded_free(&d);
+        return true;
+    }
     xgrow((void **)&ctx->items, &ctx->cap, ctx->n + 1, sizeof *ctx->items);
     struct item *it = &ctx->items[ctx->n++];
     it->id = bytes_copy(&d.env->id);
@@ -119,11 +125,15 @@ static int dump_cb(const char *buffer, size_t size, void *data)
 
 static void usage(FILE *to)
 {
-    fputs("usage: dlqx tree [--json] [--ascii|--utf8] [--of ID] [FILE...|-]\n", to);
+    fputs("usage: dlqx tree [--json] [--ascii|--utf8] [--of ID] [--filter EXPR] "
+          "[FILE...|-]\n",
+          to);
 }
 
 int cmd_tree(int argc, char **argv)
 {
+    struct filter *filter = NULL;
+    int fo;
     bool json = false;
     int ascii = -1;
     const char *of = NULL;
@@ -147,13 +157,19 @@ int cmd_tree(int argc, char **argv)
                 of = argv[++i];
             } else {
                 usage(stderr);
+                filter_free(filter);
                 return EXIT_USAGE;
             }
+        } else if ((fo = cli_filter_option("tree", argc, argv, &i, &filter)) != 0) {
+            if (fo < 0)
+                return EXIT_USAGE;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
+            filter_free(filter);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "dlqx tree: unknown option %s\n", a);
+            filter_free(filter);
             return EXIT_USAGE;
         } else {
             break;
@@ -173,6 +189,7 @@ int cmd_tree(int argc, char **argv)
     memset(&ctx, 0, sizeof ctx);
     ctx.now_ms = clock_now_ms();
     ctx.san_flags = ascii ? SAN_ASCII : 0;
+    ctx.filter = filter;
     escape_flags = ctx.san_flags;
     struct cli_inputs stats;
     cli_read_inputs(argv + i, argc - i, collect, &ctx, &stats);
@@ -266,6 +283,7 @@ out:
         bytes_free(&it->error);
     }
     free(ctx.items);
+    filter_free(filter);
     if (!cli_flush_stdout())
         return EXIT_IOERR;
     return rc;

@@ -18,13 +18,17 @@ static const char usage[] =
     "dlqx(1) and docs/snapshot-format.md).\n"
     "\n"
     "commands:\n"
-    "  decode [--format json|table] [FILE...|-]   decode every message: one JSON object per line\n"
-    "  tree [--json] [--ascii] [--of ID] [FILE...|-]  the causal forest by correlation and causation\n"
+    "  decode [--format json|table] [--filter EXPR] [FILE...|-]\n"
+    "                                             decode every message: one JSON object per line\n"
+    "  tree [--json] [--ascii] [--of ID] [--filter EXPR] [FILE...|-]\n"
+    "                                             the causal forest by correlation and causation\n"
+    "  groups [--json] [--filter EXPR] [FILE...|-]  the failure groups (fingerprint and type),\n"
+    "                                             their keys for --group, first/last and rate\n"
     "  cat [FILE...|-]                            rewrite records in the canonical snapshot form\n"
     "  queues [--json] [--all] [QUEUE...]         the dead-letter queues of a broker, their sources\n"
     "  peek QUEUE [--limit N] [-o FILE]           snapshot a live queue; it keeps every message,\n"
     "                                             in order (see dlqx peek --help)\n"
-    "  replay QUEUE (--id ID|--filter EXPR|--group FP|--all) [--with F=V]... [--reissue]\n"
+    "  replay QUEUE (--id ID|--filter EXPR|--group KEY|--all) [--with F=V]... [--reissue]\n"
     "         [--to EXCHANGE:ROUTING_KEY] [--snapshot FILE] [--dry-run] [--rate N] [--canary]\n"
     "         [--yes]                             send dead letters back: confirmed by the broker\n"
     "                                             before the dead letter is removed, journaled\n"
@@ -64,6 +68,8 @@ int main(int argc, char **argv)
         return cmd_decode(argc - 1, argv + 1);
     if (strcmp(cmd, "tree") == 0)
         return cmd_tree(argc - 1, argv + 1);
+    if (strcmp(cmd, "groups") == 0)
+        return cmd_groups(argc - 1, argv + 1);
     if (strcmp(cmd, "cat") == 0)
         return cmd_cat(argc - 1, argv + 1);
     if (strcmp(cmd, "peek") == 0)

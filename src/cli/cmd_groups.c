@@ -1,0 +1,229 @@
+/*
+ * groups: `dlqx groups [--json] [--filter EXPR] [FILE...|-]` — the explorer's failure groups
+ * of snapshot files (or standard input): every group, fingerprint and type, with its key
+ * (g:…, what --group takes), count, first and last dead-lettered, rate, type and cause, as a
+ * table or one JSON object per group (docs/groups-format.md). The groups are the explorer's:
+ * the same store, the same grouping (src/groups.h) and the same clock (entry_time_dead_at:
+ * the newest x-death time, BabelQueue's failed_at, else first seen). --filter narrows the
+ * messages first, with the explorer's filter language.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "filter.h"
+#include "groups.h"
+#include "hval_json.h"
+#include "sanitize.h"
+#include "store.h"
+
+struct groups_ctx {
+    struct store *store;
+    int64_t now_ms;
+    bool full; /* the store refused a message: reported once, reading stops */
+};
+
+static bool add(struct message *m, bool *keep, void *vctx)
+{
+    struct groups_ctx *ctx = vctx;
+    struct error err;
+    if (store_append(ctx->store, m, ctx->now_ms, &err) != ST_OK) {
+        fprintf(stderr, "dlqx groups: %s: the groups are of the messages before it\n", err.msg);
+        ctx->full = true;
+        return false;
+    }
+    return true;
+}
+
+static void usage(FILE *to)
+{
+    fputs("usage: dlqx groups [--json] [--filter EXPR] [--ascii|--utf8] [FILE...|-]\n", to);
+}
+
+/* Arrivals per hour between the first and the last; < 0 when there is no span to measure. */
+static double rate_per_hour(const struct group *grp)
+{
+    if (grp->count < 2 || grp->first_ms <= 0 || grp->last_ms <= grp->first_ms)
+        return -1;
+    return (double)grp->count * 3600000.0 / (double)(grp->last_ms - grp->first_ms);
+}
+
+static void when(int64_t ms, char out[32])
+{
+    if (ms > 0)
+        time_format_rfc3339(ms, false, out);
+    else
+        snprintf(out, 32, "?");
+}
+
+static json_t *group_json(const struct store *s, const struct group *grp)
+{
+    char key[GROUP_KEY_TEXT], fp[17], t[32];
+    group_key_text(grp->group_key, key);
+    snprintf(fp, sizeof fp, "%016llx", (unsigned long long)grp->fingerprint);
+    json_t *o = json_object();
+    json_object_set_new(o, "group", json_string(key));
+    json_object_set_new(o, "fingerprint", json_string(fp));
+    json_object_set_new(o, "count", json_integer(grp->count));
+    json_object_set_new(o, "type", bytes_to_json(grp->type, strlen(grp->type)));
+    json_object_set_new(o, "exception", bytes_to_json(grp->exception, strlen(grp->exception)));
+    json_object_set_new(o, "cause", bytes_to_json(grp->key, strlen(grp->key)));
+    json_object_set_new(o, "from_broker", json_boolean(grp->from_broker));
+    json_object_set_new(o, "first_dead_ms", grp->first_ms > 0 ? json_integer(grp->first_ms)
+                                                              : json_null());
+    when(grp->first_ms, t);
+    json_object_set_new(o, "first_dead", grp->first_ms > 0 ? json_string(t) : json_null());
+    json_object_set_new(o, "last_dead_ms", grp->last_ms > 0 ? json_integer(grp->last_ms)
+                                                            : json_null());
+    when(grp->last_ms, t);
+    json_object_set_new(o, "last_dead", grp->last_ms > 0 ? json_string(t) : json_null());
+    double r = rate_per_hour(grp);
+    json_object_set_new(o, "rate_per_hour", r >= 0 ? json_real(r) : json_null());
+    json_t *qs = json_array();
+    char buf[STORE_TEXT_MAX];
+    for (size_t i = 0; i < grp->n_queues; i++) {
+        size_t n = store_text(s, grp->queues[i].queue, buf);
+        json_array_append_new(qs, json_pack("{s:o,s:I}", "queue", bytes_to_json(buf, n), "count",
+                                            (json_int_t)grp->queues[i].count));
+    }
+    json_object_set_new(o, "queues", qs);
+    return o;
+}
+
+enum { W_COUNT = 7, W_TIME = 24, W_RATE = 9, W_KEY = GROUP_KEY_TEXT - 1, W_TYPE = 28 };
+
+static void cell(struct strbuf *sb, const char *s, int width, unsigned flags)
+{
+    sanitize_fit(sb, s, strlen(s), width, flags | SAN_PAD);
+    sb_adds(sb, "  ");
+}
+
+static void table_row(struct strbuf *sb, const struct group *grp, unsigned flags)
+{
+    char count[24], first[32], last[32], rate[32], key[GROUP_KEY_TEXT];
+    snprintf(count, sizeof count, "%7u", grp->count);
+    when(grp->first_ms, first);
+    when(grp->last_ms, last);
+    double r = rate_per_hour(grp);
+    if (r < 0)
+        snprintf(rate, sizeof rate, "-");
+    else if (r >= 60)
+        snprintf(rate, sizeof rate, "%.1f/min", r / 60);
+    else
+        snprintf(rate, sizeof rate, "%.1f/h", r);
+    group_key_text(grp->group_key, key);
+    cell(sb, count, W_COUNT, flags);
+    cell(sb, first, W_TIME, flags);
+    cell(sb, last, W_TIME, flags);
+    cell(sb, rate, W_RATE, flags);
+    cell(sb, key, W_KEY, flags);
+    cell(sb, grp->type, W_TYPE, flags);
+    struct strbuf cause;
+    sb_init(&cause);
+    if (*grp->exception) {
+        sb_adds(&cause, grp->exception);
+        sb_adds(&cause, "  ");
+    }
+    sb_adds(&cause, *grp->key ? grp->key : "(no error)");
+    sanitize_fit(sb, cause.buf, cause.len, 100, flags);
+    sb_free(&cause);
+    while (sb->len && sb->buf[sb->len - 1] == ' ')
+        sb->len--;
+    sb_addc(sb, '\n');
+}
+
+static void table(const struct groups *g, unsigned flags)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    cell(&sb, "  COUNT", W_COUNT, flags);
+    cell(&sb, "FIRST DEAD-LETTERED", W_TIME, flags);
+    cell(&sb, "LAST DEAD-LETTERED", W_TIME, flags);
+    cell(&sb, "RATE", W_RATE, flags);
+    cell(&sb, "GROUP", W_KEY, flags);
+    cell(&sb, "TYPE", W_TYPE, flags);
+    sb_adds(&sb, "CAUSE\n");
+    for (size_t k = 0; k < groups_count(g); k++)
+        table_row(&sb, groups_at(g, k), flags);
+    fwrite(sb.buf ? sb.buf : "", 1, sb.len, stdout);
+    sb_free(&sb);
+}
+
+int cmd_groups(int argc, char **argv)
+{
+    struct filter *filter = NULL;
+    int fo;
+    bool json = false;
+    int ascii = -1, i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if ((fo = cli_filter_option("groups", argc, argv, &i, &filter)) != 0) {
+            if (fo < 0)
+                return EXIT_USAGE;
+        } else if (strcmp(a, "--json") == 0) {
+            json = true;
+        } else if (strcmp(a, "--utf8") == 0 || strcmp(a, "--ascii") == 0) {
+            ascii = a[2] == 'a';
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            filter_free(filter);
+            return EXIT_OK;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "dlqx groups: unknown option %s\n", a);
+            usage(stderr);
+            filter_free(filter);
+            return EXIT_USAGE;
+        } else {
+            break;
+        }
+    }
+    bool tty = isatty(STDOUT_FILENO);
+    if (ascii < 0)
+        ascii = tty;
+    struct groups_ctx ctx = {.now_ms = clock_now_ms()};
+    struct error err;
+    if (store_new(0, NULL, &ctx.store, &err) != ST_OK) {
+        fprintf(stderr, "dlqx groups: %s\n", err.msg);
+        filter_free(filter);
+        return EXIT_IOERR;
+    }
+    struct cli_inputs stats;
+    cli_read_inputs(argv + i, argc - i, add, &ctx, &stats);
+    size_t n = store_count(ctx.store);
+    uint32_t *pick = filter ? xmalloc((n ? n : 1) * sizeof *pick) : NULL;
+    size_t picked = 0;
+    for (size_t k = 0; filter && k < n; k++)
+        if (filter_match_entry(filter, ctx.store, k, ctx.now_ms))
+            pick[picked++] = (uint32_t)k;
+    struct groups_options opt = {.time = entry_time_dead_at, .indices = pick,
+                                 .n_indices = picked};
+    struct groups *g = groups_build(ctx.store, &opt);
+    if (json) {
+        for (size_t k = 0; k < groups_count(g); k++) {
+            json_t *o = group_json(ctx.store, groups_at(g, k));
+            char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6) |
+                                           (ascii ? JSON_ENSURE_ASCII : 0));
+            printf("%s\n", line);
+            free(line);
+            json_decref(o);
+        }
+    } else {
+        table(g, ascii && !tty ? SAN_ASCII : 0);
+    }
+    groups_free(g);
+    free(pick);
+    filter_free(filter);
+    store_free(ctx.store);
+    int rc = cli_exit_code(&stats);
+    if (!cli_flush_stdout())
+        return EXIT_IOERR;
+    if (ctx.full && rc == EXIT_OK)
+        rc = EXIT_DATAERR;
+    return rc;
+}

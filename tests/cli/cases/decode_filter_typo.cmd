@@ -1,0 +1,1 @@
+decode --filter "-error~Timeout" $FIXTURES/snapshots/incident.jsonl

@@ -1,0 +1,1 @@
+groups --filter 'attempt=>3' $FIXTURES/snapshots/incident.jsonl

@@ -1,0 +1,1 @@
+groups --json $FIXTURES/snapshots/malformed.jsonl

@@ -1,0 +1,1 @@
+groups $FIXTURES/snapshots/incident.jsonl

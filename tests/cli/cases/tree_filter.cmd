@@ -1,0 +1,1 @@
+tree --filter 'type:payment.*' $FIXTURES/snapshots/incident.jsonl
