@@ -131,8 +131,8 @@ static enum status open_temp(struct safefile *sf, const char *path, const struct
                 close(fd);
                 unlink(tmp);
                 free(tmp);
-                return error_set(err, ST_EIO, "cannot write %s: cannot keep its mode: %s",
-                                 path, strerror(e));
+                return error_set(err, ST_EIO, "cannot write %s: cannot keep its mode: %s", path,
+                                 strerror(e));
             }
         }
         sf->f = fdopen(fd, "wb");
