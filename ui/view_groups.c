@@ -37,13 +37,15 @@ static void open_(struct app *a, struct view *v)
     build(a, v);
 }
 
-static void ago(const struct app *a, int64_t ms, char out[32])
+/* FIRST and LAST: how long ago the group's first and last messages were dead-lettered (the
+ * x-death time, dead_letter.failed_at), from now or as of the snapshot (A). */
+static void ago(struct app *a, int64_t ms, char out[32])
 {
     if (ms <= 0) {
         snprintf(out, 32, "?");
         return;
     }
-    duration_format(((double)a->now_ms - (double)ms) / 1000.0, out);
+    duration_format(((double)app_age_clock(a) - (double)ms) / 1000.0, out);
 }
 
 static void draw(struct app *a, struct view *v, int top, int height, int width)
@@ -115,6 +117,10 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
 static int request(struct app *a, struct view *v, enum action act)
 {
     const struct groups *g = shown(a);
+    if (act == ACT_AGE_CLOCK) {
+        app_age_clock_toggle(a);
+        return HR_HANDLED | HR_REDRAW;
+    }
     if (act == ACT_REPLAY || act == ACT_REISSUE || act == ACT_MOVE || act == ACT_DELETE) {
         if (!g || v->cursor >= groups_count(g))
             return HR_HANDLED;
@@ -186,13 +192,26 @@ static int search(struct app *a, struct view *v, const char *text, int dir,
 static void status(struct app *a, struct view *v, struct strbuf *out)
 {
     const struct groups *g = shown(a);
-    (void)v;
     if (!g && a->groups_cancelled) {
         sb_adds(out, "not grouped  Enter: group them");
         return;
     }
     sb_addf(out, "%zu causes for %zu dead letters  Enter: its messages", groups_count(g),
             groups_total(g));
+    /* The selected group's times in UTC: FIRST and LAST are when it was dead-lettered. */
+    if (g && v->cursor < groups_count(g)) {
+        const struct group *grp = groups_at(g, v->cursor);
+        char f[32], l[32];
+        if (grp->first_ms > 0 && grp->last_ms > 0) {
+            /* To the second: the status line is short. */
+            time_format_rfc3339(grp->first_ms / 1000 * 1000, false, f);
+            time_format_rfc3339(grp->last_ms / 1000 * 1000, false, l);
+            if (grp->first_ms / 1000 == grp->last_ms / 1000)
+                sb_addf(out, "  dead-lettered %s", f);
+            else
+                sb_addf(out, "  died %s .. %s", f, l);
+        }
+    }
 }
 
 const struct view_ops view_groups_ops = {
