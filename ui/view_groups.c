@@ -203,13 +203,15 @@ static void status(struct app *a, struct view *v, struct strbuf *out)
         const struct group *grp = groups_at(g, v->cursor);
         char f[32], l[32];
         if (grp->first_ms > 0 && grp->last_ms > 0) {
-            /* To the second: the status line is short. */
-            time_format_rfc3339(grp->first_ms / 1000 * 1000, false, f);
-            time_format_rfc3339(grp->last_ms / 1000 * 1000, false, l);
-            if (grp->first_ms / 1000 == grp->last_ms / 1000)
+            /* To the minute (the status line is short; the detail has every time whole). */
+            time_format_rfc3339(grp->first_ms / 60000 * 60000, false, f);
+            time_format_rfc3339(grp->last_ms / 60000 * 60000, false, l);
+            snprintf(f + 16, sizeof f - 16, "Z");
+            snprintf(l + 16, sizeof l - 16, "Z");
+            if (strcmp(f, l) == 0)
                 sb_addf(out, "  dead-lettered %s", f);
             else
-                sb_addf(out, "  died %s .. %s", f, l);
+                sb_addf(out, "  died %s..%s", f, l);
         }
     }
 }

@@ -155,6 +155,8 @@ int cmd_peek(int argc, char **argv)
     }
     ctx.out = out_sf.f;
     bool out_sf_stdout = out_sf.is_stdout, peek_ran = false;
+    struct peek_report rep;
+    memset(&rep, 0, sizeof rep);
     po.sink = sink;
     po.progress = progress;
     po.ctx = &ctx;
@@ -174,7 +176,6 @@ int cmd_peek(int argc, char **argv)
     fprintf(stderr, "dlqx: %s on %s: %s\n", po.queue, conn_display_url(c), plan.buf);
     sb_free(&plan);
 
-    struct peek_report rep;
     if (peek_run(c, &po, &rep, &kind, &err) != ST_OK) {
         fprintf(stderr, "dlqx: %s\n", err.msg);
         rc = broker_exit_code(kind);
