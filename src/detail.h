@@ -63,6 +63,7 @@ enum detail_flags {
     DETAIL_BODY_RAW = 1u << 0, /* JSON as received rather than re-indented */
     DETAIL_BODY_HEX = 1u << 1, /* the body as a hexdump, whatever it is */
     DETAIL_ASCII = 1u << 2,    /* pure ASCII output (SAN_ASCII, ASCII glyphs) */
+    DETAIL_AS_OF_SNAPSHOT = 1u << 3, /* now_ms is when the snapshot was read, not now */
 };
 
 #define DETAIL_WRAP_DEFAULT 100

@@ -284,9 +284,13 @@ void detail_render_summary(struct detail_doc *doc, const struct decoded *d, int6
                          : attempts[di]);
     double age = envelope_age_s(e, now_ms);
     duration_format(age, buf);
+    /* Which clock the age is counted at, in UTC: now, or when the snapshot was read. */
+    char clock[32], note[96];
+    time_format_rfc3339(now_ms, false, clock);
+    snprintf(note, sizeof note, "since first publish, until %s (%s)", clock,
+             doc->flags & DETAIL_AS_OF_SNAPSHOT ? "as of the snapshot" : "now");
     detail_add_field(doc, 2, SUM_W, "age", buf, age < 0 ? DS_WARN : DS_VALUE,
-                     age < 0 ? "first seen is in the future (a clock is off)"
-                             : "since first publish");
+                     age < 0 ? "first seen is in the future (a clock is off)" : note);
     time_format_rfc3339(e->first_seen_ms, false, buf);
     detail_add_field(doc, 2, SUM_W, "first seen", buf, DS_ACCENT,
                      df & ED_FIRST_SEEN ? dflt : seens[di]);

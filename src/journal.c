@@ -213,10 +213,15 @@ enum status journal_open(const char *path, struct journal **out, struct error *e
     if (st != ST_OK)
         return st;
     bool created = true;
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno == EEXIST) {
+        /* It exists: opened as it is, never created (a dangling symbolic link planted at
+         * the name would otherwise make dlqx create the file it points to). */
         created = false;
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            return error_set(err, ST_EIO, "cannot open the journal %s: it is a symbolic link "
+                             "to a file that does not exist", path);
     }
     if (fd < 0)
         return error_set(err, ST_EIO, "cannot open the journal %s: %s", path, strerror(errno));

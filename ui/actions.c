@@ -88,6 +88,7 @@ static const struct {
     {'5', ACT_VIEW_TIMELINE},
     {'T', ACT_VIEW_TIMELINE},
     {'o', ACT_TOGGLE},
+    {'A', ACT_AGE_CLOCK},
     {'r', ACT_REFRESH},
     {'R', ACT_REPLAY},
     {'I', ACT_REISSUE},

@@ -36,6 +36,7 @@
     X(ACT_VIEW_TREE, "tree", "4 t", "the causal tree (of the selected message)")               \
     X(ACT_VIEW_TIMELINE, "timeline", "5 T", "arrivals over time")                              \
     X(ACT_TOGGLE, "toggle", "o", "expand or collapse (tree); raw or pretty (body)")            \
+    X(ACT_AGE_CLOCK, "age-clock", "A", "ages from now, or as of the snapshot (when it was read)") \
     X(ACT_REFRESH, "refresh", "r Ctrl-r", "take a fresh snapshot")                             \
     X(ACT_REPLAY, "replay", "R", "replay: the message (or group) back where it came from")      \
     X(ACT_REISSUE, "re-issue", "I", "re-issue: a new message caused by this one")               \

@@ -142,8 +142,9 @@ static void draw_title(struct app *a)
     struct view *v = app_view(a);
     char left[512];
     size_t n = a->store ? store_count(a->store) : 0;
-    snprintf(left, sizeof left, " dlqx  %s  %s%s", v ? v->ops->name : "",
-             a->source_label ? a->source_label : "", a->read_only ? "  [read-only]" : "  [read-write]");
+    snprintf(left, sizeof left, " dlqx  %s  %s%s%s", v ? v->ops->name : "",
+             a->source_label ? a->source_label : "", a->read_only ? "  [read-only]" : "  [read-write]",
+             a->ages_as_of_snapshot ? "  [ages as of the snapshot]" : "");
     draw_fill(0, 0, a->cols_on_screen, UA_TITLE);
     draw_text(0, 0, a->cols_on_screen, left, strlen(left), UA_TITLE);
     char right[128];

@@ -26,6 +26,13 @@ void app_reload_views(struct app *a);
  * when the job is done (at once for small sets). */
 enum sort_column { SORT_ORDER, SORT_AGE, SORT_ATTEMPT, SORT_TYPE, SORT_ERROR, SORT_ID, SORT_QUEUE, SORT_N };
 const char *app_sort_name(int column);
+/* The clock ages are counted at: now, or — after ACT_AGE_CLOCK — as of the snapshot (the
+ * newest fetched_at_ms of the messages loaded). Filters always count from now. */
+int64_t app_age_clock(struct app *a);
+/* Switches the clock (refused, with a message, when no message says when it was read). */
+void app_age_clock_toggle(struct app *a);
+/* "from now" or "as of the snapshot", for the views' status lines. */
+const char *app_age_clock_name(const struct app *a);
 /* Whether store entry i passes the filter of the rows. */
 bool app_row_matches(struct app *a, size_t i);
 /* Applies a filter (NULL or "" clears it); false, with the reason on the status line, when

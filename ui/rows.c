@@ -25,6 +25,56 @@ const char *app_sort_name(int column)
     return column >= 0 && column < SORT_N ? sort_names[column] : "?";
 }
 
+/* The newest fetched_at_ms of the store: when the snapshot was read (0: nothing says). */
+static int64_t snapshot_read_at(struct app *a)
+{
+    size_t n = a->store ? store_count(a->store) : 0;
+    if (a->snapshot_ms_gen != a->store_gen || a->snapshot_ms_count != n) {
+        int64_t newest = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct store_entry *e = store_entry_at(a->store, i);
+            if (e->fetched_at_ms > newest)
+                newest = e->fetched_at_ms;
+        }
+        a->snapshot_ms = newest;
+        a->snapshot_ms_gen = a->store_gen;
+        a->snapshot_ms_count = n;
+    }
+    return a->snapshot_ms;
+}
+
+int64_t app_age_clock(struct app *a)
+{
+    int64_t at = a->ages_as_of_snapshot ? snapshot_read_at(a) : 0;
+    return at ? at : a->now_ms;
+}
+
+const char *app_age_clock_name(const struct app *a)
+{
+    return a->ages_as_of_snapshot ? "as of the snapshot" : "from now";
+}
+
+void app_age_clock_toggle(struct app *a)
+{
+    if (a->ages_as_of_snapshot) {
+        a->ages_as_of_snapshot = false;
+        app_message(a, false, "ages are counted from now (%s: as of the snapshot)",
+                    action_keys(ACT_AGE_CLOCK));
+        return;
+    }
+    int64_t at = snapshot_read_at(a);
+    if (!at) {
+        app_message(a, true,
+                    "no message says when it was read (fetched_at_ms): ages stay counted from now");
+        return;
+    }
+    char t[32];
+    time_format_rfc3339(at, false, t);
+    a->ages_as_of_snapshot = true;
+    app_message(a, false, "ages are counted as of the snapshot, read at %s (%s: from now)", t,
+                action_keys(ACT_AGE_CLOCK));
+}
+
 static bool is_gone(const struct app *a, size_t i)
 {
     return a->gone && i < a->gone_cap && a->gone[i] != GONE_NONE;

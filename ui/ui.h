@@ -141,6 +141,12 @@ struct app {
     struct forest_job *forest_orphan; /* a cancelled forest its thread is still linking */
 
     int64_t now_ms;
+    /* Ages as of the snapshot rather than from now (rows.c: app_age_clock): the newest
+     * fetched_at_ms of the store, worked out again when the store changes. */
+    bool ages_as_of_snapshot;
+    int64_t snapshot_ms;
+    uint64_t snapshot_ms_gen;
+    size_t snapshot_ms_count;
     bool ascii;  /* no UTF-8 box drawing */
     int colours; /* 0 (NO_COLOR or none), 8 or 256 */
     bool read_only;

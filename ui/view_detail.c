@@ -144,16 +144,18 @@ static void render(struct app *a, struct view *v, struct detail_state *st, int w
     }
     detail_doc_free(&st->doc);
     unsigned flags = (a->ascii ? DETAIL_ASCII : 0) | (st->body == BM_RAW ? DETAIL_BODY_RAW : 0) |
-                     (st->body == BM_HEX ? DETAIL_BODY_HEX : 0);
+                     (st->body == BM_HEX ? DETAIL_BODY_HEX : 0) |
+                     (a->ages_as_of_snapshot ? DETAIL_AS_OF_SNAPSHOT : 0);
+    int64_t clock = app_age_clock(a);
     if (st->loaded) {
         struct detail_opts opts = {width < 40 ? 40 : width, 0};
-        detail_render_opts(&st->dec, &st->msg, a->now_ms, flags, &opts, &st->doc);
+        detail_render_opts(&st->dec, &st->msg, clock, flags, &opts, &st->doc);
     } else {
         st->doc.flags = flags;
         detail_add_text(&st->doc, 1, DS_ERROR, st->error, strlen(st->error));
     }
     st->doc_width = width;
-    st->doc_now = a->now_ms;
+    st->doc_now = clock;
     rebuild_visible(v, st);
     size_t head = detail_section_first(&st->doc, sec);
     if (head < st->doc.n) {
@@ -257,7 +259,7 @@ static void detail_draw(struct app *a, struct view *v, int top, int height, int 
     if (!st || height <= 0 || width <= 0)
         return;
     /* Wrapped at the screen's width; ages move on with the clock. */
-    if (width != st->doc_width || a->now_ms / 1000 != st->doc_now / 1000)
+    if (width != st->doc_width || app_age_clock(a) / 1000 != st->doc_now / 1000)
         render(a, v, st, width);
     st->page = (size_t)height;
     view_scroll_to_cursor(v, st->page);
@@ -316,6 +318,9 @@ static int detail_request(struct app *a, struct view *v, enum action act)
     size_t cur = cursor_line(v, st);
     const struct detail_line *l = cur < st->doc.n ? &st->doc.lines[cur] : NULL;
     switch (act) {
+    case ACT_AGE_CLOCK:
+        app_age_clock_toggle(a);
+        return HR_HANDLED | HR_REDRAW;
     case ACT_TOGGLE: {
         bool json = st->loaded && st->dec.body.kind == BODY_JSON && st->dec.body.json_valid;
         st->body = st->body == BM_PRETTY ? (json ? BM_RAW : BM_HEX)

@@ -37,13 +37,15 @@ static void open_(struct app *a, struct view *v)
     build(a, v);
 }
 
-static void ago(const struct app *a, int64_t ms, char out[32])
+/* FIRST and LAST: how long ago the group's first and last messages were dead-lettered (the
+ * x-death time, dead_letter.failed_at), from now or as of the snapshot (A). */
+static void ago(struct app *a, int64_t ms, char out[32])
 {
     if (ms <= 0) {
         snprintf(out, 32, "?");
         return;
     }
-    duration_format(((double)a->now_ms - (double)ms) / 1000.0, out);
+    duration_format(((double)app_age_clock(a) - (double)ms) / 1000.0, out);
 }
 
 static void draw(struct app *a, struct view *v, int top, int height, int width)
@@ -115,6 +117,10 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
 static int request(struct app *a, struct view *v, enum action act)
 {
     const struct groups *g = shown(a);
+    if (act == ACT_AGE_CLOCK) {
+        app_age_clock_toggle(a);
+        return HR_HANDLED | HR_REDRAW;
+    }
     if (act == ACT_REPLAY || act == ACT_REISSUE || act == ACT_MOVE || act == ACT_DELETE) {
         if (!g || v->cursor >= groups_count(g))
             return HR_HANDLED;
@@ -186,18 +192,31 @@ static int search(struct app *a, struct view *v, const char *text, int dir,
 static void status(struct app *a, struct view *v, struct strbuf *out)
 {
     const struct groups *g = shown(a);
-    (void)v;
     if (!g && a->groups_cancelled) {
         sb_adds(out, "not grouped  Enter: group them");
         return;
     }
     sb_addf(out, "%zu causes for %zu dead letters  Enter: its messages", groups_count(g),
             groups_total(g));
-    const struct group *cur = groups_at(g, v->cursor);
-    char key[GROUP_KEY_TEXT];
-    if (cur) { /* the group's name, for dlqx groups, decode and --group */
+    const struct group *cur = g ? groups_at(g, v->cursor) : NULL;
+    if (cur) {
+        /* the group's name, for dlqx groups, decode and --group */
+        char key[GROUP_KEY_TEXT];
         group_key_text(cur->group_key, key);
         sb_addf(out, "  group %s", key);
+        /* The selected group's times in UTC: FIRST and LAST are when it was dead-lettered. */
+        char f[32], l[32];
+        if (cur->first_ms > 0 && cur->last_ms > 0) {
+            /* To the minute (the status line is short; the detail has every time whole). */
+            time_format_rfc3339(cur->first_ms / 60000 * 60000, false, f);
+            time_format_rfc3339(cur->last_ms / 60000 * 60000, false, l);
+            snprintf(f + 16, sizeof f - 16, "Z");
+            snprintf(l + 16, sizeof l - 16, "Z");
+            if (strcmp(f, l) == 0)
+                sb_addf(out, "  dead-lettered %s", f);
+            else
+                sb_addf(out, "  died %s..%s", f, l);
+        }
     }
 }
 

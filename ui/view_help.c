@@ -17,6 +17,10 @@ static const char *const filter_help[] = {
     "See docs/filter.md and dlqx(1) for every field and operator.",
     "",
     "Mouse: the wheel scrolls, a click selects a line, a double click opens it (Enter).",
+    "",
+    "Ages: AGE (messages) since first publish; FIRST/LAST (groups) since dead-lettered",
+    "(x-death time, dead_letter.failed_at). Counted from now, or as of the snapshot (A: when",
+    "it was read, its newest fetched_at); filters count from now. The detail gives UTC times.",
 };
 
 static size_t n_lines(void)

@@ -77,6 +77,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         return;
     }
     char buf[STORE_TEXT_MAX];
+    int64_t clock = app_age_clock(a); /* AGE: since first publish, from now or the snapshot */
     for (int row = 0; row < height - 1; row++) {
         size_t i = v->top + (size_t)row;
         if (i >= a->n_rows)
@@ -89,7 +90,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
             draw_fill(y, 0, width, UA_SELECTED);
         x = 0;
         char age[32], att[16];
-        duration_format(((double)a->now_ms - (double)e->first_seen_ms) / 1000.0, age);
+        duration_format(((double)clock - (double)e->first_seen_ms) / 1000.0, age);
         snprintf(att, sizeof att, "%d", e->attempt);
         draw_safe(y, x, w[COL_AGE], age, base);
         x += w[COL_AGE] + 2;
@@ -122,6 +123,9 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
 static int request(struct app *a, struct view *v, enum action act)
 {
     switch (act) {
+    case ACT_AGE_CLOCK:
+        app_age_clock_toggle(a);
+        return HR_HANDLED | HR_REDRAW;
     case ACT_ENTER:
         if (v->cursor < a->n_rows)
             app_push(a, &view_detail_ops, a->rows[v->cursor]);

@@ -12,11 +12,13 @@
 #include "broker_opts.h"
 #include "cli.h"
 #include "peek.h"
+#include "safefile.h"
 #include "snapshot.h"
 
 struct peek_cli {
     FILE *out;
     bool write_failed;
+    int write_errno;
     bool show_progress;
     struct strbuf line;
 };
@@ -29,6 +31,7 @@ static bool sink(void *vctx, struct message *m)
     message_free(m);
     if (fwrite(ctx->line.buf, 1, ctx->line.len, ctx->out) != ctx->line.len) {
         ctx->write_failed = true;
+        ctx->write_errno = errno;
         return false;
     }
     return true;
@@ -131,21 +134,29 @@ int cmd_peek(int argc, char **argv)
         goto out;
     broker_queue_info(&b, po.queue, &po.info, type_given, limit_given, dlx_given);
 
-    struct peek_cli ctx = {stdout, false, isatty(STDERR_FILENO) != 0, {NULL, 0, 0}};
-    char *tmpname = NULL;
-    if (outfile && strcmp(outfile, "-") != 0) {
-        /* Written beside the target and renamed at the end: a half-written snapshot never
-         * takes the place of a good one. */
-        tmpname = xasprintf("%s.partial", outfile);
-        ctx.out = fopen(tmpname, "wb");
-        if (!ctx.out) {
-            fprintf(stderr, "dlqx peek: cannot write %s: %s\n", tmpname, strerror(errno));
-            free(tmpname);
-            conn_close(c);
-            rc = EXIT_IOERR;
-            goto out;
-        }
+    struct peek_cli ctx = {stdout, false, 0, isatty(STDERR_FILENO) != 0, {NULL, 0, 0}};
+    /* Both files are opened before anything is read (a peek has a cost: a target dlqx will
+     * not write is refused first). safefile: written beside the target and renamed only
+     * when complete; a pipe or a terminal is written as a stream. */
+    struct safefile out_sf, rep_sf;
+    struct error ferr;
+    if (safefile_open(&out_sf, outfile ? outfile : "-", &ferr) != ST_OK) {
+        fprintf(stderr, "dlqx peek: %s\n", ferr.msg);
+        conn_close(c);
+        rc = EXIT_IOERR;
+        goto out;
     }
+    if (report_file && safefile_open(&rep_sf, report_file, &ferr) != ST_OK) {
+        fprintf(stderr, "dlqx peek: the report: %s\n", ferr.msg);
+        safefile_discard(&out_sf);
+        conn_close(c);
+        rc = EXIT_IOERR;
+        goto out;
+    }
+    ctx.out = out_sf.f;
+    bool out_sf_stdout = out_sf.is_stdout, peek_ran = false;
+    struct peek_report rep;
+    memset(&rep, 0, sizeof rep);
     po.sink = sink;
     po.progress = progress;
     po.ctx = &ctx;
@@ -165,12 +176,12 @@ int cmd_peek(int argc, char **argv)
     fprintf(stderr, "dlqx: %s on %s: %s\n", po.queue, conn_display_url(c), plan.buf);
     sb_free(&plan);
 
-    struct peek_report rep;
     if (peek_run(c, &po, &rep, &kind, &err) != ST_OK) {
         fprintf(stderr, "dlqx: %s\n", err.msg);
         rc = broker_exit_code(kind);
         goto done;
     }
+    peek_ran = true;
     if (ctx.show_progress)
         fputc('\n', stderr);
     fprintf(stderr, "dlqx: %s: %s in %.2f s", po.queue, rep.detail, rep.seconds);
@@ -184,12 +195,6 @@ int cmd_peek(int argc, char **argv)
     if (rep.kind == QK_QUORUM && rep.max_delivery_count >= 0)
         fprintf(stderr, "dlqx: %s: the highest x-delivery-count seen was %lld\n", po.queue,
                 (long long)rep.max_delivery_count);
-    if (report_file) {
-        json_t *j = peek_report_json(po.queue, &rep);
-        if (json_dump_file(j, report_file, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) != 0)
-            fprintf(stderr, "dlqx peek: cannot write the report %s\n", report_file);
-        json_decref(j);
-    }
     switch (rep.end) {
     case PEEK_COMPLETE:
     case PEEK_LIMIT:
@@ -215,23 +220,52 @@ int cmd_peek(int argc, char **argv)
         break;
     }
 done:
-    if (ctx.out != stdout) {
-        bool ok = fflush(ctx.out) == 0 && fsync(fileno(ctx.out)) == 0;
-        ok = fclose(ctx.out) == 0 && ok;
-        if (ok && (rc == EXIT_OK || rc == EXIT_INCOMPLETE || rc == EXIT_PEEK_REFUSED ||
-                   rc == EXIT_CONNECTION_LOST)) {
-            if (rename(tmpname, outfile) != 0) {
-                fprintf(stderr, "dlqx peek: cannot rename %s: %s\n", tmpname, strerror(errno));
-                rc = EXIT_IOERR;
+    if (report_file) {
+        /* Written whenever the peek ran (how it ended is what it is for); else discarded. */
+        if (peek_ran) {
+            json_t *j = peek_report_json(po.queue, &rep);
+            bool wrote = json_dumpf(j, rep_sf.f, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) == 0 &&
+                         fputc('\n', rep_sf.f) != EOF;
+            json_decref(j);
+            if (!wrote) {
+                fprintf(stderr, "dlqx peek: cannot write the report %s: %s\n", report_file,
+                        strerror(errno));
+                safefile_discard(&rep_sf);
+                rc = rc == EXIT_OK ? EXIT_IOERR : rc;
+            } else if (safefile_commit(&rep_sf, &ferr) != ST_OK) {
+                fprintf(stderr, "dlqx peek: the report: %s\n", ferr.msg);
+                rc = rc == EXIT_OK ? EXIT_IOERR : rc;
             }
         } else {
-            unlink(tmpname);
-            if (!ok)
-                rc = EXIT_IOERR;
+            safefile_discard(&rep_sf);
         }
-        free(tmpname);
-    } else if (!cli_flush_stdout()) {
-        rc = EXIT_IOERR;
+    }
+    if (rc == EXIT_OK) {
+        if (safefile_commit(&out_sf, &ferr) != ST_OK) {
+            if (!out_sf_stdout || errno != EPIPE)
+                fprintf(stderr, "dlqx peek: %s\n", ferr.msg);
+            rc = EXIT_IOERR;
+        }
+    } else if (peek_ran && !ctx.write_failed &&
+               (rc == EXIT_INCOMPLETE || rc == EXIT_PEEK_REFUSED || rc == EXIT_CONNECTION_LOST)) {
+        /* An incomplete snapshot never takes the place of the file: it is kept beside it,
+         * named as what it is. */
+        char *kept = NULL;
+        if (safefile_keep_incomplete(&out_sf, &kept, &ferr) != ST_OK) {
+            fprintf(stderr, "dlqx peek: %s\n", ferr.msg);
+            rc = EXIT_IOERR;
+        } else if (kept) {
+            fprintf(stderr, "dlqx peek: the snapshot is incomplete: it is kept as %s, not as %s\n",
+                    kept, outfile);
+            free(kept);
+        }
+    } else {
+        safefile_discard(&out_sf);
+        if (ctx.write_failed && !(out_sf_stdout && ctx.write_errno == EPIPE))
+            fprintf(stderr, "dlqx peek: cannot write %s: %s\n",
+                    out_sf_stdout ? "standard output" : outfile, strerror(ctx.write_errno));
+        if (ctx.write_failed)
+            rc = EXIT_IOERR;
     }
     sb_free(&ctx.line);
     conn_close(c);

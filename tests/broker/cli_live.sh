@@ -66,6 +66,43 @@ else
       echo "FAIL peek $name:"; cat "$tmp/peek.err"; fail=$((fail + 1))
     fi
   done
+  # peek -o: the files it writes (src/safefile.c). A new snapshot is 0600 (bodies hold
+  # tokens); a replaced one keeps its mode; a FIFO stays a FIFO and gets the records; a
+  # symbolic link — at FILE or planted at FILE.partial — is never written through; an
+  # incomplete peek (16 here: a delivery limit of 1 puts the first message within reach)
+  # leaves the good older snapshot alone and keeps what it read as FILE.partial.
+  q=cli.orders.dlq
+  depth=$(wc -l <"$tmp/$q.jsonl")
+  fileok() { # name, condition (a shell test), what failed
+    if eval "$2"; then pass=$((pass + 1)); else echo "FAIL $1: $3"; fail=$((fail + 1)); fi
+  }
+  (umask 022; "$dlqx" peek "$q" -o "$tmp/new.jsonl" 2>/dev/null)
+  fileok peek-o-mode-new '[ "$(stat -c %a "$tmp/new.jsonl")" = 600 ]' \
+    "a new snapshot is mode $(stat -c %a "$tmp/new.jsonl"), not 600"
+  chmod 640 "$tmp/new.jsonl"
+  (umask 022; "$dlqx" peek "$q" -o "$tmp/new.jsonl" 2>/dev/null)
+  fileok peek-o-mode-kept '[ "$(stat -c %a "$tmp/new.jsonl")" = 640 ]' \
+    "a replaced snapshot is mode $(stat -c %a "$tmp/new.jsonl"), not its 640"
+  mkfifo "$tmp/fifo"
+  cat "$tmp/fifo" >"$tmp/fifo.out" &
+  reader=$!
+  check peek-o-fifo 0 '' "$dlqx" peek "$q" -o "$tmp/fifo"
+  [ -p "$tmp/fifo" ] || kill "$reader" 2>/dev/null # replaced: the reader would wait for ever
+  wait "$reader"
+  fileok peek-o-fifo-kept '[ -p "$tmp/fifo" ] && [ "$(wc -l <"$tmp/fifo.out")" -eq "$depth" ]' \
+    "the FIFO was replaced, or did not get the $depth records"
+  printf 'precious\n' >"$tmp/victim"
+  ln -s "$tmp/victim" "$tmp/link.jsonl"
+  check peek-o-symlink 74 'link.jsonl is a symbolic link' "$dlqx" peek "$q" -o "$tmp/link.jsonl"
+  ln -s "$tmp/victim" "$tmp/planted.jsonl.partial"
+  check peek-o-planted-partial 0 '' "$dlqx" peek "$q" -o "$tmp/planted.jsonl"
+  fileok peek-o-planted-partial-kept '[ "$(cat "$tmp/victim")" = precious ] && [ ! -L "$tmp/planted.jsonl" ] && [ "$(wc -l <"$tmp/planted.jsonl")" -eq "$depth" ]' \
+    "a symbolic link planted at FILE.partial was written through"
+  cp "$tmp/$q.jsonl" "$tmp/good.jsonl"
+  check peek-o-incomplete 16 'it is kept as .*good.jsonl.partial, not as' \
+    "$dlqx" peek "$q" --type quorum --delivery-limit 1 -o "$tmp/good.jsonl"
+  fileok peek-o-incomplete-kept 'cmp -s "$tmp/$q.jsonl" "$tmp/good.jsonl" && [ "$(wc -l <"$tmp/good.jsonl.partial")" -eq 1 ]' \
+    "an incomplete peek replaced the good older snapshot"
   # The causal chains span queues: joined, the snapshots make trees with more than one level.
   cat "$tmp"/cli.orders.dlq.jsonl "$tmp"/cli.payments.dlq.jsonl >"$tmp/both.jsonl"
   if "$dlqx" tree --ascii "$tmp/both.jsonl" | grep -q '^|  `- \|^   `- \|^|  |- '; then

@@ -6,6 +6,7 @@
  */
 #include "../testutil.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -443,6 +444,23 @@ static long count_lines(const char *path)
     return n;
 }
 
+/* The temporary file dlqx writes beside path while a peek runs, or "" for none yet. */
+static void find_temp(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[256];
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "%s.dlqx-", slash + 1);
+    DIR *d = opendir(dir);
+    out[0] = '\0';
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+            snprintf(out, cap, "%.200s/%.90s", dir, e->d_name);
+    if (d)
+        closedir(d);
+}
+
 static int broker_cmd(const char *verb)
 {
     char cmd[4096];
@@ -479,18 +497,28 @@ static void test_broker_killed_mid_peek(void **state)
     snprintf(errf, sizeof errf, "%s/crash-peek.err", getenv("DLQX_BROKER_DIR"));
     char partial[300];
     snprintf(partial, sizeof partial, "%s.partial", out);
-    unlink(out);
+    /* A good older snapshot at the name: an incomplete peek must leave it alone. */
+    FILE *old = fopen(out, "wb");
+    assert_non_null(old);
+    fputs("{\"body\":\"the good older snapshot\"}\n", old);
+    fclose(old);
+    unlink(partial);
     pid_t pid = fork();
     if (pid == 0) {
         freopen(errf, "w", stderr);
         execl(dlqx, dlqx, "peek", "it.crash.dlq", "--type", "classic", "-o", out, (char *)NULL);
         _exit(127);
     }
-    /* Kill the node once the snapshot is well under way. */
-    for (int i = 0; i < 600 && count_lines(partial) < N / 4; i++)
+    /* Kill the node once the snapshot is well under way (it is written to a temporary file
+     * beside the target, FILE.dlqx-XXXXXX). */
+    char writing[300] = "";
+    for (int i = 0; i < 600 && (!writing[0] || count_lines(writing) < N / 4); i++) {
         usleep(10000);
-    assert_true(count_lines(partial) >= N / 4);
-    assert_true(count_lines(partial) < N);
+        if (!writing[0])
+            find_temp(out, writing, sizeof writing);
+    }
+    assert_true(count_lines(writing) >= N / 4);
+    assert_true(count_lines(writing) < N);
     assert_int_equal(broker_cmd("kill"), 0);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -506,8 +534,10 @@ static void test_broker_killed_mid_peek(void **state)
     if (!strstr(buf, "incomplete") || !strstr(buf, "none is lost"))
         fail_msg("unclear report: %s", buf);
     (void)err;
-    /* The partial snapshot is kept, named as what it is. */
-    assert_true(count_lines(out) > 0);
+    /* The partial snapshot is kept, named as what it is, and the older one is untouched. */
+    assert_true(count_lines(partial) >= N / 4);
+    assert_int_equal(count_lines(out), 1);
+    assert_int_equal(access(writing, F_OK), -1);
 
     assert_int_equal(broker_cmd("start-node"), 0);
     c = bt_connect();

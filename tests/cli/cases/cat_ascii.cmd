@@ -1,0 +1,1 @@
+cat --ascii $FIXTURES/snapshots/hostile.jsonl

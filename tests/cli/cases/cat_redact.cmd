@@ -1,0 +1,1 @@
+cat --redact header.authorization --redact 'header.x-*-key' --redact body.user.token --redact '$.user.pin' --redact '$.cards[*].number' --redact 'body["a.b"].c[1]' --redact header.x-ctx --redact header.no-such $FIXTURES/snapshots/secrets.jsonl

@@ -1,0 +1,1 @@
+cat --redact user.token $FIXTURES/snapshots/secrets.jsonl

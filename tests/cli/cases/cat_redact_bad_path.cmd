@@ -1,0 +1,1 @@
+cat --redact 'body.cards[x]' $FIXTURES/snapshots/secrets.jsonl

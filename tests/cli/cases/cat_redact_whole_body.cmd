@@ -1,0 +1,1 @@
+cat --redact body --redact=header.x-trace $FIXTURES/snapshots/secrets.jsonl
