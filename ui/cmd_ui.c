@@ -15,6 +15,7 @@
 #include "../src/cli/cli.h"
 #include "app.h"
 #include "mgmt.h"
+#include "sanitize.h"
 
 static int saved_stderr = -1;
 static FILE *captured;
@@ -38,10 +39,15 @@ static void release_stderr(void)
     close(saved_stderr);
     saved_stderr = -1;
     rewind(captured);
+    /* Read whole, then sanitized in one piece: a chunk boundary must not cut a code point. */
+    struct strbuf all;
+    sb_init(&all);
     char buf[4096];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, captured)) > 0)
-        fwrite(buf, 1, n, stderr);
+        sb_add(&all, buf, n);
+    san_fwrite(stderr, all.buf, all.len);
+    sb_free(&all);
     fclose(captured);
     captured = NULL;
 }
@@ -102,7 +108,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
             usage(stdout);
             goto out;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "dlqx: unknown option %s\n", argv[i]);
+            san_eprintf("dlqx: unknown option %s\n", argv[i]);
             usage(stderr);
             rc = EXIT_USAGE;
             goto out;
@@ -158,7 +164,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
     if (!a.store) {
         struct error err;
         if (store_new(0, NULL, &a.store, &err) != ST_OK) {
-            fprintf(stderr, "dlqx: %s\n", err.msg);
+            san_eprintf("dlqx: %s\n", err.msg);
             rc = EXIT_IOERR;
             goto out;
         }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sanitize.h"
 #include "snapshot.h"
 
 struct cat_ctx {
@@ -33,7 +34,7 @@ int cmd_cat(int argc, char **argv)
         }
         if (argv[first][0] != '-' || strcmp(argv[first], "-") == 0)
             break;
-        fprintf(stderr, "dlqx cat: unknown option %s\n", argv[first]);
+        san_eprintf("dlqx cat: unknown option %s\n", argv[first]);
         return EXIT_USAGE;
     }
     struct cat_ctx ctx = {false};

@@ -140,7 +140,7 @@ int cmd_decode(int argc, char **argv)
             puts("usage: dlqx decode [--format json|table] [--ascii|--utf8] [FILE...|-]");
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "dlqx decode: unknown option %s\n", a);
+            san_eprintf("dlqx decode: unknown option %s\n", a);
             return EXIT_USAGE;
         } else {
             break;

@@ -153,7 +153,7 @@ int cmd_tree(int argc, char **argv)
             usage(stdout);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "dlqx tree: unknown option %s\n", a);
+            san_eprintf("dlqx tree: unknown option %s\n", a);
             return EXIT_USAGE;
         } else {
             break;
@@ -191,7 +191,7 @@ int cmd_tree(int argc, char **argv)
     struct error err;
     int rc = cli_exit_code(&stats);
     if (tree_build(&f, msgs, ctx.n, &err) != ST_OK) {
-        fprintf(stderr, "dlqx tree: %s\n", err.msg);
+        san_eprintf("dlqx tree: %s\n", err.msg);
         rc = EXIT_DATAERR;
         goto out;
     }
@@ -205,7 +205,7 @@ int cmd_tree(int argc, char **argv)
             struct strbuf shown;
             sb_init(&shown);
             sanitize_append(&shown, of, strlen(of), ctx.san_flags);
-            fprintf(stderr, "dlqx tree: no message or cause has the id %s\n", shown.buf);
+            san_eprintf("dlqx tree: no message or cause has the id %s\n", shown.buf);
             sb_free(&shown);
             if (rc == EXIT_OK)
                 rc = EXIT_NOMATCH;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sanitize.h"
 #include "snapshot.h"
 
 static void sanitize_name(const char *in, char *out, size_t cap)
@@ -36,12 +37,12 @@ static bool read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx,
         if (rc == SNAP_EOF)
             break;
         if (rc == SNAP_IO_ERROR) {
-            fprintf(stderr, "dlqx: %s\n", err.msg);
+            san_eprintf("dlqx: %s\n", err.msg);
             stats->io_failed = true;
             break;
         }
         if (rc == SNAP_BAD_RECORD) {
-            fprintf(stderr, "dlqx: %s (record skipped)\n", err.msg);
+            san_eprintf("dlqx: %s (record skipped)\n", err.msg);
             stats->bad_records++;
             message_free(&m);
             continue;
@@ -76,7 +77,7 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
         }
         FILE *f = fopen(files[i], "rb");
         if (!f) {
-            fprintf(stderr, "dlqx: cannot open %s: %s\n", shown, strerror(errno));
+            san_eprintf("dlqx: cannot open %s: %s\n", shown, strerror(errno));
             stats->open_failed = true;
             continue;
         }
@@ -102,7 +103,7 @@ bool cli_flush_stdout(void)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         if (errno != EPIPE)
-            fprintf(stderr, "dlqx: write error: %s\n", strerror(errno));
+            san_eprintf("dlqx: write error: %s\n", strerror(errno));
         return false;
     }
     return true;

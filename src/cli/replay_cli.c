@@ -183,8 +183,8 @@ bool rcli_plan_build(struct rcli *x, struct rcli_plan *p)
     if (stats.open_failed || stats.io_failed)
         return false;
     if (stats.bad_records)
-        fprintf(stderr, "dlqx %s: %ld malformed records in the snapshot were skipped\n", x->cmd,
-                stats.bad_records);
+        san_eprintf("dlqx %s: %ld malformed records in the snapshot were skipped\n", x->cmd,
+                    stats.bad_records);
     return true;
 }
 
