@@ -126,13 +126,22 @@ static enum status props_from_json(const json_t *p, struct props *out, struct er
             bytes_free(&b);
             continue;
         }
+        if (f == PROP_timestamp) {
+            /* 64 unsigned bits: a decimal string above 2^63-1 (as the writer writes it) */
+            if (!json_is_string(v) && (!json_is_integer(v) || json_integer_value(v) < 0))
+                return error_set(err, ST_EPARSE,
+                                 "properties.timestamp: expected a non-negative integer");
+            enum status st = u64_from_json(v, "properties.timestamp", &out->timestamp, err);
+            if (st != ST_OK)
+                return st;
+            out->present |= 1u << f;
+            continue;
+        }
         if (!json_is_integer(v) || json_integer_value(v) < 0)
             return error_set(err, ST_EPARSE, "properties.%s: expected a non-negative integer",
                              key);
         json_int_t i = json_integer_value(v);
-        if (f == PROP_timestamp) {
-            out->timestamp = (uint64_t)i;
-        } else {
+        {
             if (i > 255)
                 return error_set(err, ST_ERANGE, "properties.%s: %lld is more than 255", key,
                                  (long long)i);
@@ -201,11 +210,12 @@ enum status snapshot_from_json(const json_t *j, struct message *out, struct erro
         out->fetched_at_ms = json_integer_value(v);
     }
     if ((v = json_object_get(j, "stream_offset")) && !json_is_null(v)) {
-        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        if (!json_is_string(v) && (!json_is_integer(v) || json_integer_value(v) < 0)) {
             st = error_set(err, ST_EPARSE, "\"stream_offset\" must be a non-negative integer");
             goto fail;
         }
-        out->stream_offset = (uint64_t)json_integer_value(v);
+        if ((st = u64_from_json(v, "stream_offset", &out->stream_offset, err)) != ST_OK)
+            goto fail;
         out->has_stream_offset = true;
     }
     if ((v = json_object_get(j, "properties")) && !json_is_null(v)) {
@@ -256,7 +266,7 @@ json_t *snapshot_to_json(const struct message *m)
     json_object_set_new(o, "redelivered", json_boolean(m->redelivered));
     json_object_set_new(o, "fetched_at_ms", json_integer(m->fetched_at_ms));
     if (m->has_stream_offset)
-        json_object_set_new(o, "stream_offset", json_integer((json_int_t)m->stream_offset));
+        json_object_set_new(o, "stream_offset", u64_to_json(m->stream_offset));
     json_t *p = json_object();
     for (unsigned f = 0; f < PROP_COUNT; f++) {
         if (!props_has(&m->props, (enum prop_flag)f))
@@ -270,7 +280,7 @@ json_t *snapshot_to_json(const struct message *m)
         } else if (f == PROP_priority) {
             json_object_set_new(p, name, json_integer(m->props.priority));
         } else {
-            json_object_set_new(p, name, json_integer((json_int_t)m->props.timestamp));
+            json_object_set_new(p, name, u64_to_json(m->props.timestamp));
         }
     }
     json_object_set_new(o, "properties", p);
@@ -357,8 +367,10 @@ void snapshot_format(const struct message *m, struct strbuf *out)
     json_value_append(out, bytes_to_json(m->routing_key.data, m->routing_key.len));
     sb_addf(out, ",\"redelivered\":%s,\"fetched_at_ms\":%lld", m->redelivered ? "true" : "false",
             (long long)m->fetched_at_ms);
-    if (m->has_stream_offset)
-        sb_addf(out, ",\"stream_offset\":%lld", (long long)m->stream_offset);
+    if (m->has_stream_offset) {
+        sb_adds(out, ",\"stream_offset\":");
+        json_value_append(out, u64_to_json(m->stream_offset));
+    }
     json_t *full = NULL;
     /* Properties and headers: built as JSON (they are small and typed). */
     struct message shell = *m;
@@ -395,5 +407,25 @@ enum status snapshot_write(FILE *f, const struct message *m, struct error *err)
     sb_free(&sb);
     if (w != want)
         return error_set(err, ST_EIO, "write failed: %s", strerror(errno));
+    return ST_OK;
+}
+
+enum status snapshot_round_trip(const struct message *m, struct strbuf *line, struct error *err)
+{
+    sb_reset(line);
+    snapshot_format(m, line);
+    if (!line->len || line->buf[line->len - 1] != '\n')
+        return error_set(err, ST_EINVAL, "the record written does not end with a newline");
+    struct message back;
+    struct error e;
+    error_clear(&e);
+    if (snapshot_parse_line(line->buf, line->len - 1, &back, &e) != ST_OK) {
+        message_free(&back);
+        return error_set(err, ST_EPARSE, "the record written does not read back: %s", e.msg);
+    }
+    bool same = message_equal(m, &back);
+    message_free(&back);
+    if (!same)
+        return error_set(err, ST_EINVAL, "the record written reads back as a different message");
     return ST_OK;
 }

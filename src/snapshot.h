@@ -51,4 +51,12 @@ json_t *snapshot_to_json(const struct message *m);
 void snapshot_format(const struct message *m, struct strbuf *out);
 enum status snapshot_write(FILE *f, const struct message *m, struct error *err);
 
+/* The writer held to the reader, for tests and fuzz harnesses (wire -> snapshot -> read):
+ * writes m as a record into line (reset first; it holds the record for a report), reads it
+ * back with snapshot_parse_line and compares with message_equal (kind-exact, ordered, bytes
+ * and float bits exact). ST_OK when the record reads back as the same message; otherwise err
+ * says which step failed. m can come from anywhere: htable_decode_wire of a broker's table,
+ * a record read, or a value built by hand. */
+enum status snapshot_round_trip(const struct message *m, struct strbuf *line, struct error *err);
+
 #endif
