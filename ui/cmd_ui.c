@@ -66,7 +66,7 @@ static void load_queues(struct app *a)
 static void usage(FILE *to)
 {
     fputs("usage: dlqx [--ascii] [BROKER OPTIONS] [QUEUE...]\n"
-          "       dlqx open [--ascii] FILE...\n"
+          "       dlqx open [--ascii] [--max-record-size SIZE] FILE...\n"
           "keys: ? in the program; see dlqx(1)\n",
           to);
 }
@@ -100,7 +100,14 @@ int cmd_ui(int argc, char **argv, bool open_files)
             if (r > 0)
                 continue;
         }
-        if (strcmp(argv[i], "--ascii") == 0) {
+        int mr = open_files ? cli_max_record_option(argc, argv, &i) : 0;
+        if (mr < 0) {
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        if (mr > 0) {
+            continue;
+        } else if (strcmp(argv[i], "--ascii") == 0) {
             a.ascii = true;
         } else if (strcmp(argv[i], "--utf8") == 0) {
             a.ascii = false;

@@ -34,6 +34,11 @@ int cmd_cat(int argc, char **argv)
         }
         if (argv[first][0] != '-' || strcmp(argv[first], "-") == 0)
             break;
+        int mr = cli_max_record_option(argc, argv, &first);
+        if (mr < 0)
+            return EXIT_USAGE;
+        if (mr > 0)
+            continue;
         san_eprintf("dlqx cat: unknown option %s\n", argv[first]);
         return EXIT_USAGE;
     }

@@ -114,7 +114,7 @@ int cmd_decode(int argc, char **argv)
     memset(&ctx, 0, sizeof ctx);
     ctx.format = FORMAT_JSON;
     bool tty = isatty(STDOUT_FILENO);
-    int ascii = -1;
+    int ascii = -1, mr;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -132,12 +132,17 @@ int cmd_decode(int argc, char **argv)
                 fprintf(stderr, "dlqx decode: --format is json or table\n");
                 return EXIT_USAGE;
             }
+        } else if ((mr = cli_max_record_option(argc, argv, &i)) != 0) {
+            if (mr < 0)
+                return EXIT_USAGE;
         } else if (strcmp(a, "--ascii") == 0) {
             ascii = 1;
         } else if (strcmp(a, "--utf8") == 0) {
             ascii = 0;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            puts("usage: dlqx decode [--format json|table] [--ascii|--utf8] [FILE...|-]");
+            puts("usage: dlqx decode [--format json|table] [--ascii|--utf8] [--max-record-size "
+                 "SIZE] "
+                 "[FILE...|-]");
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
             san_eprintf("dlqx decode: unknown option %s\n", a);

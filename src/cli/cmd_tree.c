@@ -134,7 +134,12 @@ int cmd_tree(int argc, char **argv)
             i++;
             break;
         }
-        if (strcmp(a, "--json") == 0) {
+        int mr = cli_max_record_option(argc, argv, &i);
+        if (mr < 0)
+            return EXIT_USAGE;
+        if (mr > 0) {
+            continue;
+        } else if (strcmp(a, "--json") == 0) {
             json = true;
         } else if (strcmp(a, "--ascii") == 0) {
             ascii = 1;

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -43,6 +44,8 @@ static bool read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx,
         }
         if (rc == SNAP_BAD_RECORD) {
             san_eprintf("dlqx: %s (record skipped)\n", err.msg);
+            if (err.code == ST_ENOMEM)
+                stats->out_of_memory = true;
             stats->bad_records++;
             message_free(&m);
             continue;
@@ -63,6 +66,15 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats)
 {
     memset(stats, 0, sizeof *stats);
+    const char *env = getenv("DLQX_MAX_RECORD");
+    size_t limit;
+    if (env && *env && !snapshot_parse_size(env, &limit)) {
+        san_eprintf("dlqx: DLQX_MAX_RECORD: \"%s\" is not a size (a number of bytes, or with K, "
+                    "M or G: 64M)\n",
+                    env);
+        stats->bad_limit = true;
+        return;
+    }
     if (nfiles == 0) {
         read_one(stdin, "(stdin)", fn, ctx, stats);
         return;
@@ -90,6 +102,10 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
 
 int cli_exit_code(const struct cli_inputs *stats)
 {
+    if (stats->bad_limit)
+        return EXIT_USAGE;
+    if (stats->out_of_memory)
+        return EXIT_OSERR;
     if (stats->io_failed)
         return EXIT_IOERR;
     if (stats->open_failed)
@@ -107,4 +123,22 @@ bool cli_flush_stdout(void)
         return false;
     }
     return true;
+}
+
+int cli_max_record_option(int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    static const char opt[] = "--max-record-size";
+    size_t n = sizeof opt - 1;
+    if (strncmp(a, opt, n) != 0 || (a[n] != '\0' && a[n] != '='))
+        return 0;
+    const char *v = a[n] == '=' ? a + n + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    size_t size;
+    if (!v || !snapshot_parse_size(v, &size)) {
+        san_eprintf("dlqx: --max-record-size takes a size: a number of bytes, or with K, M or G "
+                    "(64M, 1G; at most 4G - 2)\n");
+        return -1;
+    }
+    snapshot_set_max_record(size);
+    return 1;
 }
