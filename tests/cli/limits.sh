@@ -63,6 +63,12 @@ DLQX_MAX_RECORD=lots "$dlqx" decode "$f" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q 'DLQX_MAX_RECORD: "lots" is not a size' "$tmp/err"
 ok=$?; check env-bad "DLQX_MAX_RECORD=lots: exit 2, nothing read"
+DLQX_MAX_RECORD=lots "$dlqx" replay orders.dlq --snapshot "$f" --all --dry-run >"$tmp/out" \
+  2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 66 ] && grep -q 'DLQX_MAX_RECORD: "lots" is not a size' "$tmp/err" &&
+  ! grep -q "selected" "$tmp/out" "$tmp/err"
+ok=$?; check env-bad-replay "replay --snapshot with DLQX_MAX_RECORD=lots: no plan, exit 66"
 
 # 3. The limit raised past the memory there is: out of memory, exit 71, no crash.
 for cmd in decode tree cat; do
