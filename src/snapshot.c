@@ -58,7 +58,7 @@ void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name)
     r->max_record = snapshot_max_record();
 }
 
-/* "64 MiB", "1.5 GiB", "700 bytes": for messages. */
+/* "64 MiB", "3 KiB", "700 bytes": for messages. */
 static void size_text(size_t n, char out[32])
 {
     if (n >= ((size_t)1 << 30) && n % ((size_t)1 << 30) == 0)
