@@ -251,13 +251,60 @@ enum status htable_encode_wire(const struct htable *t, struct bytes *out, struct
             return ST_OK;
         }
         free(buf);
-        if (rc != AMQP_STATUS_TABLE_TOO_BIG || cap > (1u << 28)) {
+        /* librabbitmq says BAD_AMQP_DATA, not TABLE_TOO_BIG, when the buffer runs out inside
+         * a nested array: a table of 4 KiB holding one is not malformed, it needs room. */
+        if ((rc != AMQP_STATUS_TABLE_TOO_BIG && rc != AMQP_STATUS_BAD_AMQP_DATA) ||
+            cap > (1u << 28)) {
             empty_amqp_pool(&pool);
             return error_set(err, ST_EINVAL, "cannot encode AMQP field table: %s",
                              amqp_error_string2(rc));
         }
         cap *= 4;
     }
+}
+
+/* One value as a table of one entry with an empty key: 4-byte length, key length 0, then the
+ * value (type octet first). */
+enum status hval_encode_wire(const struct hval *v, struct bytes *out, struct error *err)
+{
+    struct htable *t = htable_new();
+    htable_addn(t, "", 0, hval_copy(v));
+    struct bytes table = {0, NULL};
+    enum status st = htable_encode_wire(t, &table, err);
+    htable_free(t);
+    if (st != ST_OK)
+        return st;
+    *out = bytes_dup(table.data + 5, table.len - 5);
+    bytes_free(&table);
+    return ST_OK;
+}
+
+enum status hval_decode_wire(const void *data, size_t len, struct hval *out, struct error *err)
+{
+    if (len == 0 || len > UINT32_MAX - 1)
+        return error_set(err, ST_EPARSE, "malformed AMQP field value: %s",
+                         len ? "too long" : "empty");
+    size_t n = len + 1;
+    unsigned char *buf = xmalloc(4 + n);
+    buf[0] = (unsigned char)(n >> 24);
+    buf[1] = (unsigned char)(n >> 16);
+    buf[2] = (unsigned char)(n >> 8);
+    buf[3] = (unsigned char)n;
+    buf[4] = 0;
+    memcpy(buf + 5, data, len);
+    struct htable *t = NULL;
+    enum status st = htable_decode_wire(buf, 4 + n, &t, err);
+    free(buf);
+    if (st != ST_OK)
+        return st;
+    if (t->n != 1) {
+        htable_free(t);
+        return error_set(err, ST_EPARSE, "malformed AMQP field value: bytes after the value");
+    }
+    *out = t->e[0].val;
+    t->e[0].val = hval_void();
+    htable_free(t);
+    return ST_OK;
 }
 
 #define COPY_PROP_STRINGS(X)                                                                    \

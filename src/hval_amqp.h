@@ -26,6 +26,10 @@ void htable_to_amqp(const struct htable *t, amqp_pool_t *pool, amqp_table_t *out
 enum status htable_decode_wire(const void *data, size_t len, struct htable **out,
                                struct error *err);
 enum status htable_encode_wire(const struct htable *t, struct bytes *out, struct error *err);
+/* One field value in wire form, as it follows its key in a table: the type octet, then the
+ * value. hval_decode_wire refuses bytes after the value. */
+enum status hval_encode_wire(const struct hval *v, struct bytes *out, struct error *err);
+enum status hval_decode_wire(const void *data, size_t len, struct hval *out, struct error *err);
 
 /* AMQP basic properties to and from the message model. Properties' bytes are copied. */
 void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct htable **headers,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "keyset.h"
+#include "hval_amqp.h"
 #include "util.h"
 
 json_t *bytes_to_json(const void *data, size_t len)
@@ -43,7 +44,7 @@ static json_t *typed(const char *kind, json_t *value)
     return json_pack("{s:s,s:o}", "type", kind, "value", value);
 }
 
-static json_t *u64_json(uint64_t u)
+json_t *u64_to_json(uint64_t u)
 {
     if (u <= (uint64_t)INT64_MAX)
         return json_integer((json_int_t)u);
@@ -59,6 +60,33 @@ static json_t *real_json(double d)
     if (isinf(d))
         return json_string(d > 0 ? "Infinity" : "-Infinity");
     return json_real(d);
+}
+
+/* The NaN the reader makes of "NaN" (the C library's quiet NaN, as float or double). Any
+ * other NaN — a sign, a payload, a signalling one, as a producer may send — is written with
+ * its bits, so that it reads back bit for bit. */
+static bool nan_is_canonical(const void *bits, size_t size)
+{
+    double dn = (double)NAN;
+    float fn = (float)dn;
+    return size == sizeof(float) ? memcmp(bits, &fn, sizeof fn) == 0
+                                 : memcmp(bits, &dn, sizeof dn) == 0;
+}
+
+static json_t *nan_bits_json(const char *kind, const void *bits, size_t size)
+{
+    uint64_t u = 0;
+    char hex[24];
+    if (size == sizeof(float)) {
+        uint32_t b;
+        memcpy(&b, bits, sizeof b);
+        u = b;
+        snprintf(hex, sizeof hex, "%08llx", (unsigned long long)u);
+    } else {
+        memcpy(&u, bits, sizeof u);
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)u);
+    }
+    return json_pack("{s:s,s:s,s:s}", "type", kind, "value", "NaN", "bits", hex);
 }
 
 /* Whether a table can be written as a plain JSON object and read back as the same table:
@@ -83,13 +111,29 @@ static bool table_is_plain(const struct htable *t)
     return plain && !has_type;
 }
 
-json_t *htable_to_json(const struct htable *t)
+static json_t *value_at(const struct hval *v, int depth);
+
+/* A container that would open deeper than HVAL_JSON_WIRE_DEPTH levels is written in its wire
+ * form (one level), so that no record is deeper than a JSON reader reads (jansson: 2,048). */
+static json_t *wire_json(const struct hval *v)
+{
+    struct bytes wire = {0, NULL};
+    if (hval_encode_wire(v, &wire, NULL) != ST_OK)
+        return json_null(); /* cannot happen: every value encodes */
+    char *b64 = base64_encode(wire.data, wire.len);
+    json_t *o = json_pack("{s:s,s:s}", "type", "wire", "base64", b64);
+    free(b64);
+    bytes_free(&wire);
+    return o;
+}
+
+static json_t *table_at(const struct htable *t, int depth)
 {
     if (table_is_plain(t)) {
         json_t *o = json_object();
         for (size_t i = 0; i < t->n; i++)
             json_object_setn_new_nocheck(o, (const char *)t->e[i].key.data, t->e[i].key.len,
-                                         hval_to_json(&t->e[i].val));
+                                         value_at(&t->e[i].val, depth + 1));
         return o;
     }
     json_t *pairs = json_array();
@@ -103,14 +147,28 @@ json_t *htable_to_json(const struct htable *t)
             json_object_set_new(pair, "key_base64", json_string(b64));
             free(b64);
         }
-        json_object_set_new(pair, "value", hval_to_json(&t->e[i].val));
+        /* {"type": "table", "value": [{"key": …, "value": V}]}: V opens three levels down */
+        json_object_set_new(pair, "value", value_at(&t->e[i].val, depth + 3));
         json_array_append_new(pairs, pair);
     }
     return typed("table", pairs);
 }
 
+json_t *htable_to_json(const struct htable *t)
+{
+    return table_at(t, 0);
+}
+
 json_t *hval_to_json(const struct hval *v)
 {
+    return value_at(v, 0);
+}
+
+/* depth: the JSON levels open around v (0 at the top of hval_to_json). */
+static json_t *value_at(const struct hval *v, int depth)
+{
+    if ((v->kind == HV_ARRAY || v->kind == HV_TABLE) && depth >= HVAL_JSON_WIRE_DEPTH)
+        return wire_json(v);
     switch (v->kind) {
     case HV_VOID:
         return json_null();
@@ -127,12 +185,16 @@ json_t *hval_to_json(const struct hval *v)
     case HV_U32:
     case HV_U64:
     case HV_TIMESTAMP:
-        return typed(hkind_name(v->kind), u64_json(v->v.u));
+        return typed(hkind_name(v->kind), u64_to_json(v->v.u));
     case HV_F32:
+        if (isnan(v->v.f32) && !nan_is_canonical(&v->v.f32, sizeof v->v.f32))
+            return nan_bits_json("float", &v->v.f32, sizeof v->v.f32);
         return typed("float", real_json((double)v->v.f32));
     case HV_F64:
         if (isfinite(v->v.f64))
             return json_real(v->v.f64);
+        if (isnan(v->v.f64) && !nan_is_canonical(&v->v.f64, sizeof v->v.f64))
+            return nan_bits_json("double", &v->v.f64, sizeof v->v.f64);
         return typed("double", real_json(v->v.f64));
     case HV_DECIMAL:
         return typed("decimal",
@@ -154,11 +216,11 @@ json_t *hval_to_json(const struct hval *v)
     case HV_ARRAY: {
         json_t *a = json_array();
         for (size_t i = 0; i < v->v.arr.n; i++)
-            json_array_append_new(a, hval_to_json(&v->v.arr.items[i]));
+            json_array_append_new(a, value_at(&v->v.arr.items[i], depth + 1));
         return a;
     }
     case HV_TABLE:
-        return htable_to_json(v->v.tab);
+        return table_at(v->v.tab, depth);
     default:
         return json_null();
     }
@@ -203,6 +265,11 @@ static enum status uint_value(const json_t *j, const char *path, const char *kin
         return error_set(err, ST_ERANGE, "%s: \"%.40s\" is not a %s", path, s, kind);
     }
     return error_set(err, ST_EPARSE, "%s: %s value must be an integer", path, kind);
+}
+
+enum status u64_from_json(const json_t *j, const char *path, uint64_t *out, struct error *err)
+{
+    return uint_value(j, path, "uint64", UINT64_MAX, out, err);
 }
 
 static enum status real_value(const json_t *j, const char *path, const char *kind, double *out,
@@ -317,11 +384,71 @@ enum status htable_from_json(const json_t *j, const char *path, struct htable **
     return ST_OK;
 }
 
+/* {"type": "wire", "base64": B}: a value in its AMQP wire form (see wire_json). */
+static enum status wire_from_json(const json_t *j, const char *path, struct hval *out,
+                                  struct error *err)
+{
+    const json_t *b64 = json_object_get(j, "base64");
+    struct bytes b = {0, NULL};
+    if (json_object_size(j) != 2 || !json_is_string(b64) ||
+        !base64_decode(json_string_value(b64), json_string_length(b64), &b))
+        return error_set(err, ST_EPARSE, "%s: a wire value is {\"type\": \"wire\", \"base64\": …}",
+                         path);
+    struct error e;
+    error_clear(&e);
+    enum status st = hval_decode_wire(b.data, b.len, out, &e);
+    bytes_free(&b);
+    if (st != ST_OK)
+        return error_set(err, st, "%s: %s", path, e.msg);
+    return ST_OK;
+}
+
+/* {"type": "float"|"double", "value": "NaN", "bits": HEX}: a NaN kept bit for bit. */
+static enum status nan_from_json(const json_t *j, const char *path, bool f32, struct hval *out,
+                                 struct error *err)
+{
+    const char *v = json_string_value(json_object_get(j, "value"));
+    const char *hex = json_string_value(json_object_get(j, "bits"));
+    size_t want = f32 ? 8 : 16;
+    char *end = NULL;
+    unsigned long long u = 0;
+    if (hex && strlen(hex) == want && json_string_length(json_object_get(j, "bits")) == want) {
+        errno = 0;
+        u = strtoull(hex, &end, 16);
+    }
+    if (json_object_size(j) != 3 || !v || strcmp(v, "NaN") != 0 || !end || *end || errno ||
+        (hex[0] == '-' || hex[0] == '+' || hex[0] == ' '))
+        return error_set(err, ST_EPARSE,
+                         "%s: \"bits\" is %zu hex digits of a NaN, with \"value\": \"NaN\"", path,
+                         want);
+    if (f32) {
+        uint32_t b = (uint32_t)u;
+        float f;
+        memcpy(&f, &b, sizeof f);
+        if (!isnan(f))
+            return error_set(err, ST_EPARSE, "%s: \"bits\" %s is not a NaN", path, hex);
+        *out = hval_f32(f);
+    } else {
+        uint64_t b = (uint64_t)u;
+        double d;
+        memcpy(&d, &b, sizeof d);
+        if (!isnan(d))
+            return error_set(err, ST_EPARSE, "%s: \"bits\" %s is not a NaN", path, hex);
+        *out = hval_f64(d);
+    }
+    return ST_OK;
+}
+
 static enum status typed_from_json(const json_t *j, const char *path, struct hval *out,
                                    struct error *err)
 {
     const char *kname = json_string_value(json_object_get(j, "type"));
     enum hkind kind;
+    if (kname && strcmp(kname, "wire") == 0)
+        return wire_from_json(j, path, out, err);
+    if (kname && (strcmp(kname, "float") == 0 || strcmp(kname, "double") == 0) &&
+        json_object_get(j, "bits"))
+        return nan_from_json(j, path, kname[0] == 'f', out, err);
     if (!kname || !hkind_from_name(kname, &kind))
         return error_set(err, ST_EPARSE,
                          "%s: \"type\" must name an AMQP field kind (int8, uint8, int16, "

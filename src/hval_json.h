@@ -18,12 +18,23 @@
 #include "hval.h"
 #include "status.h"
 
+/* Arrays and tables that would open at HVAL_JSON_WIRE_DEPTH levels or deeper (counted from
+ * the value given) are written {"type": "wire", "base64": …}: the AMQP wire form of the value,
+ * one level deep. A snapshot record then stays within what a JSON reader reads (jansson stops
+ * at 2,048 levels) whatever the depth of the headers, and reads back to the same value. */
+#define HVAL_JSON_WIRE_DEPTH 1000
+
 json_t *hval_to_json(const struct hval *v);
 json_t *htable_to_json(const struct htable *t);
 /* path names the value in errors ("headers.x-death[0].count"). */
 enum status hval_from_json(const json_t *j, const char *path, struct hval *out, struct error *err);
 enum status htable_from_json(const json_t *j, const char *path, struct htable **out,
                              struct error *err);
+
+/* An unsigned 64-bit integer: a JSON integer up to 2^63-1, a decimal string above (new
+ * reference); and the reverse, which accepts either (path names the value in errors). */
+json_t *u64_to_json(uint64_t u);
+enum status u64_from_json(const json_t *j, const char *path, uint64_t *out, struct error *err);
 
 /* Bytes as JSON: a string when valid UTF-8, else {"base64": "..."}. New reference. */
 json_t *bytes_to_json(const void *data, size_t len);

@@ -13,6 +13,7 @@
 
 #include "sanitize.h"
 
+#include <langinfo.h>
 #include <stdint.h>
 #include <string.h>
 #include <wchar.h>
@@ -363,4 +364,59 @@ bool sanitize_is_text(const void *data, size_t len)
         i += k;
     }
     return controls * 16 <= cps;
+}
+
+void sanitize_message(struct strbuf *out, const void *text, size_t len, unsigned flags)
+{
+    const unsigned char *s = text;
+    flags &= SAN_ESCAPE_BACKSLASH | SAN_ASCII;
+    sb_reserve(out, len);
+    while (len) {
+        const unsigned char *nl = memchr(s, '\n', len);
+        size_t line = nl ? (size_t)(nl - s) : len;
+        sanitize_append(out, s, line, flags);
+        if (!nl)
+            break;
+        sb_addc(out, '\n');
+        s += line + 1;
+        len -= line + 1;
+    }
+}
+
+/* SAN_ASCII unless the locale (set by main) is UTF-8. */
+static unsigned stream_flags(void)
+{
+    const char *cs = nl_langinfo(CODESET);
+    if (cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0))
+        return 0;
+    return SAN_ASCII;
+}
+
+size_t san_fwrite(FILE *f, const void *text, size_t len)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sanitize_message(&sb, text, len, stream_flags());
+    size_t w = sb.len ? fwrite(sb.buf, 1, sb.len, f) : 0;
+    sb_free(&sb);
+    return w;
+}
+
+size_t san_vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+    struct strbuf raw;
+    sb_init(&raw);
+    sb_vaddf(&raw, fmt, ap);
+    size_t w = san_fwrite(f, raw.buf, raw.len);
+    sb_free(&raw);
+    return w;
+}
+
+size_t san_fprintf(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t w = san_vfprintf(f, fmt, ap);
+    va_end(ap);
+    return w;
 }

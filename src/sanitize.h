@@ -23,8 +23,10 @@
 #ifndef DLQX_SANITIZE_H
 #define DLQX_SANITIZE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "util.h"
 
@@ -64,5 +66,26 @@ int sanitize_fit(struct strbuf *out, const void *data, size_t len, int width, un
  * one control character (C0 other than \t \n \r, DEL, C1) per 16 code points. The empty
  * string is text. */
 bool sanitize_is_text(const void *data, size_t len);
+
+/* Error and status text for standard error (or a log): appends the safe form of len bytes at
+ * text, as sanitize_append with flags does, except that each '\n' stays a real newline (a tab
+ * is written \t). The whole message is sanitized, so it does not matter which part of it came
+ * from input: a file name, a key, jansson's "near '...'" or a broker's reply. Idempotent
+ * without SAN_ESCAPE_BACKSLASH (sanitizing safe text gives the same text).
+ * flags: SAN_ESCAPE_BACKSLASH, SAN_ASCII. */
+void sanitize_message(struct strbuf *out, const void *text, size_t len, unsigned flags);
+
+/* The one way dlqx prints a message that may hold input-derived text to a terminal stream:
+ * formats like fprintf, passes the whole result through sanitize_message and writes it in one
+ * piece. The format is program text ('\n' allowed, no other control: a progress line's
+ * "\r\033[K" is written apart with fputs). With SAN_ASCII when the locale's character set is
+ * not UTF-8 (then a UTF-8 byte such as 0x9B could act as a C1 control). Returns what fwrite
+ * returned (bytes written). */
+size_t san_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t san_vfprintf(FILE *f, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* san_fprintf(stderr, ...): every error message of the CLI and the explorer. */
+#define san_eprintf(...) san_fprintf(stderr, __VA_ARGS__)
+/* Writes len bytes of text (e.g. what was captured from stderr) through sanitize_message. */
+size_t san_fwrite(FILE *f, const void *text, size_t len);
 
 #endif

@@ -9,11 +9,115 @@
 
 #include "hval_json.h"
 
+static size_t max_record_set; /* 0: not set */
+
+bool snapshot_parse_size(const char *s, size_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (*end || v == 0 || v > (SNAPSHOT_MAX_RECORD_MAX >> shift))
+        return false;
+    *out = (size_t)v << shift;
+    return true;
+}
+
+void snapshot_set_max_record(size_t n)
+{
+    max_record_set = n;
+}
+
+size_t snapshot_max_record(void)
+{
+    if (max_record_set)
+        return max_record_set;
+    size_t n;
+    if (snapshot_parse_size(getenv("DLQX_MAX_RECORD"), &n))
+        return n;
+    return SNAPSHOT_MAX_RECORD_DEFAULT;
+}
+
 void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name)
 {
     memset(r, 0, sizeof *r);
     r->f = f;
     r->name = name;
+    r->max_record = snapshot_max_record();
+}
+
+/* "64 MiB", "3 KiB", "700 bytes": for messages. */
+static void size_text(size_t n, char out[32])
+{
+    if (n >= ((size_t)1 << 30) && n % ((size_t)1 << 30) == 0)
+        snprintf(out, 32, "%zu GiB", n >> 30);
+    else if (n >= ((size_t)1 << 20) && n % ((size_t)1 << 20) == 0)
+        snprintf(out, 32, "%zu MiB", n >> 20);
+    else if (n >= ((size_t)1 << 10) && n % ((size_t)1 << 10) == 0)
+        snprintf(out, 32, "%zu KiB", n >> 10);
+    else
+        snprintf(out, 32, "%zu bytes", n);
+}
+
+enum line_rc { LINE_OK, LINE_EOF, LINE_TOO_LONG, LINE_NO_MEMORY, LINE_IO_ERROR };
+
+/* One line into r->buf, never more than r->max_record bytes of it: a longer line, or one the
+ * buffer cannot grow to hold, is read to its end and dropped. *len is the line's length
+ * (newline included when there is one), counted even when it was dropped. */
+static enum line_rc read_line(struct snapshot_reader *r, size_t *len)
+{
+    size_t n = 0;
+    bool keep = true, no_memory = false;
+    int c = EOF;
+    flockfile(r->f);
+    while ((c = getc_unlocked(r->f)) != EOF) {
+        if (keep && n + 2 > r->cap) {
+            size_t want = r->cap ? r->cap * 2 : 4096;
+            if (want > r->max_record + 2)
+                want = r->max_record + 2;
+            if (n + 2 > want) {
+                keep = false; /* over the limit */
+            } else {
+                char *nb = realloc(r->buf, want);
+                if (!nb) {
+                    keep = false;
+                    no_memory = true;
+                } else {
+                    r->buf = nb;
+                    r->cap = want;
+                }
+            }
+        }
+        if (keep)
+            r->buf[n] = (char)c;
+        n++;
+        if (c == '\n')
+            break;
+    }
+    bool err = c == EOF && ferror(r->f);
+    funlockfile(r->f);
+    /* A dropped line's length is the record's, without its newline. */
+    *len = keep || c != '\n' ? n : n - 1;
+    if (err)
+        return LINE_IO_ERROR;
+    if (n == 0)
+        return LINE_EOF;
+    if (!keep)
+        return no_memory ? LINE_NO_MEMORY : LINE_TOO_LONG;
+    r->buf[n] = '\0';
+    return LINE_OK;
 }
 
 void snapshot_reader_close(struct snapshot_reader *r)
@@ -33,20 +137,42 @@ static bool blank(const char *s, size_t n)
 
 enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err)
 {
+    /* A buffer grown for one big record is not kept for the small ones after it. */
+    if (r->cap > ((size_t)8 << 20)) {
+        free(r->buf);
+        r->buf = NULL;
+        r->cap = 0;
+    }
     for (;;) {
         errno = 0;
-        ssize_t n = getline(&r->buf, &r->cap, r->f);
-        if (n < 0) {
-            if (ferror(r->f)) {
-                error_set(err, ST_EIO, "%s: read error after line %ld: %s", r->name, r->line,
-                          strerror(errno ? errno : EIO));
-                return SNAP_IO_ERROR;
-            }
-            return SNAP_EOF;
+        size_t n = 0;
+        enum line_rc lr = read_line(r, &n);
+        if (lr == LINE_IO_ERROR) {
+            error_set(err, ST_EIO, "%s: read error after line %ld: %s", r->name, r->line,
+                      strerror(errno ? errno : EIO));
+            return SNAP_IO_ERROR;
         }
+        if (lr == LINE_EOF)
+            return SNAP_EOF;
         r->line++;
+        if (lr != LINE_OK) {
+            message_init(out);
+            char limit[32];
+            size_text(r->max_record, limit);
+            if (lr == LINE_TOO_LONG)
+                error_set(err, ST_ERANGE,
+                          "%s:%ld: a record of %zu bytes is over the record size limit (%s; "
+                          "raise it with --max-record-size or DLQX_MAX_RECORD)",
+                          r->name, r->line, n, limit);
+            else
+                error_set(err, ST_ENOMEM,
+                          "%s:%ld: out of memory reading a record of %zu bytes (the others are "
+                          "read)",
+                          r->name, r->line, n);
+            return SNAP_BAD_RECORD;
+        }
         char *s = r->buf;
-        size_t len = (size_t)n;
+        size_t len = n;
         if (len && s[len - 1] == '\n')
             len--;
         if (len && s[len - 1] == '\r')
@@ -126,13 +252,22 @@ static enum status props_from_json(const json_t *p, struct props *out, struct er
             bytes_free(&b);
             continue;
         }
+        if (f == PROP_timestamp) {
+            /* 64 unsigned bits: a decimal string above 2^63-1 (as the writer writes it) */
+            if (!json_is_string(v) && (!json_is_integer(v) || json_integer_value(v) < 0))
+                return error_set(err, ST_EPARSE,
+                                 "properties.timestamp: expected a non-negative integer");
+            enum status st = u64_from_json(v, "properties.timestamp", &out->timestamp, err);
+            if (st != ST_OK)
+                return st;
+            out->present |= 1u << f;
+            continue;
+        }
         if (!json_is_integer(v) || json_integer_value(v) < 0)
             return error_set(err, ST_EPARSE, "properties.%s: expected a non-negative integer",
                              key);
         json_int_t i = json_integer_value(v);
-        if (f == PROP_timestamp) {
-            out->timestamp = (uint64_t)i;
-        } else {
+        {
             if (i > 255)
                 return error_set(err, ST_ERANGE, "properties.%s: %lld is more than 255", key,
                                  (long long)i);
@@ -201,11 +336,12 @@ enum status snapshot_from_json(const json_t *j, struct message *out, struct erro
         out->fetched_at_ms = json_integer_value(v);
     }
     if ((v = json_object_get(j, "stream_offset")) && !json_is_null(v)) {
-        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        if (!json_is_string(v) && (!json_is_integer(v) || json_integer_value(v) < 0)) {
             st = error_set(err, ST_EPARSE, "\"stream_offset\" must be a non-negative integer");
             goto fail;
         }
-        out->stream_offset = (uint64_t)json_integer_value(v);
+        if ((st = u64_from_json(v, "stream_offset", &out->stream_offset, err)) != ST_OK)
+            goto fail;
         out->has_stream_offset = true;
     }
     if ((v = json_object_get(j, "properties")) && !json_is_null(v)) {
@@ -256,7 +392,7 @@ json_t *snapshot_to_json(const struct message *m)
     json_object_set_new(o, "redelivered", json_boolean(m->redelivered));
     json_object_set_new(o, "fetched_at_ms", json_integer(m->fetched_at_ms));
     if (m->has_stream_offset)
-        json_object_set_new(o, "stream_offset", json_integer((json_int_t)m->stream_offset));
+        json_object_set_new(o, "stream_offset", u64_to_json(m->stream_offset));
     json_t *p = json_object();
     for (unsigned f = 0; f < PROP_COUNT; f++) {
         if (!props_has(&m->props, (enum prop_flag)f))
@@ -270,7 +406,7 @@ json_t *snapshot_to_json(const struct message *m)
         } else if (f == PROP_priority) {
             json_object_set_new(p, name, json_integer(m->props.priority));
         } else {
-            json_object_set_new(p, name, json_integer((json_int_t)m->props.timestamp));
+            json_object_set_new(p, name, u64_to_json(m->props.timestamp));
         }
     }
     json_object_set_new(o, "properties", p);
@@ -357,8 +493,10 @@ void snapshot_format(const struct message *m, struct strbuf *out)
     json_value_append(out, bytes_to_json(m->routing_key.data, m->routing_key.len));
     sb_addf(out, ",\"redelivered\":%s,\"fetched_at_ms\":%lld", m->redelivered ? "true" : "false",
             (long long)m->fetched_at_ms);
-    if (m->has_stream_offset)
-        sb_addf(out, ",\"stream_offset\":%lld", (long long)m->stream_offset);
+    if (m->has_stream_offset) {
+        sb_adds(out, ",\"stream_offset\":");
+        json_value_append(out, u64_to_json(m->stream_offset));
+    }
     json_t *full = NULL;
     /* Properties and headers: built as JSON (they are small and typed). */
     struct message shell = *m;
@@ -395,5 +533,25 @@ enum status snapshot_write(FILE *f, const struct message *m, struct error *err)
     sb_free(&sb);
     if (w != want)
         return error_set(err, ST_EIO, "write failed: %s", strerror(errno));
+    return ST_OK;
+}
+
+enum status snapshot_round_trip(const struct message *m, struct strbuf *line, struct error *err)
+{
+    sb_reset(line);
+    snapshot_format(m, line);
+    if (!line->len || line->buf[line->len - 1] != '\n')
+        return error_set(err, ST_EINVAL, "the record written does not end with a newline");
+    struct message back;
+    struct error e;
+    error_clear(&e);
+    if (snapshot_parse_line(line->buf, line->len - 1, &back, &e) != ST_OK) {
+        message_free(&back);
+        return error_set(err, ST_EPARSE, "the record written does not read back: %s", e.msg);
+    }
+    bool same = message_equal(m, &back);
+    message_free(&back);
+    if (!same)
+        return error_set(err, ST_EINVAL, "the record written reads back as a different message");
     return ST_OK;
 }

@@ -9,6 +9,8 @@
 #ifndef DLQX_SNAPSHOT_H
 #define DLQX_SNAPSHOT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -19,10 +21,26 @@
 
 #define SNAPSHOT_VERSION 1
 
+/* The record size limit: a line longer than this is not read into memory but reported
+ * (SNAP_BAD_RECORD, ST_ERANGE, with its size) and skipped, and the next line is read.
+ * 64 MiB unless DLQX_MAX_RECORD or --max-record-size (snapshot_set_max_record) says
+ * otherwise; at most SNAPSHOT_MAX_RECORD_MAX (the store keeps a record's length in 32 bits). */
+#define SNAPSHOT_MAX_RECORD_DEFAULT ((size_t)64 << 20)
+#define SNAPSHOT_MAX_RECORD_MAX ((size_t)UINT32_MAX - 1)
+/* The limit readers opened from now on use: the last snapshot_set_max_record, else
+ * DLQX_MAX_RECORD when it is a valid size, else the default. */
+size_t snapshot_max_record(void);
+void snapshot_set_max_record(size_t n);
+/* A size: digits with an optional K, M or G (binary: KiB, MiB, GiB; "64M", "1G", "65536"),
+ * from 1 to SNAPSHOT_MAX_RECORD_MAX. */
+bool snapshot_parse_size(const char *s, size_t *out);
+
 enum snapshot_rc {
     SNAP_RECORD, /* *out holds a message */
     SNAP_EOF,
-    SNAP_BAD_RECORD, /* this line is malformed: err says why; reading may go on */
+    SNAP_BAD_RECORD, /* this line is malformed, over the record size limit (ST_ERANGE) or
+                        could not be held for lack of memory (ST_ENOMEM): err says why, with
+                        FILE:LINE; reading may go on */
     SNAP_IO_ERROR,   /* the file cannot be read further */
 };
 
@@ -34,6 +52,7 @@ struct snapshot_reader {
     size_t cap;
     const char *last;  /* the text of the record last read (in buf), without its newline */
     size_t last_len;
+    size_t max_record; /* the record size limit (snapshot_max_record() when opened) */
 };
 
 void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name);
@@ -50,5 +69,13 @@ json_t *snapshot_to_json(const struct message *m);
 /* Appends the record's line, with its newline. */
 void snapshot_format(const struct message *m, struct strbuf *out);
 enum status snapshot_write(FILE *f, const struct message *m, struct error *err);
+
+/* The writer held to the reader, for tests and fuzz harnesses (wire -> snapshot -> read):
+ * writes m as a record into line (reset first; it holds the record for a report), reads it
+ * back with snapshot_parse_line and compares with message_equal (kind-exact, ordered, bytes
+ * and float bits exact). ST_OK when the record reads back as the same message; otherwise err
+ * says which step failed. m can come from anywhere: htable_decode_wire of a broker's table,
+ * a record read, or a value built by hand. */
+enum status snapshot_round_trip(const struct message *m, struct strbuf *line, struct error *err);
 
 #endif

@@ -6,15 +6,16 @@
 #ifndef DLQX_STATUS_H
 #define DLQX_STATUS_H
 
-#define STATUS_LIST(X)                                                                          \
-    X(ST_OK, "ok")                                                                             \
-    X(ST_EINVAL, "invalid argument")                                                           \
-    X(ST_EPARSE, "malformed input")                                                            \
-    X(ST_ERESERVED, "reserved header name")                                                    \
-    X(ST_ERANGE, "value out of range")                                                         \
-    X(ST_EIO, "input/output error")                                                            \
-    X(ST_ENOTFOUND, "not found")                                                               \
-    X(ST_EUNSUPPORTED, "unsupported")
+#define STATUS_LIST(X)                                                                             \
+    X(ST_OK, "ok")                                                                                 \
+    X(ST_EINVAL, "invalid argument")                                                               \
+    X(ST_EPARSE, "malformed input")                                                                \
+    X(ST_ERESERVED, "reserved header name")                                                        \
+    X(ST_ERANGE, "value out of range")                                                             \
+    X(ST_EIO, "input/output error")                                                                \
+    X(ST_ENOTFOUND, "not found")                                                                   \
+    X(ST_EUNSUPPORTED, "unsupported")                                                              \
+    X(ST_ENOMEM, "out of memory")
 
 enum status {
 #define X(e, msg) e,

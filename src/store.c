@@ -428,6 +428,8 @@ static enum status record(const struct store *s, const struct store_entry *e, st
 
 enum status store_get(const struct store *s, size_t i, struct message *out, struct error *err)
 {
+    /* On failure *out owns nothing (the explorer's callers keep no message then). */
+    memset(out, 0, sizeof *out);
     if (i >= s->n)
         return error_set(err, ST_EINVAL, "no message %zu in the store", i);
     struct strbuf line;
@@ -435,8 +437,10 @@ enum status store_get(const struct store *s, size_t i, struct message *out, stru
     enum status st = record(s, &s->e[i], &line, err);
     if (st == ST_OK)
         st = snapshot_parse_line(line.buf, line.len ? line.len - 1 : 0, out, err);
-    else
-        message_init(out);
+    if (st != ST_OK) {
+        message_free(out);
+        memset(out, 0, sizeof *out);
+    }
     sb_free(&line);
     return st;
 }

@@ -76,7 +76,8 @@ size_t store_text(const struct store *s, store_ref r, char *buf);
 bool store_text_eq(const struct store *s, store_ref a, store_ref b);
 const char *store_reject_name(const struct store *s, uint16_t reject);
 
-/* The full message back (a new message the caller frees). */
+/* The full message back (a new message the caller frees). On failure *out is all zero and
+ * owns nothing: message_free on it is harmless, and not calling it leaks nothing. */
 enum status store_get(const struct store *s, size_t i, struct message *out, struct error *err);
 /* Writes every record, in order, in the snapshot format. */
 enum status store_write(const struct store *s, FILE *f, struct error *err);

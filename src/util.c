@@ -11,8 +11,10 @@
 
 static void oom(size_t n)
 {
+    /* An error with its exit status (71, EX_OSERR), not a crash: atexit handlers restore the
+     * terminal. */
     fprintf(stderr, "dlqx: out of memory (asked for %zu bytes)\n", n);
-    abort();
+    exit(71);
 }
 
 void *xmalloc(size_t n)

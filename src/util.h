@@ -1,7 +1,9 @@
 /*
  * util: allocation that cannot fail silently, growable string buffers and the clock.
  *
- * Allocation failure is not recoverable in dlqx: x*alloc print one line and abort.
+ * Allocation failure is not recoverable in dlqx: x*alloc print one line and exit with status
+ * 71 (EX_OSERR, "out of memory" in the README's exit status). The CLI gives jansson the same
+ * allocator, so that no parser sees a NULL it might not handle.
  * The clock honours DLQX_NOW (epoch milliseconds) so that tests see fixed ages.
  */
 #ifndef DLQX_UTIL_H

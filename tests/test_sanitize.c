@@ -177,6 +177,37 @@ static void test_terminal_attacks(void **state)
     SAN_EQ("line1\nline2\ttab", 0, "line1\\nline2\\ttab");
 }
 
+/* Error text: every line sanitized, the newlines kept, and san_fprintf writes exactly that. */
+static void test_message(void **state)
+{
+    (void)state;
+    static const char in[] = "dlqx: x:1: unknown key \"\x1b]0;T\x07\xc2\x9b" "2J\"\n\tnext\x9b\n";
+    static const char want[] = "dlqx: x:1: unknown key \"\\e]0;T\\x07\\u{9b}2J\"\n\\tnext\\x9b\n";
+    struct strbuf sb;
+    sb_init(&sb);
+    sanitize_message(&sb, in, sizeof in - 1, 0);
+    assert_string_equal(sb.buf, want);
+    /* Safe text stays as it is. */
+    struct strbuf again;
+    sb_init(&again);
+    sanitize_message(&again, sb.buf, sb.len, 0);
+    assert_string_equal(again.buf, want);
+    sb_free(&again);
+    sb_free(&sb);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    size_t w = san_fprintf(f, "dlqx: x:1: unknown key \"%s\"\n%s\n", "\x1b]0;T\x07\xc2\x9b" "2J",
+                           "\tnext\x9b");
+    fclose(f);
+    assert_int_equal(w, strlen(want));
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(buf, want, len);
+    free(buf);
+}
+
 static void test_c1_every_code_point(void **state)
 {
     (void)state;
@@ -834,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_random_output_is_safe),
         cmocka_unit_test(test_random_roundtrip),
         cmocka_unit_test(test_random_fit),
+        cmocka_unit_test(test_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

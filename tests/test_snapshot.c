@@ -234,6 +234,70 @@ static void test_reader_skips_bad_lines(void **state)
     fclose(f);
 }
 
+/* The record size limit: a line longer than the limit is named with its size and skipped
+ * (not read into memory), the lines after it are read, and a line of exactly the limit is a
+ * record. */
+static void test_reader_record_limit(void **state)
+{
+    const char text[] = "{\"queue\":\"a\"}\n"
+                        "{\"queue\":\"abcd\"}\r\n" /* 16 bytes, then \r: 17 */
+                        "{\"queue\":\"abc\"}\n"    /* 15 */
+                        "{\"queue\":\"abcd\"}\n"   /* 16: exactly the limit */
+                        "{\"queue\":\"abcdefgh\"}\n"
+                        "{\"queue\":\"b\"}\n"
+                        "{\"queue\":\"abcdefghijk\"}"; /* no final newline */
+    FILE *f = fmemopen((void *)(uintptr_t)text, sizeof text - 1, "r");
+    struct snapshot_reader r;
+    snapshot_reader_open(&r, f, "mem.jsonl");
+    assert_int_equal(r.max_record, SNAPSHOT_MAX_RECORD_DEFAULT);
+    r.max_record = 16;
+    const char *want_queue[] = {"a", NULL, "abc", "abcd", NULL, "b", NULL};
+    const char *want_err[] = {NULL,
+                              "mem.jsonl:2: a record of 17 bytes is over the record size "
+                              "limit (16 bytes;",
+                              NULL,
+                              NULL,
+                              "mem.jsonl:5: a record of 20 bytes",
+                              NULL,
+                              "mem.jsonl:7: a record of 23 bytes"};
+    for (int i = 0; i < 7; i++) {
+        struct message m;
+        struct error err;
+        error_clear(&err);
+        enum snapshot_rc rc = snapshot_read(&r, &m, &err);
+        assert_int_equal(r.line, i + 1);
+        if (want_queue[i]) {
+            assert_int_equal(rc, SNAP_RECORD);
+            assert_true(bytes_eq_cstr(&m.queue, want_queue[i]));
+        } else {
+            assert_int_equal(rc, SNAP_BAD_RECORD);
+            assert_int_equal(err.code, ST_ERANGE);
+            if (strncmp(err.msg, want_err[i], strlen(want_err[i])) != 0)
+                fail_msg("got \"%s\", want \"%s…\"", err.msg, want_err[i]);
+        }
+        message_free(&m);
+    }
+    struct message m;
+    assert_int_equal(snapshot_read(&r, &m, NULL), SNAP_EOF);
+    snapshot_reader_close(&r);
+    fclose(f);
+
+    size_t n = 0;
+    assert_true(snapshot_parse_size("64M", &n));
+    assert_int_equal(n, (size_t)64 << 20);
+    assert_true(snapshot_parse_size("1g", &n));
+    assert_int_equal(n, (size_t)1 << 30);
+    assert_true(snapshot_parse_size("100", &n));
+    assert_int_equal(n, 100);
+    assert_true(snapshot_parse_size("3K", &n));
+    assert_int_equal(n, 3072);
+    static const char *const bad[] = {
+        "", "0", "-1", "12Q", "1MB", " 1", "4G", "99999999999999999999", "K"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (snapshot_parse_size(bad[i], &n))
+            fail_msg("\"%s\" was taken as a size", bad[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_sample_files_round_trip),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_reader_skips_bad_lines),
+        cmocka_unit_test(test_reader_record_limit),
     };
     return cmocka_run_group_tests_name("snapshot", tests, NULL, NULL);
 }

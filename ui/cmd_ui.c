@@ -20,6 +20,7 @@
 #include "mgmt.h"
 #include "term.h"
 #include "util.h"
+#include "sanitize.h"
 
 static int saved_stderr = -1;
 static FILE *captured;
@@ -84,10 +85,15 @@ static void release_stderr(void)
     close(saved_stderr);
     saved_stderr = -1;
     rewind(captured);
+    /* Read whole, then sanitized in one piece: a chunk boundary must not cut a code point. */
+    struct strbuf all;
+    sb_init(&all);
     char buf[4096];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, captured)) > 0)
-        fwrite(buf, 1, n, stderr);
+        sb_add(&all, buf, n);
+    san_fwrite(stderr, all.buf, all.len);
+    sb_free(&all);
     fclose(captured);
     captured = NULL;
 }
@@ -106,7 +112,7 @@ static void load_queues(struct app *a)
 static void usage(FILE *to)
 {
     fputs("usage: dlqx [--ascii] [BROKER OPTIONS] [QUEUE...]\n"
-          "       dlqx open [--ascii] FILE...\n"
+          "       dlqx open [--ascii] [--max-record-size SIZE] FILE...\n"
           "keys: ? in the program; see dlqx(1)\n",
           to);
 }
@@ -140,7 +146,14 @@ int cmd_ui(int argc, char **argv, bool open_files)
             if (r > 0)
                 continue;
         }
-        if (strcmp(argv[i], "--ascii") == 0) {
+        int mr = open_files ? cli_max_record_option(argc, argv, &i) : 0;
+        if (mr < 0) {
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        if (mr > 0) {
+            continue;
+        } else if (strcmp(argv[i], "--ascii") == 0) {
             a.ascii = true;
         } else if (strcmp(argv[i], "--utf8") == 0) {
             a.ascii = false;
@@ -148,7 +161,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
             usage(stdout);
             goto out;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "dlqx: unknown option %s\n", argv[i]);
+            san_eprintf("dlqx: unknown option %s\n", argv[i]);
             usage(stderr);
             rc = EXIT_USAGE;
             goto out;
@@ -204,7 +217,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
     if (!a.store) {
         struct error err;
         if (store_new(0, NULL, &a.store, &err) != ST_OK) {
-            fprintf(stderr, "dlqx: %s\n", err.msg);
+            san_eprintf("dlqx: %s\n", err.msg);
             rc = EXIT_IOERR;
             goto out;
         }

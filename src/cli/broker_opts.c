@@ -38,7 +38,7 @@ static const char *value(int argc, char **argv, int *i, const char *name)
     if (a[n] == '=')
         return a + n + 1;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "dlqx: %s needs a value\n", name);
+        san_eprintf("dlqx: %s needs a value\n", name);
         return NULL;
     }
     return argv[++*i];
@@ -152,8 +152,8 @@ static bool url_params(struct broker_opts *b, size_t i)
                 b->read_only = true;
         } else {
             char *masked = conn_mask_url(u);
-            fprintf(stderr, "dlqx: %s: unknown URL parameter \"%.*s\" (dlqx knows read_only=true)\n",
-                    masked, (int)(klen > 40 ? 40 : klen), p);
+            san_eprintf("dlqx: %s: unknown URL parameter \"%.*s\" (dlqx knows read_only=true)\n",
+                        masked, (int)(klen > 40 ? 40 : klen), p);
             free(masked);
             return false;
         }
@@ -268,10 +268,9 @@ bool broker_opts_finish(struct broker_opts *b)
         if (!getenv("DLQX_ALLOW_URL_PASSWORD")) {
             /* Allowed (RabbitMQ URIs carry them), but never shown: warn once. */
             char *masked = conn_mask_url(u);
-            fprintf(stderr,
-                    "dlqx: note: %s carries a password; prefer --password-file (a URL on the "
-                    "command line shows in ps)\n",
-                    masked);
+            san_eprintf("dlqx: note: %s carries a password; prefer --password-file (a URL on the "
+                        "command line shows in ps)\n",
+                        masked);
             free(masked);
         }
     }
@@ -289,12 +288,12 @@ bool broker_opts_finish(struct broker_opts *b)
     struct error err;
     if (b->password_file) {
         if (conn_read_password_file(b->password_file, &b->password, &err) != ST_OK) {
-            fprintf(stderr, "dlqx: %s\n", err.msg);
+            san_eprintf("dlqx: %s\n", err.msg);
             return false;
         }
     } else if (b->ask_password) {
         if (conn_prompt_password("password: ", &b->password, &err) != ST_OK) {
-            fprintf(stderr, "dlqx: %s\n", err.msg);
+            san_eprintf("dlqx: %s\n", err.msg);
             return false;
         }
     }
@@ -351,13 +350,13 @@ struct conn *broker_connect(const struct broker_opts *b, int *exit_code)
     struct error err;
     error_clear(&err);
     if (conn_open(&o, &c, &kind, &err) != ST_OK) {
-        fprintf(stderr, "dlqx: %s\n", err.msg);
+        san_eprintf("dlqx: %s\n", err.msg);
         *exit_code = broker_exit_code(kind);
         return NULL;
     }
     enum conn_err k2;
     if (conn_channel_open(c, 1, &k2, &err) != ST_OK) {
-        fprintf(stderr, "dlqx: %s\n", err.msg);
+        san_eprintf("dlqx: %s\n", err.msg);
         *exit_code = broker_exit_code(k2);
         conn_close(c);
         return NULL;

@@ -19,6 +19,7 @@ enum exit_code {
     EXIT_USAGE = 2,
     EXIT_DATAERR = 65, /* one or more records were malformed and skipped */
     EXIT_NOINPUT = 66, /* an input file could not be opened */
+    EXIT_OSERR = 71,   /* out of memory (EX_OSERR; util.c's allocators exit with it too) */
     EXIT_IOERR = 74,   /* a read or write failed */
 };
 
@@ -31,6 +32,8 @@ struct cli_inputs {
     long bad_records;
     bool open_failed;
     bool io_failed;
+    bool out_of_memory; /* a record could not be held (it was skipped; the others were read) */
+    bool bad_limit;     /* DLQX_MAX_RECORD is not a size: nothing was read */
 };
 
 /* Reads every file in files (or stdin for none or "-"), calling fn per record; malformed
@@ -38,6 +41,12 @@ struct cli_inputs {
 void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats);
 int cli_exit_code(const struct cli_inputs *stats);
+
+/* --max-record-size SIZE (or =SIZE) at argv[*i], for decode, tree, cat and open: sets the
+ * record size limit of every snapshot reader (snapshot_set_max_record) and moves *i past its
+ * value. 1: it was that option; 0: it was not; -1: its value is not a size (the error is
+ * printed: exit with EXIT_USAGE). */
+int cli_max_record_option(int argc, char **argv, int *i);
 
 int cmd_decode(int argc, char **argv);
 int cmd_tree(int argc, char **argv);

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "redact.h"
+#include "sanitize.h"
 #include "snapshot.h"
 
 struct cat_ctx {
@@ -106,6 +107,13 @@ int cmd_cat(int argc, char **argv)
         }
         if (a[0] != '-' || strcmp(a, "-") == 0)
             break;
+        int mr = cli_max_record_option(argc, argv, &first);
+        if (mr < 0) {
+            rc = EXIT_USAGE;
+            goto out;
+        }
+        if (mr > 0)
+            continue;
         if (strcmp(a, "--redact") == 0 || strncmp(a, "--redact=", 9) == 0) {
             const char *field = a[8] == '=' ? a + 9 : (first + 1 < argc ? argv[++first] : "");
             struct error err;

@@ -171,7 +171,7 @@ int cmd_decode(int argc, char **argv)
     memset(&ctx, 0, sizeof ctx);
     ctx.format = FORMAT_JSON;
     bool tty = isatty(STDOUT_FILENO);
-    int ascii = -1, fo;
+    int ascii = -1, fo, mr;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -193,13 +193,18 @@ int cmd_decode(int argc, char **argv)
         } else if ((fo = cli_filter_option("decode", argc, argv, &i, &ctx.filter)) != 0) {
             if (fo < 0)
                 return EXIT_USAGE;
+        } else if ((mr = cli_max_record_option(argc, argv, &i)) != 0) {
+            if (mr < 0) {
+                filter_free(ctx.filter);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(a, "--ascii") == 0) {
             ascii = 1;
         } else if (strcmp(a, "--utf8") == 0) {
             ascii = 0;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            puts("usage: dlqx decode [--format json|table] [--filter EXPR] [--ascii|--utf8] "
-                 "[FILE...|-]");
+            puts("usage: dlqx decode [--format json|table] [--filter EXPR] [--ascii|--utf8]\n"
+                 "                   [--max-record-size SIZE] [FILE...|-]");
             filter_free(ctx.filter);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {

@@ -39,7 +39,8 @@ static bool add(struct message *m, bool *keep, void *vctx)
 
 static void usage(FILE *to)
 {
-    fputs("usage: dlqx groups [--json] [--filter EXPR] [--ascii|--utf8] [FILE...|-]\n", to);
+    fputs("usage: dlqx groups [--json] [--filter EXPR] [--ascii|--utf8] [--max-record-size SIZE]\n"
+          "                   [FILE...|-]\n", to);
 }
 
 /* Arrivals per hour between the first and the last; < 0 when there is no span to measure. */
@@ -154,7 +155,7 @@ static void table(const struct groups *g, unsigned flags)
 int cmd_groups(int argc, char **argv)
 {
     struct filter *filter = NULL;
-    int fo;
+    int fo, mr;
     bool json = false;
     int ascii = -1, i = 1;
     for (; i < argc; i++) {
@@ -166,6 +167,11 @@ int cmd_groups(int argc, char **argv)
         if ((fo = cli_filter_option("groups", argc, argv, &i, &filter)) != 0) {
             if (fo < 0)
                 return EXIT_USAGE;
+        } else if ((mr = cli_max_record_option(argc, argv, &i)) != 0) {
+            if (mr < 0) {
+                filter_free(filter);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(a, "--json") == 0) {
             json = true;
         } else if (strcmp(a, "--utf8") == 0 || strcmp(a, "--ascii") == 0) {

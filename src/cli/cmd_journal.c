@@ -245,8 +245,8 @@ int cmd_journal(int argc, char **argv)
             struct strbuf sb;
             sb_init(&sb);
             sanitize_append(&sb, a, strlen(a), 0);
-            fprintf(stderr, "dlqx journal: %s %s (see dlqx journal --help)\n",
-                    a[0] == '-' ? "unknown option" : "unexpected argument", sb.buf);
+            san_eprintf("dlqx journal: %s %s (see dlqx journal --help)\n",
+                        a[0] == '-' ? "unknown option" : "unexpected argument", sb.buf);
             sb_free(&sb);
             broker_opts_free(&b);
             return EXIT_USAGE;
@@ -295,8 +295,8 @@ int cmd_journal(int argc, char **argv)
                         &intents, &sum, &rep, &err);
     int rc = EXIT_OK;
     if (st == ST_ENOTFOUND) {
-        fprintf(stderr, "dlqx: no journal at %s (nothing has been written to a broker yet)\n",
-                shown.buf);
+        san_eprintf("dlqx: no journal at %s (nothing has been written to a broker yet)\n",
+                    shown.buf);
         rc = pending ? EXIT_OK : EXIT_NOINPUT;
         goto out;
     }
@@ -304,7 +304,7 @@ int cmd_journal(int argc, char **argv)
         struct strbuf m;
         sb_init(&m);
         sanitize_append(&m, err.msg, strlen(err.msg), san);
-        fprintf(stderr, "dlqx: %s\n", m.buf);
+        san_eprintf("dlqx: %s\n", m.buf);
         sb_free(&m);
         rc = EXIT_IOERR;
         goto out;
@@ -320,27 +320,26 @@ int cmd_journal(int argc, char **argv)
         goto out;
     }
     if (rep.torn_tail)
-        fprintf(stderr,
-                "dlqx: %s: the last line is incomplete (a write cut short, as by a crash) and "
-                "was skipped\n",
-                shown.buf);
+        san_eprintf("dlqx: %s: the last line is incomplete (a write cut short, as by a crash) and "
+                    "was skipped\n",
+                    shown.buf);
     if (rep.malformed)
-        fprintf(stderr, "dlqx: %s: %llu malformed %s skipped (the first is line %llu)\n", shown.buf,
-                (unsigned long long)rep.malformed, plural(rep.malformed, "line", "lines"),
-                (unsigned long long)rep.first_malformed_line);
+        san_eprintf("dlqx: %s: %llu malformed %s skipped (the first is line %llu)\n", shown.buf,
+                    (unsigned long long)rep.malformed, plural(rep.malformed, "line", "lines"),
+                    (unsigned long long)rep.first_malformed_line);
     if (run && !sum.runs && !sum.intents) {
         struct strbuf r;
         sb_init(&r);
         sanitize_append(&r, run, strlen(run), san);
-        fprintf(stderr, "dlqx: no run %s in %s\n", r.buf, shown.buf);
+        san_eprintf("dlqx: no run %s in %s\n", r.buf, shown.buf);
         sb_free(&r);
         rc = EXIT_NOMATCH;
         goto out;
     }
-    fprintf(stderr, "dlqx: %s: %llu %s, %llu %s, %llu pending\n", shown.buf,
-            (unsigned long long)sum.runs, plural(sum.runs, "run", "runs"),
-            (unsigned long long)sum.intents, plural(sum.intents, "intent", "intents"),
-            (unsigned long long)sum.pending);
+    san_eprintf("dlqx: %s: %llu %s, %llu %s, %llu pending\n", shown.buf,
+                (unsigned long long)sum.runs, plural(sum.runs, "run", "runs"),
+                (unsigned long long)sum.intents, plural(sum.intents, "intent", "intents"),
+                (unsigned long long)sum.pending);
     /* --pending answers one question, is any copy in doubt: 3 or 0. What was skipped is
      * reported above; a line cut short is never an intent whose copy was sent (the publish
      * waits for the intent's fsync). */

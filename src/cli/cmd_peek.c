@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "peek.h"
 #include "safefile.h"
+#include "sanitize.h"
 #include "snapshot.h"
 
 struct peek_cli {
@@ -109,13 +110,13 @@ int cmd_peek(int argc, char **argv)
             usage(stdout);
             goto out;
         } else if (a[0] == '-') {
-            fprintf(stderr, "dlqx peek: unknown option %s\n", a);
+            san_eprintf("dlqx peek: unknown option %s\n", a);
             rc = EXIT_USAGE;
             goto out;
         } else if (!po.queue) {
             po.queue = a;
         } else {
-            fprintf(stderr, "dlqx peek: one queue at a time (got %s and %s)\n", po.queue, a);
+            san_eprintf("dlqx peek: one queue at a time (got %s and %s)\n", po.queue, a);
             rc = EXIT_USAGE;
             goto out;
         }
@@ -166,32 +167,32 @@ int cmd_peek(int argc, char **argv)
     struct error err;
     error_clear(&err);
     if (conn_queue_inspect(c, 1, po.queue, &ready, &consumers, &kind, &err) != ST_OK) {
-        fprintf(stderr, "dlqx: %s\n", err.msg);
+        san_eprintf("dlqx: %s\n", err.msg);
         rc = broker_exit_code(kind);
         goto done;
     }
     struct strbuf plan;
     sb_init(&plan);
     peek_plan(&po, ready, consumers, &plan);
-    fprintf(stderr, "dlqx: %s on %s: %s\n", po.queue, conn_display_url(c), plan.buf);
+    san_eprintf("dlqx: %s on %s: %s\n", po.queue, conn_display_url(c), plan.buf);
     sb_free(&plan);
 
     if (peek_run(c, &po, &rep, &kind, &err) != ST_OK) {
-        fprintf(stderr, "dlqx: %s\n", err.msg);
+        san_eprintf("dlqx: %s\n", err.msg);
         rc = broker_exit_code(kind);
         goto done;
     }
     peek_ran = true;
     if (ctx.show_progress)
         fputc('\n', stderr);
-    fprintf(stderr, "dlqx: %s: %s in %.2f s", po.queue, rep.detail, rep.seconds);
+    san_eprintf("dlqx: %s: %s in %.2f s", po.queue, rep.detail, rep.seconds);
     if (rep.seconds > 0 && rep.fetched)
         fprintf(stderr, " (%.0f msg/s)", (double)rep.fetched / rep.seconds);
     fputc('\n', stderr);
     if (rep.have_after)
-        fprintf(stderr, "dlqx: %s: %u ready before, %u after%s\n", po.queue, rep.ready_before,
-                rep.ready_after,
-                rep.arrived_during ? " (new messages arrived during the peek)" : "");
+        san_eprintf("dlqx: %s: %u ready before, %u after%s\n", po.queue, rep.ready_before,
+                    rep.ready_after,
+                    rep.arrived_during ? " (new messages arrived during the peek)" : "");
     if (rep.kind == QK_QUORUM && rep.max_delivery_count >= 0)
         fprintf(stderr, "dlqx: %s: the highest x-delivery-count seen was %lld\n", po.queue,
                 (long long)rep.max_delivery_count);

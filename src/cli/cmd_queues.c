@@ -64,7 +64,7 @@ struct mgmt *broker_mgmt(const struct broker_opts *b, int *exit_code)
     struct error err;
     error_clear(&err);
     if (mgmt_open(&cfg, &m, &err) != ST_OK) {
-        fprintf(stderr, "dlqx: %s\n", err.msg);
+        san_eprintf("dlqx: %s\n", err.msg);
         *exit_code = EXIT_USAGE;
     }
     free(user);
@@ -162,28 +162,27 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
     if (mgmt_list_queues(m, vhost, &qs, &nq, &err) != ST_OK ||
         mgmt_list_exchanges(m, vhost, &xs, &nx, &err) != ST_OK ||
         mgmt_list_bindings(m, vhost, &bs, &nb, &err) != ST_OK) {
-        fprintf(stderr, "dlqx: %s\n", err.msg);
+        san_eprintf("dlqx: %s\n", err.msg);
         rc = broker_mgmt_exit(mgmt_last_error(m));
         goto out;
     }
     struct dlq_input in = {qs, nq, xs, nx, bs, nb};
     struct dlq_report rep;
     if (dlqfind_run(&in, &rep, &err) != ST_OK) {
-        fprintf(stderr, "dlqx: %s\n", err.msg);
+        san_eprintf("dlqx: %s\n", err.msg);
         rc = EXIT_PROTOCOL;
         goto out;
     }
     bool exact = false, amqp_failed = false;
     exact_counts(b, &rep, all, names, n_names, &exact, &amqp_failed);
-    fprintf(stderr,
-            "dlqx: management API at %s: %zu queues in vhost %s, %zu dead-letter queues%s; "
-            "counts %s\n",
-            mgmt_display_url(m), nq, vhost, rep.n_dlq,
-            rep.n_warn ? ", and queues that lose their dead letters (see below)" : "",
-            exact         ? "exact (passive declare)"
-            : amqp_failed ? "from the management API (they lag a few seconds): the AMQP "
-                            "connection failed (above), so peek and replay would too"
-                          : "from the management API (they lag a few seconds)");
+    san_eprintf("dlqx: management API at %s: %zu queues in vhost %s, %zu dead-letter queues%s; "
+                "counts %s\n",
+                mgmt_display_url(m), nq, vhost, rep.n_dlq,
+                rep.n_warn ? ", and queues that lose their dead letters (see below)" : "",
+                exact         ? "exact (passive declare)"
+                : amqp_failed ? "from the management API (they lag a few seconds): the AMQP "
+                                "connection failed (above), so peek and replay would too"
+                              : "from the management API (they lag a few seconds)");
     struct strbuf sb;
     sb_init(&sb);
     if (!json) {
@@ -301,10 +300,9 @@ static int without_mgmt(const struct broker_opts *b, char **names, int n, bool j
     struct conn *c = broker_connect(b, &rc);
     if (!c)
         return rc;
-    fprintf(stderr,
-            "dlqx: no management API: the queues named, with their depth from a passive "
-            "declare on %s (types and policies unknown)\n",
-            conn_display_url(c));
+    san_eprintf("dlqx: no management API: the queues named, with their depth from a passive "
+                "declare on %s (types and policies unknown)\n",
+                conn_display_url(c));
     struct strbuf sb;
     sb_init(&sb);
     if (!json) {
@@ -317,7 +315,7 @@ static int without_mgmt(const struct broker_opts *b, char **names, int n, bool j
         enum conn_err kind;
         struct error err;
         if (conn_queue_inspect(c, 1, names[i], &ready, &consumers, &kind, &err) != ST_OK) {
-            fprintf(stderr, "dlqx: %s\n", err.msg);
+            san_eprintf("dlqx: %s\n", err.msg);
             rc = broker_exit_code(kind);
             if (!conn_alive(c))
                 break;
@@ -374,7 +372,7 @@ int cmd_queues(int argc, char **argv)
                  "                   [--password-file FILE] [--no-mgmt]");
             goto out;
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "dlqx queues: unknown option %s\n", argv[i]);
+            san_eprintf("dlqx queues: unknown option %s\n", argv[i]);
             rc = EXIT_USAGE;
             goto out;
         } else {
@@ -445,8 +443,8 @@ void broker_queue_info(const struct broker_opts *b, const char *queue, struct pe
         mgmt_queues_free(&qs, &n);
         json_decref(arr);
     } else if (err.msg[0]) {
-        fprintf(stderr, "dlqx: the management API did not say what %s is (%s); going on without it\n",
-                queue, err.msg);
+        san_eprintf("dlqx: the management API did not say what %s is (%s); going on without it\n",
+                    queue, err.msg);
     }
     json_decref(resp);
     free(path);

@@ -73,7 +73,7 @@ static bool read_file(const char *path, struct bytes *out)
 {
     if (bytes_read_file(path, 0, out) == 0)
         return true;
-    fprintf(stderr, "dlqx: cannot read %s: %s\n", path, strerror(errno));
+    san_eprintf("dlqx: cannot read %s: %s\n", path, strerror(errno));
     return false;
 }
 
@@ -90,8 +90,8 @@ static int parse(struct rcli *x, int argc, char **argv)
         bool more = i + 1 < argc;
         if (strcmp(a, "--id") == 0 && more) {
             if (x->n_ids == RCLI_MAX_IDS) {
-                fprintf(stderr, "dlqx %s: at most %d --id (use --filter or --snapshot)\n", x->cmd,
-                        RCLI_MAX_IDS);
+                san_eprintf("dlqx %s: at most %d --id (use --filter or --snapshot)\n", x->cmd,
+                            RCLI_MAX_IDS);
                 return EXIT_USAGE;
             }
             x->ids[x->n_ids++] = argv[++i];
@@ -113,13 +113,13 @@ static int parse(struct rcli *x, int argc, char **argv)
             x->all = true;
         } else if (strcmp(a, "--with") == 0 && more && !x->is_delete) {
             if (x->n_changes == RCLI_MAX_WITH) {
-                fprintf(stderr, "dlqx %s: at most %d --with\n", x->cmd, RCLI_MAX_WITH);
+                san_eprintf("dlqx %s: at most %d --with\n", x->cmd, RCLI_MAX_WITH);
                 return EXIT_USAGE;
             }
             struct error err;
             size_t k = x->n_changes;
             if (env_change_parse(argv[++i], &x->changes[k], &x->change_vals[k], &err) != ST_OK) {
-                fprintf(stderr, "dlqx %s: --with %s: %s\n", x->cmd, argv[i], err.msg);
+                san_eprintf("dlqx %s: --with %s: %s\n", x->cmd, argv[i], err.msg);
                 return EXIT_USAGE;
             }
             x->n_changes++;
@@ -134,10 +134,9 @@ static int parse(struct rcli *x, int argc, char **argv)
             const char *colon = strchr(v, ':');
             free(x->to_store);
             if (!colon) {
-                fprintf(stderr,
-                        "dlqx %s: --to takes EXCHANGE:ROUTING_KEY (\":orders\" is the default "
-                        "exchange to queue orders)\n",
-                        x->cmd);
+                san_eprintf("dlqx %s: --to takes EXCHANGE:ROUTING_KEY (\":orders\" is the default "
+                            "exchange to queue orders)\n",
+                            x->cmd);
                 return EXIT_USAGE;
             }
             x->to_store = xstrdup(v);
@@ -165,7 +164,7 @@ static int parse(struct rcli *x, int argc, char **argv)
             x->force = true;
         } else if (strcmp(a, "--rate") == 0 && more) {
             if (!number(argv[++i], &x->rate)) {
-                fprintf(stderr, "dlqx %s: --rate takes messages per second\n", x->cmd);
+                san_eprintf("dlqx %s: --rate takes messages per second\n", x->cmd);
                 return EXIT_USAGE;
             }
         } else if (strcmp(a, "--ramp") == 0 && more) {
@@ -178,14 +177,14 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--window") == 0 && more) {
             double w;
             if (!number(argv[++i], &w) || w < 1 || w > 65535) {
-                fprintf(stderr, "dlqx %s: --window takes 1 to 65535\n", x->cmd);
+                san_eprintf("dlqx %s: --window takes 1 to 65535\n", x->cmd);
                 return EXIT_USAGE;
             }
             x->window = (uint32_t)w;
         } else if (strncmp(a, "--canary", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
             double s = 10;
             if (a[8] == '=' && (!number(a + 9, &s) || s <= 0)) {
-                fprintf(stderr, "dlqx %s: --canary=SECONDS\n", x->cmd);
+                san_eprintf("dlqx %s: --canary=SECONDS\n", x->cmd);
                 return EXIT_USAGE;
             }
             x->canary_ms = (int)(s * 1000);
@@ -196,7 +195,7 @@ static int parse(struct rcli *x, int argc, char **argv)
         } else if (strcmp(a, "--type") == 0 && more) {
             x->type_given = true;
             if (!queue_kind_parse(argv[++i], &x->kind)) {
-                fprintf(stderr, "dlqx %s: --type is classic, quorum or stream\n", x->cmd);
+                san_eprintf("dlqx %s: --type is classic, quorum or stream\n", x->cmd);
                 return EXIT_USAGE;
             }
         } else if (strcmp(a, "--delivery-limit") == 0 && more) {
@@ -206,13 +205,12 @@ static int parse(struct rcli *x, int argc, char **argv)
             usage(x->cmd, stdout);
             return -1;
         } else if (a[0] == '-') {
-            fprintf(stderr, "dlqx %s: unknown option %s (or it needs a value)\n", x->cmd, a);
+            san_eprintf("dlqx %s: unknown option %s (or it needs a value)\n", x->cmd, a);
             return EXIT_USAGE;
         } else if (!x->queue) {
             x->queue = a;
         } else {
-            fprintf(stderr, "dlqx %s: one queue at a time (got %s and %s)\n", x->cmd, x->queue,
-                    a);
+            san_eprintf("dlqx %s: one queue at a time (got %s and %s)\n", x->cmd, x->queue, a);
             return EXIT_USAGE;
         }
     }
@@ -229,7 +227,7 @@ static int parse(struct rcli *x, int argc, char **argv)
     if (x->filter_expr) {
         struct error err;
         if (filter_compile(x->filter_expr, &x->filter, &err) != ST_OK) {
-            fprintf(stderr, "dlqx %s: --filter: %s\n", x->cmd, err.msg);
+            san_eprintf("dlqx %s: --filter: %s\n", x->cmd, err.msg);
             return EXIT_USAGE;
         }
         /* A field term one typo away is a search: say so before anything is confirmed. */
@@ -271,15 +269,13 @@ static int parse(struct rcli *x, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (x->edit && !x->snapshot) {
-        fprintf(stderr, "dlqx %s: --edit needs --snapshot FILE (the body to start from)\n",
-                x->cmd);
+        san_eprintf("dlqx %s: --edit needs --snapshot FILE (the body to start from)\n", x->cmd);
         return EXIT_USAGE;
     }
     if (x->dry_run && !x->snapshot) {
-        fprintf(stderr,
-                "dlqx %s: a dry run reads nothing from the queue — not even a requeue — so it "
-                "plans from a snapshot: dlqx peek %s -o FILE, then --snapshot FILE --dry-run\n",
-                x->cmd, x->queue);
+        san_eprintf("dlqx %s: a dry run reads nothing from the queue — not even a requeue — so it "
+                    "plans from a snapshot: dlqx peek %s -o FILE, then --snapshot FILE --dry-run\n",
+                    x->cmd, x->queue);
         return EXIT_USAGE;
     }
     if (x->body_file && !read_file(x->body_file, &x->body))
@@ -358,7 +354,9 @@ static void outcome_cb(void *vctx, uint64_t seq, uint64_t position, const struct
     sanitize_append(&sb, old_id->data, old_id->len, 0);
     sb_adds(&sb, ": ");
     sanitize_append(&sb, reason ? reason : "", reason ? strlen(reason) : 0, 0);
-    fprintf(stderr, "dlqx: %s\n", sb.buf);
+    if (c->tty) /* the progress line goes first; the escape is ours, not the message's */
+        fputs("\r\033[K", stderr);
+    san_eprintf("dlqx: %s\n", sb.buf);
     sb_free(&sb);
 }
 
@@ -383,7 +381,7 @@ static int ask(const char *question)
 
 static bool edit_retry(void *ctx, const char *why)
 {
-    fprintf(stderr, "dlqx: the edited body is not valid: %s\n", why);
+    san_eprintf("dlqx: the edited body is not valid: %s\n", why);
     return ask("Edit it again?") == 1;
 }
 
@@ -426,28 +424,26 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
         struct strbuf sb;
         sb_init(&sb);
         sanitize_append(&sb, r->detail, strlen(r->detail), 0);
-        fprintf(stderr, "dlqx %s: %s in %.2f s\n", x->cmd, sb.buf, r->seconds);
+        san_eprintf("dlqx %s: %s in %.2f s\n", x->cmd, sb.buf, r->seconds);
         for (size_t i = 0; i < r->n_reasons; i++) {
             sb_reset(&sb);
             sanitize_append(&sb, r->reasons[i].text, strlen(r->reasons[i].text), 0);
-            fprintf(stderr, "dlqx %s:   %llu × %s\n", x->cmd,
-                    (unsigned long long)r->reasons[i].n, sb.buf);
+            san_eprintf("dlqx %s:   %llu × %s\n", x->cmd, (unsigned long long)r->reasons[i].n,
+                        sb.buf);
         }
         sb_free(&sb);
         if (missing)
-            fprintf(stderr,
-                    "dlqx %s: %zu planned dead letters were not in the queue (replayed or "
-                    "removed since the snapshot?)\n",
-                    x->cmd, missing);
+            san_eprintf("dlqx %s: %zu planned dead letters were not in the queue (replayed or "
+                        "removed since the snapshot?)\n",
+                        x->cmd, missing);
         if (r->have_after)
-            fprintf(stderr, "dlqx %s: %u ready before, %u after\n", x->cmd, r->ready_before,
-                    r->ready_after);
-        fprintf(stderr, "dlqx %s: journal %s, run %s\n", x->cmd, journal, r->run_id);
+            san_eprintf("dlqx %s: %u ready before, %u after\n", x->cmd, r->ready_before,
+                        r->ready_after);
+        san_eprintf("dlqx %s: journal %s, run %s\n", x->cmd, journal, r->run_id);
         if (r->unknown)
-            fprintf(stderr,
-                    "dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): "
-                    "dlqx journal --pending\n",
-                    x->cmd, (unsigned long long)r->unknown);
+            san_eprintf("dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): "
+                        "dlqx journal --pending\n",
+                        x->cmd, (unsigned long long)r->unknown);
     }
     if (r->end == RE_CANARY)
         return EXIT_CANARY;
@@ -568,10 +564,9 @@ static int run(struct rcli *x)
     char *jpath = NULL;
     x->now_ms = clock_now_ms();
     if (x->b.read_only && !x->dry_run) {
-        fprintf(stderr,
-                "dlqx %s: this connection is read-only (--read-only, DLQX_READ_ONLY or "
-                "read_only=true on the URL): nothing was written\n",
-                x->cmd);
+        san_eprintf("dlqx %s: this connection is read-only (--read-only, DLQX_READ_ONLY or "
+                    "read_only=true on the URL): nothing was written\n",
+                    x->cmd);
         return EXIT_READ_ONLY;
     }
     if (x->snapshot) {
@@ -582,9 +577,9 @@ static int run(struct rcli *x)
         }
         if (x->edit) {
             if (p->n_examples != 1 || p->selected != 1) {
-                fprintf(stderr, "dlqx %s: --edit works on one dead letter; the selection has "
-                                "%llu\n",
-                        x->cmd, (unsigned long long)p->selected);
+                san_eprintf("dlqx %s: --edit works on one dead letter; the selection has "
+                            "%llu\n",
+                            x->cmd, (unsigned long long)p->selected);
                 rc = EXIT_USAGE;
                 goto out;
             }
@@ -592,7 +587,7 @@ static int run(struct rcli *x)
             const struct message *m = &p->examples[0];
             if (editor_edit(&m->body, props_string(&m->props, PROP_content_type), edit_retry,
                             NULL, &x->body, &err) != ST_OK) {
-                fprintf(stderr, "dlqx %s: %s\n", x->cmd, err.msg);
+                san_eprintf("dlqx %s: %s\n", x->cmd, err.msg);
                 rc = EXIT_USAGE;
                 goto out;
             }
@@ -641,7 +636,7 @@ static int run(struct rcli *x)
             goto out;
         }
         if (p->sendable == 0) {
-            fprintf(stderr, "dlqx %s: nothing to do\n", x->cmd);
+            san_eprintf("dlqx %s: nothing to do\n", x->cmd);
             rc = p->selected ? EXIT_KEPT : EXIT_NOMATCH;
             goto out;
         }
@@ -663,12 +658,12 @@ static int run(struct rcli *x)
                      x->queue, x->all ? "all of them" : x->filter_expr ? x->filter_expr : "by id");
         int yes = ask(q);
         if (yes < 0) {
-            fprintf(stderr, "dlqx %s: no terminal to ask: give --yes to write\n", x->cmd);
+            san_eprintf("dlqx %s: no terminal to ask: give --yes to write\n", x->cmd);
             rc = EXIT_USAGE;
             goto out;
         }
         if (!yes) {
-            fprintf(stderr, "dlqx %s: nothing was sent\n", x->cmd);
+            san_eprintf("dlqx %s: nothing was sent\n", x->cmd);
             rc = EXIT_DECLINED;
             goto out;
         }
@@ -677,7 +672,7 @@ static int run(struct rcli *x)
     struct error err;
     error_clear(&err);
     if (journal_open(jpath, &j, &err) != ST_OK) {
-        fprintf(stderr, "dlqx %s: %s: nothing was sent\n", x->cmd, err.msg);
+        san_eprintf("dlqx %s: %s: nothing was sent\n", x->cmd, err.msg);
         rc = EXIT_IOERR;
         goto out;
     }
@@ -728,7 +723,7 @@ static int run(struct rcli *x)
     if (ctx.tty)
         fputs("\r\033[K", stderr);
     if (st != ST_OK) {
-        fprintf(stderr, "dlqx %s: %s\n", x->cmd, err.msg);
+        san_eprintf("dlqx %s: %s\n", x->cmd, err.msg);
         rc = broker_exit_code(kind);
         if (rc == EXIT_OK)
             rc = EXIT_IOERR;

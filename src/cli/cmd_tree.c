@@ -144,7 +144,12 @@ int cmd_tree(int argc, char **argv)
             i++;
             break;
         }
-        if (strcmp(a, "--json") == 0) {
+        int mr = cli_max_record_option(argc, argv, &i);
+        if (mr < 0)
+            return EXIT_USAGE;
+        if (mr > 0) {
+            continue;
+        } else if (strcmp(a, "--json") == 0) {
             json = true;
         } else if (strcmp(a, "--ascii") == 0) {
             ascii = 1;
@@ -208,7 +213,7 @@ int cmd_tree(int argc, char **argv)
     struct error err;
     int rc = cli_exit_code(&stats);
     if (tree_build(&f, msgs, ctx.n, &err) != ST_OK) {
-        fprintf(stderr, "dlqx tree: %s\n", err.msg);
+        san_eprintf("dlqx tree: %s\n", err.msg);
         rc = EXIT_DATAERR;
         goto out;
     }
@@ -222,7 +227,7 @@ int cmd_tree(int argc, char **argv)
             struct strbuf shown;
             sb_init(&shown);
             sanitize_append(&shown, of, strlen(of), ctx.san_flags);
-            fprintf(stderr, "dlqx tree: no message or cause has the id %s\n", shown.buf);
+            san_eprintf("dlqx tree: no message or cause has the id %s\n", shown.buf);
             sb_free(&shown);
             if (rc == EXIT_OK)
                 rc = EXIT_NOMATCH;

@@ -3,9 +3,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sanitize.h"
 #include "snapshot.h"
 
 static void sanitize_name(const char *in, char *out, size_t cap)
@@ -36,12 +38,14 @@ static bool read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx,
         if (rc == SNAP_EOF)
             break;
         if (rc == SNAP_IO_ERROR) {
-            fprintf(stderr, "dlqx: %s\n", err.msg);
+            san_eprintf("dlqx: %s\n", err.msg);
             stats->io_failed = true;
             break;
         }
         if (rc == SNAP_BAD_RECORD) {
-            fprintf(stderr, "dlqx: %s (record skipped)\n", err.msg);
+            san_eprintf("dlqx: %s (record skipped)\n", err.msg);
+            if (err.code == ST_ENOMEM)
+                stats->out_of_memory = true;
             stats->bad_records++;
             message_free(&m);
             continue;
@@ -62,6 +66,15 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats)
 {
     memset(stats, 0, sizeof *stats);
+    const char *env = getenv("DLQX_MAX_RECORD");
+    size_t limit;
+    if (env && *env && !snapshot_parse_size(env, &limit)) {
+        san_eprintf("dlqx: DLQX_MAX_RECORD: \"%s\" is not a size (a number of bytes, or with K, "
+                    "M or G: 64M)\n",
+                    env);
+        stats->bad_limit = true;
+        return;
+    }
     if (nfiles == 0) {
         read_one(stdin, "(stdin)", fn, ctx, stats);
         return;
@@ -76,7 +89,7 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
         }
         FILE *f = fopen(files[i], "rb");
         if (!f) {
-            fprintf(stderr, "dlqx: cannot open %s: %s\n", shown, strerror(errno));
+            san_eprintf("dlqx: cannot open %s: %s\n", shown, strerror(errno));
             stats->open_failed = true;
             continue;
         }
@@ -89,6 +102,10 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
 
 int cli_exit_code(const struct cli_inputs *stats)
 {
+    if (stats->bad_limit)
+        return EXIT_USAGE;
+    if (stats->out_of_memory)
+        return EXIT_OSERR;
     if (stats->io_failed)
         return EXIT_IOERR;
     if (stats->open_failed)
@@ -102,8 +119,26 @@ bool cli_flush_stdout(void)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         if (errno != EPIPE)
-            fprintf(stderr, "dlqx: write error: %s\n", strerror(errno));
+            san_eprintf("dlqx: write error: %s\n", strerror(errno));
         return false;
     }
     return true;
+}
+
+int cli_max_record_option(int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    static const char opt[] = "--max-record-size";
+    size_t n = sizeof opt - 1;
+    if (strncmp(a, opt, n) != 0 || (a[n] != '\0' && a[n] != '='))
+        return 0;
+    const char *v = a[n] == '=' ? a + n + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    size_t size;
+    if (!v || !snapshot_parse_size(v, &size)) {
+        san_eprintf("dlqx: --max-record-size takes a size: a number of bytes, or with K, M or G "
+                    "(64M, 1G; at most 4G - 2)\n");
+        return -1;
+    }
+    snapshot_set_max_record(size);
+    return 1;
 }

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cli.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: dlqx [BROKER OPTIONS] [QUEUE...]     the explorer: the broker's DLQs, or those queues\n"
@@ -25,7 +28,8 @@ static const char usage[] =
     "  groups [--json] [--filter EXPR] [FILE...|-]  the failure groups (fingerprint and type),\n"
     "                                             their keys for --group, first/last and rate\n"
     "  cat [FILE...|-]                            rewrite records in the canonical snapshot form\n"
-    "  queues [--json] [--all] [QUEUE...]         the dead-letter queues of a broker, their sources\n"
+    "  queues [--json] [--all] [QUEUE...]         the dead-letter queues of a broker, their "
+    "sources\n"
     "  peek QUEUE [--limit N] [-o FILE]           snapshot a live queue; it keeps every message,\n"
     "                                             in order (see dlqx peek --help)\n"
     "  replay QUEUE (--id ID|--filter EXPR|--group KEY|--all) [--with F=V]... [--reissue]\n"
@@ -46,17 +50,28 @@ static const char usage[] =
     "  DLQX_READ_ONLY=1     refuse every write (also --read-only, ?read_only=true on a URL)\n"
     "  DLQX_JOURNAL         the journal file (default ~/.local/state/dlqx/journal.jsonl)\n"
     "  DLQX_NOW             fix the clock (epoch milliseconds) for ages, as tests do\n"
+    "  DLQX_MAX_RECORD      the record size limit of snapshot files (default 64M; also\n"
+    "                       --max-record-size on decode, tree, cat and open)\n"
     "\n"
     "exit codes: 0 ok, 1 no such message (tree --of), 2 usage, 65 some records malformed\n"
-    "            (skipped), 66 input missing, 74 I/O error; broker: 10 unreachable, 11 login\n"
-    "            refused, 12 vhost, 13 TLS, 14 access refused, 15 no such queue, 16 peek stopped\n"
-    "            at the delivery limit, 17 connection lost, 18 snapshot incomplete, 19 protocol;\n"
+    "            (skipped), 66 input missing, 71 out of memory, 74 I/O error; broker: 10\n"
+    "            unreachable, 11 login refused, 12 vhost, 13 TLS, 14 access refused, 15 no such\n"
+    "            queue, 16 peek stopped at the delivery limit, 17 connection lost, 18 snapshot\n"
+    "            incomplete, 19 protocol;\n"
     "            writes: 20 some kept, 21 some outcomes unknown (see dlqx journal --pending),\n"
     "            22 the canary came back, 23 read-only, 24 declined at the confirmation\n";
+
+/* jansson allocates through xmalloc: out of memory in a parser is exit 71 with its message,
+ * never a NULL down a path that crashes (json_loadb did, on a 300 MB record). */
+static void *json_xmalloc(size_t n)
+{
+    return xmalloc(n);
+}
 
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
+    json_set_alloc_funcs(json_xmalloc, free);
     /* A closed pipe (dlqx decode | head) is a write error, not a signal death. */
     signal(SIGPIPE, SIG_IGN);
     if (argc < 2)

@@ -180,11 +180,11 @@ bool rcli_plan_build(struct rcli *x, struct rcli_plan *p)
     struct cli_inputs stats;
     char *files[1] = {(char *)(uintptr_t)x->snapshot};
     cli_read_inputs(files, 1, plan_record, &c, &stats);
-    if (stats.open_failed || stats.io_failed)
+    if (stats.open_failed || stats.io_failed || stats.bad_limit)
         return false;
     if (stats.bad_records)
-        fprintf(stderr, "dlqx %s: %ld malformed records in the snapshot were skipped\n", x->cmd,
-                stats.bad_records);
+        san_eprintf("dlqx %s: %ld malformed records in the snapshot were skipped\n", x->cmd,
+                    stats.bad_records);
     return true;
 }
 

@@ -63,12 +63,24 @@ for cmd in "$dir"/cases/*.cmd; do
     head -5 "$tmp/err"
     ok=0
   fi
-  # Whatever dlqx prints for people must never carry a raw control byte other than newline
-  # (a message must not be able to drive the terminal).
-  if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$tmp/out" "$tmp/err"; then
-    echo "FAIL $name: a raw control byte reached the output"
-    ok=0
-  fi
+  # Whatever dlqx prints for people — standard output and standard error alike — must never
+  # carry a raw control byte other than newline, a C1 control (U+0080-U+009F, which many
+  # terminals obey as ESC sequences) or bytes that are not UTF-8: a message must not be able
+  # to drive the terminal.
+  for stream in out err; do
+    if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" "$tmp/$stream"; then
+      echo "FAIL $name: a raw control byte reached standard $stream"
+      ok=0
+    fi
+    if LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$tmp/$stream"; then
+      echo "FAIL $name: a raw C1 control reached standard $stream"
+      ok=0
+    fi
+    if ! iconv -f UTF-8 -t UTF-8 "$tmp/$stream" >/dev/null 2>&1; then
+      echo "FAIL $name: standard $stream is not valid UTF-8"
+      ok=0
+    fi
+  done
   if [ $ok -eq 1 ]; then
     pass=$((pass + 1))
   else

@@ -1,0 +1,1 @@
+cat $FIXTURES/snapshots/hostile_errors.jsonl

@@ -1,0 +1,1 @@
+cat --max-record-size=1K $FIXTURES/snapshots/oversize.jsonl

@@ -1,0 +1,1 @@
+decode --max-record-size 12Q $FIXTURES/snapshots/oversize.jsonl

@@ -1,0 +1,1 @@
+decode $FIXTURES/snapshots/hostile_errors.jsonl

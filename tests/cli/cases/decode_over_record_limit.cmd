@@ -1,0 +1,1 @@
+decode --max-record-size 1K $FIXTURES/snapshots/oversize.jsonl

@@ -1,0 +1,1 @@
+tree --max-record-size 2066 $FIXTURES/snapshots/oversize.jsonl

@@ -1,0 +1,1 @@
+tree $FIXTURES/snapshots/hostile_errors.jsonl

@@ -1,0 +1,1 @@
+tree --max-record-size 2065 $FIXTURES/snapshots/oversize.jsonl
