@@ -78,6 +78,16 @@ static bool read_file(const char *path, struct bytes *out)
 }
 
 /* Parses the command line into x; 0 on success, else an exit code. */
+/* Adds one more condition to the selection: (what was selected) AND (EXPR). */
+static void rcli_narrow(struct rcli *x, const char *expr)
+{
+    char *joined = x->filter_expr ? xasprintf("(%s) (%s)", x->filter_expr, expr)
+                                  : xasprintf("%s", expr);
+    free(x->filter_store);
+    x->filter_store = joined;
+    x->filter_expr = joined;
+}
+
 static int parse(struct rcli *x, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -96,7 +106,9 @@ static int parse(struct rcli *x, int argc, char **argv)
             }
             x->ids[x->n_ids++] = argv[++i];
         } else if (strcmp(a, "--filter") == 0 && more) {
-            x->filter_expr = argv[++i];
+            /* Several --filter and --group narrow the selection together (AND): a later one
+             * never replaces an earlier one, which would widen a delete. */
+            rcli_narrow(x, argv[++i]);
         } else if (strcmp(a, "--group") == 0 && more) {
             /* The explorer's group: fingerprint and type, by its key (groups.h). */
             struct error gerr;
@@ -106,9 +118,9 @@ static int parse(struct rcli *x, int argc, char **argv)
                 fprintf(stderr, "dlqx %s: --group: %s\n", x->cmd, gerr.msg);
                 return EXIT_USAGE;
             }
-            free(x->filter_store);
-            x->filter_store = xasprintf("group=%s", g);
-            x->filter_expr = x->filter_store;
+            char *term = xasprintf("group=%s", g);
+            rcli_narrow(x, term);
+            free(term);
         } else if (strcmp(a, "--all") == 0) {
             x->all = true;
         } else if (strcmp(a, "--with") == 0 && more && !x->is_delete) {

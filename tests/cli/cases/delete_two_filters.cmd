@@ -1,0 +1,1 @@
+delete payments.dlq --snapshot $FIXTURES/snapshots/incident.jsonl --dry-run --filter 'type:payment.*' --filter 'attempt>=5'
