@@ -113,4 +113,18 @@ bool conn_url_parts(const char *url, char **user, char **vhost, char **host);
 /* A URL as it may be shown: the password (if any) removed. A new string. */
 char *conn_mask_url(const char *url);
 
+/* conn_url.c: what a URL was read as, for messages (scheme, user, host, port, vhost; never
+ * the password), appended to out. */
+struct strbuf;
+void conn_url_describe(const char *url, struct strbuf *out);
+/* Whether the URL names the empty vhost "" (amqp://host:port/ — the default vhost is
+ * amqp://host:port or amqp://host:port/%2F). */
+bool conn_url_empty_vhost(const char *url);
+/* For a URL of the empty vhost, appends one clause saying so and how to name the default
+ * vhost; nothing otherwise. */
+void conn_url_vhost_hint(const char *url, struct strbuf *out);
+/* false, with one sentence that says what the URL was read as, for a URL that is not an
+ * amqp:// or amqps:// RabbitMQ URI. */
+bool conn_url_check(const char *url, struct error *err);
+
 #endif

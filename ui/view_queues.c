@@ -248,8 +248,14 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         fmt_count(b1, sizeof b1, r->ready);
         fmt_count(b2, sizeof b2, r->unacked);
         fmt_count(b3, sizeof b3, r->consumers);
-        if (r->in_rate >= 0)
+        /* The API has no publish stats for dead-lettering: a DLQ that fills shows 0 or
+         * nothing there, so its growth between two looks (r) stands in, marked "~". */
+        if (r->in_rate > 0)
             snprintf(b4, sizeof b4, "%.1f", r->in_rate);
+        else if (r->growth == r->growth && r->growth >= 0)
+            snprintf(b4, sizeof b4, "~%.1f", r->growth);
+        else if (r->in_rate == 0)
+            snprintf(b4, sizeof b4, "0.0");
         else
             snprintf(b4, sizeof b4, "-");
         if (r->growth == r->growth)
