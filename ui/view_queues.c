@@ -309,10 +309,14 @@ static int request(struct app *a, struct view *v, enum action act)
             bool ok = app_peek_queues(a, q, k);
             /* On top of the queues, so that q comes back here; a queue gone since the
              * listing leaves the message line saying so, and the queues view. */
-            if (ok || (a->store && store_count(a->store)))
+            if (ok || (a->store && store_count(a->store))) {
+                /* Opened: the next Enter is about the queue under the cursor again. */
+                for (size_t i = 0; i < s->n; i++)
+                    s->rows[i].marked = false;
                 app_push(a, &view_messages_ops, SIZE_MAX);
-            else
+            } else {
                 relist(a, v);
+            }
         } else {
             struct strbuf expr;
             sb_init(&expr);

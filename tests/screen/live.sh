@@ -260,6 +260,14 @@ for _ in $(seq 1 100); do [ -s "$tmp/ui2.status" ] && break; sleep 0.1; done
 # ---- several queues opened together from the queues view -------------------------------
 # Space marks lr-orders.dlq and lr-payments.dlq, Enter opens both as one set: the list holds
 # the dead letters of both, and an order's tree goes on into the payments queue.
+# Then a queue that vanished after the listing: Enter on it says so on the message line,
+# and the queues view stays.
+api() { # method, path, [json]: the management API, the credentials on stdin (not in ps)
+  printf 'user = "dlqx:%s"\n' "$(cat "$DLQX_PASSWORD_FILE")" |
+    curl -q -s -K - -o /dev/null --max-time 10 -X "$1" -H 'content-type: application/json' \
+      ${3:+--data-binary "$3"} "${DLQX_MGMT_URL}api/$2"
+}
+api PUT "queues/%2F/lr-vanish.dlq" '{"durable":true}'
 T -f /dev/null new-session -d -s m -x 140 -y 40 \
   "cd '$tmp' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term \
    NO_COLOR=1 DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' \
@@ -315,7 +323,23 @@ if [ -n "$r1" ] && [ -n "$r2" ]; then
 else
   bad "the queues view: no row of lr-orders.dlq ('$r1') or lr-payments.dlq ('$r2')"; head -20 "$tmp/queues.screen"
 fi
-T send-keys -t m q q q
+T send-keys -t m q q
+mwait "Space mark" 50 || bad "q q: not back on the queues view"
+r3=$(row lr-vanish.dlq)
+api DELETE "queues/%2F/lr-vanish.dlq"
+if [ -n "$r3" ]; then
+  T send-keys -t m g
+  for _ in $(seq 1 "$r3"); do T send-keys -t m j; done
+  T send-keys -t m Enter
+  if mwait 'there is no queue "lr-vanish.dlq"' 100 && mcap | head -1 | grep -q " dlqx  queues "; then
+    ok "Enter on a vanished queue: the message line says so, on the queues view"
+  else
+    bad "Enter on a vanished queue:"; mcap | sed -n '1p;$p'
+  fi
+else
+  bad "lr-vanish.dlq was not listed"
+fi
+T send-keys -t m q
 for _ in $(seq 1 100); do [ -s "$tmp/ui3.status" ] && break; sleep 0.1; done
 [ "$(cat "$tmp/ui3.status" 2>/dev/null)" = 0 ] && ok "q: dlqx exited 0" || bad "dlqx did not exit 0 (queues view)"
 
