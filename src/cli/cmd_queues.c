@@ -87,9 +87,12 @@ static void suggest_from(const struct mgmt_queue *qs, size_t nq, const char *vho
     size_t got = suggest_names(want, names, k, idx, 3);
     struct strbuf sb;
     sb_init(&sb);
-    if (!got) {
+    if (!got && !vhost) {
+        sb_adds(&sb, "dlqx: no queue in any vhost has a name close to it (dlqx queues --all "
+                     "--all-vhosts lists them)\n");
+    } else if (!got) {
         sb_adds(&sb, "dlqx: no queue in virtual host \"");
-        sanitize_append(&sb, vhost ? vhost : "", vhost ? strlen(vhost) : 0, 0);
+        sanitize_append(&sb, vhost, strlen(vhost), 0);
         sb_adds(&sb, "\" has a name close to it (dlqx queues --all lists them)\n");
     } else {
         sb_adds(&sb, "dlqx: did you mean ");
