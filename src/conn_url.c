@@ -58,7 +58,8 @@ void conn_url_describe(const char *url, struct strbuf *out)
     sb_adds(out, "scheme \"");
     sanitize_append(out, url, n > 20 ? 20 : n, 0);
     sb_adds(out, n > 20 ? "...\"" : "\"");
-    bool amqp = (n == 4 && strncmp(url, "amqp", 4) == 0) || (n == 5 && strncmp(url, "amqps", 5) == 0);
+    bool amqp =
+        (n == 4 && strncmp(url, "amqp", 4) == 0) || (n == 5 && strncmp(url, "amqps", 5) == 0);
     /* Another scheme: the rest as it would read after amqp:// */
     char *as_amqp = amqp ? xstrdup(url) : xasprintf("amqp%s", sep);
     if (!parts(as_amqp, out))
@@ -109,14 +110,12 @@ bool conn_url_check(const char *url, struct error *err)
     conn_url_describe(url, &read);
     bool ok = true;
     if (strncmp(url, "amqp://", 7) != 0 && strncmp(url, "amqps://", 8) != 0) {
-        error_set(err, ST_EINVAL,
-                  "%s is not an amqp:// or amqps:// URL (read as %s)",
+        error_set(err, ST_EINVAL, "%s is not an amqp:// or amqps:// URL (read as %s)",
                   shown.buf ? shown.buf : "\"\"", read.buf);
         ok = false;
     } else if (!conn_url_parts(url, NULL, NULL, NULL)) {
-        error_set(err, ST_EINVAL,
-                  "%s is not a valid RabbitMQ URI (read as %s)",
-                  shown.buf, read.buf);
+        error_set(err, ST_EINVAL, "%s is not a valid RabbitMQ URI (read as %s)", shown.buf,
+                  read.buf);
         ok = false;
     }
     sb_free(&shown);

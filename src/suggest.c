@@ -83,8 +83,7 @@ static size_t score(const char *want, const char *name)
     return SIZE_MAX;
 }
 
-size_t suggest_names(const char *want, const char *const *names, size_t n, size_t *out,
-                     size_t max)
+size_t suggest_names(const char *want, const char *const *names, size_t n, size_t *out, size_t max)
 {
     size_t got = 0;
     size_t scores[16];

@@ -16,7 +16,6 @@ size_t suggest_distance(const char *a, const char *b);
 
 /* Fills out[] with the indexes into names[] of at most max close names of want, best first,
  * and returns how many. names equal to want are not suggested. */
-size_t suggest_names(const char *want, const char *const *names, size_t n, size_t *out,
-                     size_t max);
+size_t suggest_names(const char *want, const char *const *names, size_t n, size_t *out, size_t max);
 
 #endif

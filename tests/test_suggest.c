@@ -16,10 +16,10 @@ static void test_distance(void **state)
     assert_int_equal(suggest_distance("abc", ""), 3);
     assert_int_equal(suggest_distance("", "abc"), 3);
     assert_int_equal(suggest_distance("orders.dlq", "orders.dlq"), 0);
-    assert_int_equal(suggest_distance("ordrs.dlq", "orders.dlq"), 1);     /* a letter left out */
-    assert_int_equal(suggest_distance("oredrs.dlq", "orders.dlq"), 1);    /* two swapped */
-    assert_int_equal(suggest_distance("orders.dlx", "orders.dlq"), 1);    /* one wrong */
-    assert_int_equal(suggest_distance("ORDERS.DLQ", "orders.dlq"), 0);    /* case */
+    assert_int_equal(suggest_distance("ordrs.dlq", "orders.dlq"), 1);  /* a letter left out */
+    assert_int_equal(suggest_distance("oredrs.dlq", "orders.dlq"), 1); /* two swapped */
+    assert_int_equal(suggest_distance("orders.dlx", "orders.dlq"), 1); /* one wrong */
+    assert_int_equal(suggest_distance("ORDERS.DLQ", "orders.dlq"), 0); /* case */
     assert_int_equal(suggest_distance("kitten", "sitting"), 3);
     char longer[300];
     memset(longer, 'a', sizeof longer - 1);
@@ -30,7 +30,7 @@ static void test_distance(void **state)
 static void test_close_names(void **state)
 {
     (void)state;
-    const char *names[] = {"billing.dlq", "orders",       "orders.dlq", "payments.dlq",
+    const char *names[] = {"billing.dlq",  "orders",          "orders.dlq", "payments.dlq",
                            "orders.retry", "prod.orders.dlq", "audit.dead"};
     size_t n = sizeof names / sizeof *names, out[4];
     size_t got = suggest_names("ordrs.dlq", names, n, out, 4);
