@@ -290,9 +290,8 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     char *buf = xstrdup(url);
     struct amqp_connection_info ci;
     amqp_default_connection_info(&ci);
-    if (strncmp(url, "amqp://", 7) != 0 && strncmp(url, "amqps://", 8) != 0) {
+    if (!conn_url_check(url, err)) {
         set_kind(kind, CONN_BAD_URL);
-        error_set(err, ST_EINVAL, "%s is not an amqp:// or amqps:// URL", masked);
         secret_free_n(buf, strlen(url));
         free(masked);
         return ST_EINVAL;
@@ -396,6 +395,16 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     free(name);
     if (r.reply_type != AMQP_RESPONSE_NORMAL) {
         status = login_error(st, r, shown, ci.user, ci.vhost, ci.ssl, ci.host, o, kind, err);
+        struct strbuf hint;
+        sb_init(&hint);
+        if (kind && *kind == CONN_VHOST)
+            conn_url_vhost_hint(url, &hint);
+        if (hint.len) {
+            char was[sizeof err->msg];
+            snprintf(was, sizeof was, "%s", err->msg);
+            error_set(err, status, "%s: %s", was, hint.buf);
+        }
+        sb_free(&hint);
         goto fail;
     }
     struct conn *c = xcalloc(1, sizeof *c);

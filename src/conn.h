@@ -123,4 +123,18 @@ const char *conn_url_userinfo_end(const char *url);
 /* Whether the URL carries a password (user:password@). */
 bool conn_url_has_password(const char *url);
 
+/* conn_url.c: what a URL was read as, for messages (scheme, user, host, port, vhost; never
+ * the password), appended to out. */
+struct strbuf;
+void conn_url_describe(const char *url, struct strbuf *out);
+/* Whether the URL names the empty vhost "" (amqp://host:port/ — the default vhost is
+ * amqp://host:port or amqp://host:port/%2F). */
+bool conn_url_empty_vhost(const char *url);
+/* For a URL of the empty vhost, appends one clause saying so and how to name the default
+ * vhost; nothing otherwise. */
+void conn_url_vhost_hint(const char *url, struct strbuf *out);
+/* false, with one sentence that says what the URL was read as, for a URL that is not an
+ * amqp:// or amqps:// RabbitMQ URI. */
+bool conn_url_check(const char *url, struct error *err);
+
 #endif

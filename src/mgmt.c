@@ -489,6 +489,12 @@ static enum status get_json(struct mgmt *m, const char *path, const char *vhost,
     char what[200];
     const char *q = strchr(path, '?');
     snprintf(what, sizeof what, "%.*s", (int)(q ? (size_t)(q - path) : strlen(path)), path);
+    /* "/api/queues/" with an empty vhost is "/api/queues": every vhost. Never widen. */
+    if (vhost && !*vhost)
+        return fail(m, MGMT_NOT_FOUND, err,
+                    "the empty vhost \"\" cannot be asked of the management API at %s (%s "
+                    "would list every vhost)",
+                    m->display, what);
     enum status st = perform(m, "GET", path, NULL, vhost, *budget, false, &b, err);
     if (st != ST_OK && vhost && m->last == MGMT_NOT_FOUND)
         return vhost_or_path(m, what, err);

@@ -114,3 +114,20 @@ enum action action_for_key(int key)
             return bindings[i].act;
     return ACT_NONE;
 }
+
+/* Keys that mean something else in one view, as the "keys" column says. */
+static const struct {
+    enum action view;
+    int key;
+    enum action act;
+} in_view[] = {
+    {ACT_VIEW_QUEUES, ' ', ACT_MARK},
+};
+
+enum action action_for_key_in(int key, enum action view)
+{
+    for (size_t i = 0; i < sizeof in_view / sizeof *in_view; i++)
+        if (in_view[i].view == view && in_view[i].key == key)
+            return in_view[i].act;
+    return action_for_key(key);
+}

@@ -21,6 +21,7 @@
     X(ACT_LEFT, "left", "h Left", "scroll left / collapse")                                    \
     X(ACT_RIGHT, "right", "l Right", "scroll right / expand")                                  \
     X(ACT_ENTER, "enter", "Enter", "open the selection")                                       \
+    X(ACT_MARK, "mark", "Space (queues)", "queues: mark or unmark; Enter opens the marked together") \
     X(ACT_BACK, "back", "Esc Backspace", "back; on the first view, stop the work in progress") \
     X(ACT_CANCEL, "cancel", "Ctrl-g", "stop the reading, sort, filter or search in progress") \
     X(ACT_SEARCH, "search", "/", "search the decoded fields")                                  \
@@ -64,5 +65,8 @@ const char *action_keys(enum action a);
 const char *action_help(enum action a);
 /* The action a key (a curses key code or character) is bound to. */
 enum action action_for_key(int key);
+/* The same in a view (its ACT_VIEW_* action): a few keys mean something else there (Space
+ * marks a queue in the queues view, and pages elsewhere). */
+enum action action_for_key_in(int key, enum action view);
 
 #endif

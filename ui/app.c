@@ -551,7 +551,8 @@ int app_run(struct app *a, const struct view_ops *first)
             work = app_busy(a) ? JOB_MORE : JOB_DONE;
             continue;
         }
-        enum action act = action_for_key(ch);
+        enum action act = action_for_key_in(
+            ch, a->depth ? a->stack[a->depth - 1].ops->which : ACT_NONE);
         if (act == ACT_NONE)
             continue;
         int r = app_handle(a, act);

@@ -198,7 +198,21 @@ int cmd_ui(int argc, char **argv, bool open_files)
         if (!c)
             goto out;
         a.source_label = xstrdup(conn_display_url(c));
+        /* A mistyped queue is an error here, not an empty list on the screen. */
+        for (int i = 0; i < n && rc == EXIT_OK; i++) {
+            enum conn_err kind = CONN_OK;
+            struct error err;
+            error_clear(&err);
+            if (conn_queue_inspect(c, 1, names[i], NULL, NULL, &kind, &err) != ST_OK) {
+                fprintf(stderr, "dlqx: %s\n", err.msg);
+                rc = broker_exit_code(kind);
+                if (kind == CONN_NOT_FOUND)
+                    broker_suggest_queue(&b, names[i]);
+            }
+        }
         conn_close(c);
+        if (rc != EXIT_OK)
+            goto out;
         if (n) {
             a.queues = xcalloc((size_t)n, sizeof *a.queues);
             for (int i = 0; i < n; i++)

@@ -251,7 +251,11 @@ bool app_peek_queues(struct app *a, char **queues, int n)
         enum conn_err kind;
         error_clear(&err);
         if (peek_run(c, &o, &r, &kind, &err) != ST_OK) {
-            app_message(a, true, "%s", err.msg);
+            /* In the summary below, which is the message line (a queue gone since the
+             * listing says so there, not as an empty list). */
+            if (summary.len)
+                sb_adds(&summary, "; ");
+            sb_adds(&summary, err.msg);
             ok = false;
             break;
         }

@@ -2,7 +2,9 @@
  * queues: the dead-letter queues — from the management API (type, depth, consumers, where
  * they come from, how fast they grow), or the queues named on the command line (passive
  * declare), or, for snapshot files, the queues the messages were read from. Enter opens a
- * queue's dead letters (on a live broker: a snapshot, with a progress bar).
+ * queue's dead letters (on a live broker: a snapshot, with a progress bar); Space marks
+ * queues, and Enter then opens every marked one as one set (as `dlqx Q1 Q2` does), so that
+ * a causal chain across queues is one tree.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@ struct qrow {
     double growth;    /* messages/s between the last two looks, NAN unknown */
     int64_t oldest_ms; /* snapshot files: the oldest first-seen */
     size_t count;      /* snapshot files: messages in the store */
+    bool marked;       /* Space: opened together with the other marked ones */
 };
 
 struct queues_state {
@@ -178,6 +181,10 @@ static void relist(struct app *a, struct view *v)
     else
         list_from_store(a, s);
     s->looked_at = now;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct qrow *o = find_old(old, n_old, s->rows[i].name);
+        s->rows[i].marked = o && o->marked;
+    }
     struct queues_state tmp = {old, n_old, 0, ""};
     free_rows(&tmp);
     v->lines = s->n;
@@ -215,10 +222,10 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     draw_fill(top, 0, width, UA_HEADER);
     bool files = a->source == SOURCE_FILES;
     if (files)
-        draw_safe(top, 0, width, "QUEUE                           MESSAGES  OLDEST", UA_HEADER);
+        draw_safe(top, 0, width, "  QUEUE                         MESSAGES  OLDEST", UA_HEADER);
     else
         draw_safe(top, 0, width,
-                  "QUEUE                           TYPE     READY    UNACKED  CONS  IN/S    "
+                  "  QUEUE                         TYPE     READY    UNACKED  CONS  IN/S    "
                   "GROWTH/S  SOURCE",
                   UA_HEADER);
     if (!s->n) {
@@ -235,7 +242,9 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         enum ui_attr at = i == v->cursor ? UA_SELECTED : UA_NORMAL;
         if (i == v->cursor)
             draw_fill(y, 0, width, UA_SELECTED);
-        draw_text(y, 0, 30, r->name, strlen(r->name), at);
+        if (r->marked)
+            draw_safe(y, 0, 2, "*", at);
+        draw_text(y, 2, 28, r->name, strlen(r->name), at);
         char b1[32], b2[32], b3[32], b4[32], b5[32];
         if (files) {
             char age[32];
@@ -248,8 +257,14 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         fmt_count(b1, sizeof b1, r->ready);
         fmt_count(b2, sizeof b2, r->unacked);
         fmt_count(b3, sizeof b3, r->consumers);
-        if (r->in_rate >= 0)
+        /* The API has no publish stats for dead-lettering: a DLQ that fills shows 0 or
+         * nothing there, so its growth between two looks (r) stands in, marked "~". */
+        if (r->in_rate > 0)
             snprintf(b4, sizeof b4, "%.1f", r->in_rate);
+        else if (r->growth == r->growth && r->growth >= 0)
+            snprintf(b4, sizeof b4, "~%.1f", r->growth);
+        else if (r->in_rate == 0)
+            snprintf(b4, sizeof b4, "0.0");
         else
             snprintf(b4, sizeof b4, "-");
         if (r->growth == r->growth)
@@ -272,24 +287,48 @@ static int request(struct app *a, struct view *v, enum action act)
 {
     struct queues_state *s = v->state;
     switch (act) {
+    case ACT_MARK:
+        if (v->cursor >= s->n)
+            return HR_HANDLED;
+        s->rows[v->cursor].marked = !s->rows[v->cursor].marked;
+        if (v->cursor + 1 < s->n)
+            v->cursor++;
+        return HR_HANDLED | HR_REDRAW;
     case ACT_ENTER: {
         if (v->cursor >= s->n)
             return HR_HANDLED;
-        char *name = s->rows[v->cursor].name;
+        /* The marked queues, or the one under the cursor when none is marked. */
+        char **q = xcalloc(s->n, sizeof *q);
+        int k = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->rows[i].marked)
+                q[k++] = s->rows[i].name;
+        if (!k)
+            q[k++] = s->rows[v->cursor].name;
         if (a->source == SOURCE_BROKER) {
-            char *q[1] = {name};
-            app_peek_queues(a, q, 1);
-            /* On top of the queues, so that q comes back here. */
-            app_push(a, &view_messages_ops, SIZE_MAX);
+            bool ok = app_peek_queues(a, q, k);
+            /* On top of the queues, so that q comes back here; a queue gone since the
+             * listing leaves the message line saying so, and the queues view. */
+            if (ok || (a->store && store_count(a->store))) {
+                /* Opened: the next Enter is about the queue under the cursor again. */
+                for (size_t i = 0; i < s->n; i++)
+                    s->rows[i].marked = false;
+                app_push(a, &view_messages_ops, SIZE_MAX);
+            } else {
+                relist(a, v);
+            }
         } else {
             struct strbuf expr;
             sb_init(&expr);
-            sb_adds(&expr, "queue=");
-            filter_quote(name, strlen(name), true, &expr);
+            for (int i = 0; i < k; i++) {
+                sb_adds(&expr, i ? " OR queue=" : "queue=");
+                filter_quote(q[i], strlen(q[i]), true, &expr);
+            }
             if (app_set_filter(a, expr.buf))
                 app_push(a, &view_messages_ops, SIZE_MAX);
             sb_free(&expr);
         }
+        free(q);
         return HR_HANDLED | HR_REDRAW;
     }
     case ACT_REFRESH:
@@ -309,7 +348,14 @@ static void reload(struct app *a, struct view *v)
 static void status(struct app *a, struct view *v, struct strbuf *out)
 {
     struct queues_state *s = v->state;
-    sb_addf(out, "%zu queues  Enter open  r refresh", s->n);
+    size_t marked = 0;
+    for (size_t i = 0; i < s->n; i++)
+        marked += s->rows[i].marked;
+    if (marked)
+        sb_addf(out, "%zu queues, %zu marked  Space mark  Enter open the marked  r refresh", s->n,
+                marked);
+    else
+        sb_addf(out, "%zu queues  Space mark  Enter open  r refresh", s->n);
 }
 
 const struct view_ops view_queues_ops = {

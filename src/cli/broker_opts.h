@@ -82,6 +82,10 @@ void broker_queue_info(const struct broker_opts *b, const char *queue,
                        struct peek_queue_info *info, bool type_given, bool limit_given,
                        bool dlx_given);
 
+/* After "there is no queue": says on stderr which queues of the vhost have close names
+ * (from the management API), or that close names need the management API. */
+void broker_suggest_queue(const struct broker_opts *b, const char *queue);
+
 /* Connects, reporting a failure on stderr; NULL then, with *exit_code set. */
 struct conn *broker_connect(const struct broker_opts *b, int *exit_code);
 

@@ -169,6 +169,8 @@ int cmd_peek(int argc, char **argv)
     if (conn_queue_inspect(c, 1, po.queue, &ready, &consumers, &kind, &err) != ST_OK) {
         san_eprintf("dlqx: %s\n", err.msg);
         rc = broker_exit_code(kind);
+        if (kind == CONN_NOT_FOUND)
+            broker_suggest_queue(&b, po.queue);
         goto done;
     }
     struct strbuf plan;

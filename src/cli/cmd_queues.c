@@ -6,7 +6,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "broker_opts.h"
 #include "cli.h"
@@ -14,6 +16,7 @@
 #include "mgmt.h"
 #include "peek.h"
 #include "sanitize.h"
+#include "suggest.h"
 
 int broker_mgmt_exit(int e)
 {
@@ -71,6 +74,70 @@ struct mgmt *broker_mgmt(const struct broker_opts *b, int *exit_code)
     return m;
 }
 
+/* Says which queues of the listing have names close to a queue that is not there. */
+static void suggest_from(const struct mgmt_queue *qs, size_t nq, const char *vhost,
+                         const char *want)
+{
+    const char **names = xcalloc(nq ? nq : 1, sizeof *names);
+    size_t k = 0;
+    for (size_t i = 0; i < nq; i++)
+        if (!vhost || strcmp(qs[i].vhost, vhost) == 0)
+            names[k++] = qs[i].name;
+    size_t idx[3];
+    size_t got = suggest_names(want, names, k, idx, 3);
+    struct strbuf sb;
+    sb_init(&sb);
+    if (!got && !vhost) {
+        sb_adds(&sb, "dlqx: no queue in any vhost has a name close to it (dlqx queues --all "
+                     "--all-vhosts lists them)\n");
+    } else if (!got) {
+        sb_adds(&sb, "dlqx: no queue in virtual host \"");
+        sanitize_append(&sb, vhost, strlen(vhost), 0);
+        sb_adds(&sb, "\" has a name close to it (dlqx queues --all lists them)\n");
+    } else {
+        sb_adds(&sb, "dlqx: did you mean ");
+        for (size_t i = 0; i < got; i++) {
+            if (i)
+                sb_adds(&sb, i + 1 == got ? " or " : ", ");
+            sanitize_append(&sb, names[idx[i]], strlen(names[idx[i]]), 0);
+        }
+        sb_adds(&sb, "?\n");
+    }
+    fputs(sb.buf, stderr);
+    sb_free(&sb);
+    free(names);
+}
+
+void broker_suggest_queue(const struct broker_opts *b, const char *queue)
+{
+    int rc;
+    struct mgmt *m = broker_mgmt(b, &rc);
+    if (!m) {
+        fprintf(stderr, "dlqx: close names need the management API (--mgmt-url or "
+                        "DLQX_MGMT_URL%s)\n",
+                b->no_mgmt ? ", without --no-mgmt" : "");
+        return;
+    }
+    char *vhost = NULL;
+    conn_url_parts(b->urls[0], NULL, &vhost, NULL);
+    struct mgmt_queue *qs = NULL;
+    size_t nq = 0;
+    struct error err;
+    error_clear(&err);
+    if (vhost && mgmt_list_queues(m, vhost, &qs, &nq, &err) == ST_OK) {
+        bool there = false; /* the listing lags: a queue just declared may be there */
+        for (size_t i = 0; i < nq && !there; i++)
+            there = strcmp(qs[i].name, queue) == 0;
+        if (!there)
+            suggest_from(qs, nq, vhost, queue);
+    }
+    else if (err.msg[0])
+        fprintf(stderr, "dlqx: no close names: %s\n", err.msg);
+    mgmt_queues_free(&qs, &nq);
+    free(vhost);
+    mgmt_close(&m);
+}
+
 static void cell(struct strbuf *sb, const char *s, int width)
 {
     sanitize_fit(sb, s ? s : "", s ? strlen(s) : 0, width, SAN_PAD);
@@ -90,8 +157,29 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/* What IN/S shows: the API's publish rate when it has one above zero, else the growth of the
+ * depth between the two samples (the API has no publish stats for dead-lettering, so a DLQ
+ * that fills shows 0 or nothing there), else the API's 0. NAN: unknown. */
+static double in_rate(const struct mgmt_queue *q, double growth, const char **source)
+{
+    *source = NULL;
+    if (q->publish_rate > 0) {
+        *source = "api";
+        return q->publish_rate;
+    }
+    if (!isnan(growth) && growth >= 0) {
+        *source = "depth";
+        return growth;
+    }
+    if (q->publish_rate == 0) {
+        *source = "api";
+        return 0;
+    }
+    return NAN;
+}
+
 static json_t *entry_json(const struct dlq_report *r, const struct mgmt_queue *qs,
-                          const struct dlq_entry *e)
+                          const struct dlq_entry *e, double growth)
 {
     const struct mgmt_queue *q = e->queue;
     json_t *o = json_object();
@@ -105,6 +193,11 @@ static json_t *entry_json(const struct dlq_report *r, const struct mgmt_queue *q
                         q->consumers >= 0 ? json_integer(q->consumers) : json_null());
     json_object_set_new(o, "publish_rate",
                         q->publish_rate >= 0 ? json_real(q->publish_rate) : json_null());
+    const char *source;
+    double in = in_rate(q, growth, &source);
+    json_object_set_new(o, "in_rate", isnan(in) ? json_null() : json_real(in));
+    json_object_set_new(o, "in_rate_source", str_or_null(source));
+    json_object_set_new(o, "depth_rate", isnan(growth) ? json_null() : json_real(growth));
     json_object_set_new(o, "role",
                         json_string(e->role == DLQ_ROLE_DLQ     ? "dlq"
                                     : e->role == DLQ_ROLE_RETRY ? "retry"
@@ -144,13 +237,75 @@ static bool named(char **names, int n, const char *name)
     return false;
 }
 
+static bool shown(const struct dlq_entry *e, bool all, char **names, int n_names)
+{
+    return n_names ? named(names, n_names, e->queue->name) : all || e->role == DLQ_ROLE_DLQ;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
 /* The management API's counts lag by some seconds: where AMQP is at hand, a passive declare
- * gives the exact ready count and consumers of each queue shown. */
+ * gives the exact ready count and consumers of each queue shown (those of the connection's
+ * vhost). With an interval, a second look that long after the first gives each queue's
+ * growth (growth[i], messages/s; NAN unknown). */
 static void exact_counts(const struct broker_opts *b, struct dlq_report *rep, bool all,
-                         char **names, int n_names, bool *exact, bool *amqp_failed);
+                         char **names, int n_names, double interval, double *growth,
+                         bool *exact, bool *amqp_failed, bool *other_vhosts)
+{
+    for (size_t i = 0; i < rep->n; i++)
+        growth[i] = NAN;
+    int rc;
+    struct conn *c = broker_connect(b, &rc);
+    if (!c) {
+        *amqp_failed = true;
+        return;
+    }
+    *exact = true;
+    int64_t *first = xcalloc(rep->n ? rep->n : 1, sizeof *first);
+    double *at = xcalloc(rep->n ? rep->n : 1, sizeof *at);
+    for (int pass = 0; pass < (interval > 0 ? 2 : 1); pass++) {
+        if (pass)
+            sleep_s(interval);
+        for (size_t i = 0; i < rep->n && conn_alive(c); i++) {
+            struct dlq_entry *e = &rep->entries[i];
+            if (!shown(e, all, names, n_names))
+                continue;
+            if (strcmp(e->queue->vhost, conn_vhost(c)) != 0) {
+                *other_vhosts = true;
+                continue;
+            }
+            uint32_t ready, consumers;
+            enum conn_err kind;
+            struct error err;
+            /* The report borrows the listing; its counts are ours to correct. */
+            struct mgmt_queue *q = (struct mgmt_queue *)(uintptr_t)e->queue;
+            if (conn_queue_inspect(c, 1, q->name, &ready, &consumers, &kind, &err) != ST_OK) {
+                first[i] = -1;
+                continue;
+            }
+            double now = clock_mono_s();
+            if (pass && first[i] >= 0 && now > at[i])
+                growth[i] = ((double)ready - (double)first[i]) / (now - at[i]);
+            first[i] = ready;
+            at[i] = now;
+            q->ready = ready;
+            q->consumers = consumers;
+            if (q->unacked >= 0)
+                q->messages = ready + q->unacked;
+        }
+    }
+    free(first);
+    free(at);
+    conn_close(c);
+}
 
 static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vhost, bool json,
-                     bool all, char **names, int n_names)
+                     bool all, char **names, int n_names, double interval)
 {
     struct mgmt_queue *qs = NULL;
     struct mgmt_exchange *xs = NULL;
@@ -173,19 +328,62 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         rc = EXIT_PROTOCOL;
         goto out;
     }
-    bool exact = false, amqp_failed = false;
-    exact_counts(b, &rep, all, names, n_names, &exact, &amqp_failed);
-    san_eprintf("dlqx: management API at %s: %zu queues in vhost %s, %zu dead-letter queues%s; "
-                "counts %s\n",
-                mgmt_display_url(m), nq, vhost, rep.n_dlq,
-                rep.n_warn ? ", and queues that lose their dead letters (see below)" : "",
-                exact         ? "exact (passive declare)"
-                : amqp_failed ? "from the management API (they lag a few seconds): the AMQP "
-                                "connection failed (above), so peek and replay would too"
-                              : "from the management API (they lag a few seconds)");
+    /* The vhost column: when the rows come from more than one vhost. */
+    bool vhost_column = false;
+    for (size_t i = 1; i < nq && !vhost_column; i++)
+        vhost_column = strcmp(qs[i].vhost, qs[0].vhost) != 0;
+    for (int i = 0; i < n_names; i++) {
+        bool found = false;
+        for (size_t k = 0; k < nq && !found; k++)
+            found = strcmp(qs[k].name, names[i]) == 0;
+        if (found)
+            continue;
+        struct strbuf sb;
+        sb_init(&sb);
+        sb_adds(&sb, "dlqx: there is no queue \"");
+        sanitize_append(&sb, names[i], strlen(names[i]), 0);
+        if (vhost) {
+            sb_adds(&sb, "\" in virtual host \"");
+            sanitize_append(&sb, vhost, strlen(vhost), 0);
+            sb_adds(&sb, "\"\n");
+        } else {
+            sb_adds(&sb, "\" in any virtual host\n");
+        }
+        fputs(sb.buf, stderr);
+        sb_free(&sb);
+        suggest_from(qs, nq, vhost, names[i]);
+        rc = EXIT_QUEUE_MISSING;
+    }
+    bool exact = false, amqp_failed = false, other_vhosts = false;
+    double *growth = xcalloc(rep.n ? rep.n : 1, sizeof *growth);
+    exact_counts(b, &rep, all, names, n_names, interval, growth, &exact, &amqp_failed,
+                 &other_vhosts);
     struct strbuf sb;
     sb_init(&sb);
+    sb_addf(&sb, "dlqx: management API at %s: %zu queues in ", mgmt_display_url(m), nq);
+    if (vhost) {
+        sb_adds(&sb, "vhost ");
+        sanitize_append(&sb, vhost, strlen(vhost), 0);
+    } else {
+        sb_adds(&sb, "every vhost");
+    }
+    sb_addf(&sb, ", %zu dead-letter queues%s; counts %s%s", rep.n_dlq,
+            rep.n_warn ? ", and queues that lose their dead letters (see below)" : "",
+            exact         ? "exact (passive declare)"
+            : amqp_failed ? "from the management API (they lag a few seconds): the AMQP "
+                            "connection failed (above), so peek and replay would too"
+                          : "from the management API (they lag a few seconds)",
+            exact && other_vhosts ? " in the URL's vhost, from the management API in the others"
+                                  : "");
+    if (exact && interval > 0)
+        sb_addf(&sb, "; IN/S is the API's publish rate, or ~N the depth's growth over %.1f s",
+                interval);
+    sb_addc(&sb, '\n');
+    fputs(sb.buf, stderr);
+    sb_reset(&sb);
     if (!json) {
+        if (vhost_column)
+            cell(&sb, "VHOST", 12);
         cell(&sb, "QUEUE", 28);
         cell(&sb, "TYPE", 7);
         cell(&sb, "READY", 7);
@@ -197,10 +395,10 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
     }
     for (size_t i = 0; i < rep.n; i++) {
         const struct dlq_entry *e = &rep.entries[i];
-        if (n_names ? !named(names, n_names, e->queue->name) : !all && e->role != DLQ_ROLE_DLQ)
+        if (!shown(e, all, names, n_names))
             continue;
         if (json) {
-            json_t *o = entry_json(&rep, qs, e);
+            json_t *o = entry_json(&rep, qs, e, growth[i]);
             char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
             sb_adds(&sb, line ? line : "{}");
             sb_addc(&sb, '\n');
@@ -213,10 +411,15 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         num(ready, sizeof ready, q->ready);
         num(unacked, sizeof unacked, q->unacked);
         num(cons, sizeof cons, q->consumers);
-        if (q->publish_rate >= 0)
-            snprintf(rate, sizeof rate, "%.1f", q->publish_rate);
-        else
+        const char *source;
+        double inbound = in_rate(q, growth[i], &source);
+        if (isnan(inbound))
             snprintf(rate, sizeof rate, "-");
+        else
+            snprintf(rate, sizeof rate, "%s%.1f", strcmp(source, "depth") == 0 ? "~" : "",
+                     inbound);
+        if (vhost_column)
+            cell(&sb, q->vhost, 12);
         cell(&sb, q->name, 28);
         cell(&sb, q->type ? q->type : "?", 7);
         cell(&sb, ready, 7);
@@ -252,41 +455,13 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
     }
     fwrite(sb.buf ? sb.buf : "", 1, sb.len, stdout);
     sb_free(&sb);
+    free(growth);
     dlq_report_free(&rep);
 out:
     mgmt_queues_free(&qs, &nq);
     mgmt_exchanges_free(&xs, &nx);
     mgmt_bindings_free(&bs, &nb);
     return rc;
-}
-
-static void exact_counts(const struct broker_opts *b, struct dlq_report *rep, bool all,
-                         char **names, int n_names, bool *exact, bool *amqp_failed)
-{
-    int rc;
-    struct conn *c = broker_connect(b, &rc);
-    if (!c) {
-        *amqp_failed = true;
-        return;
-    }
-    *exact = true;
-    for (size_t i = 0; i < rep->n && conn_alive(c); i++) {
-        struct dlq_entry *e = &rep->entries[i];
-        if (n_names ? !named(names, n_names, e->queue->name) : !all && e->role != DLQ_ROLE_DLQ)
-            continue;
-        uint32_t ready, consumers;
-        enum conn_err kind;
-        struct error err;
-        /* The report borrows the listing; its counts are ours to correct. */
-        struct mgmt_queue *q = (struct mgmt_queue *)(uintptr_t)e->queue;
-        if (conn_queue_inspect(c, 1, q->name, &ready, &consumers, &kind, &err) == ST_OK) {
-            q->ready = ready;
-            q->consumers = consumers;
-            if (q->unacked >= 0)
-                q->messages = ready + q->unacked;
-        }
-    }
-    conn_close(c);
 }
 
 static int without_mgmt(const struct broker_opts *b, char **names, int n, bool json)
@@ -317,6 +492,8 @@ static int without_mgmt(const struct broker_opts *b, char **names, int n, bool j
         if (conn_queue_inspect(c, 1, names[i], &ready, &consumers, &kind, &err) != ST_OK) {
             san_eprintf("dlqx: %s\n", err.msg);
             rc = broker_exit_code(kind);
+            if (kind == CONN_NOT_FOUND)
+                broker_suggest_queue(b, names[i]);
             if (!conn_alive(c))
                 break;
             continue;
@@ -352,7 +529,8 @@ int cmd_queues(int argc, char **argv)
 {
     struct broker_opts b;
     broker_opts_init(&b);
-    bool json = false, all = false;
+    bool json = false, all = false, all_vhosts = false;
+    double interval = 1.0;
     char **names = xcalloc((size_t)argc, sizeof *names);
     int n = 0, rc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
@@ -367,9 +545,24 @@ int cmd_queues(int argc, char **argv)
             json = true;
         } else if (strcmp(argv[i], "--all") == 0) {
             all = true;
+        } else if (strcmp(argv[i], "--all-vhosts") == 0) {
+            all_vhosts = true;
+        } else if (strncmp(argv[i], "--interval", 10) == 0 &&
+                   (argv[i][10] == '\0' || argv[i][10] == '=')) {
+            const char *v = argv[i][10] == '=' ? argv[i] + 11 : i + 1 < argc ? argv[++i] : NULL;
+            char *end = NULL;
+            interval = v && *v ? strtod(v, &end) : -1;
+            if (!v || !*v || *end || !(interval >= 0 && interval <= 60)) {
+                fprintf(stderr, "dlqx queues: --interval takes seconds from 0 to 60 (0: one "
+                                "look, the rate from the management API only)\n");
+                rc = EXIT_USAGE;
+                goto out;
+            }
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            puts("usage: dlqx queues [--json] [--all] [QUEUE...] [--url URL] [--mgmt-url URL]\n"
-                 "                   [--password-file FILE] [--no-mgmt]");
+            puts("usage: dlqx queues [--json] [--all] [--all-vhosts] [--interval SECONDS] "
+                 "[QUEUE...]\n"
+                 "                   [--url URL] [--mgmt-url URL] [--password-file FILE] "
+                 "[--no-mgmt]");
             goto out;
         } else if (argv[i][0] == '-') {
             san_eprintf("dlqx queues: unknown option %s\n", argv[i]);
@@ -391,7 +584,26 @@ int cmd_queues(int argc, char **argv)
             goto out;
         char *vhost = NULL;
         conn_url_parts(b.urls[0], NULL, &vhost, NULL);
-        rc = with_mgmt(&b, m, vhost ? vhost : "/", json, all, names, n);
+        if (!all_vhosts && conn_url_empty_vhost(b.urls[0])) {
+            /* Listed, the empty vhost would be every vhost: say what was read instead. */
+            struct strbuf sb;
+            sb_init(&sb);
+            char *masked = conn_mask_url(b.urls[0]);
+            sb_adds(&sb, "dlqx: ");
+            sanitize_append(&sb, masked, strlen(masked), 0);
+            sb_adds(&sb, " names no vhost to list (read as ");
+            conn_url_describe(b.urls[0], &sb);
+            sb_adds(&sb, "): ");
+            conn_url_vhost_hint(b.urls[0], &sb);
+            sb_adds(&sb, " (--all-vhosts lists every vhost)\n");
+            fputs(sb.buf, stderr);
+            sb_free(&sb);
+            free(masked);
+            rc = EXIT_VHOST;
+        } else {
+            rc = with_mgmt(&b, m, all_vhosts ? NULL : vhost ? vhost : "/", json, all, names, n,
+                           interval);
+        }
         free(vhost);
         mgmt_close(&m);
     }

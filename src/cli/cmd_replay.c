@@ -737,6 +737,9 @@ static int run(struct rcli *x)
     if (st != ST_OK) {
         san_eprintf("dlqx %s: %s\n", x->cmd, err.msg);
         rc = broker_exit_code(kind);
+        /* conn_queue_inspect's words: the queue itself is missing (not an exchange). */
+        if (kind == CONN_NOT_FOUND && strncmp(err.msg, "there is no queue", 17) == 0)
+            broker_suggest_queue(&x->b, x->queue);
         if (rc == EXIT_OK)
             rc = EXIT_IOERR;
         goto out;

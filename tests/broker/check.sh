@@ -7,6 +7,9 @@
 #                                   TEXT is ""),
 #                                   and neither its output nor the journal ($DLQX_JOURNAL, when
 #                                   set) may hold the password.
+#   mgmt METHOD PATH [JSON]         a request to the management API (curl; the credentials in
+#                                   a config on stdin, never on the command line); prints the
+#                                   HTTP status
 pass=0
 fail=0
 check() {
@@ -29,4 +32,9 @@ check() {
     c_ok=0
   fi
   if [ $c_ok -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+}
+mgmt() { # method, path, [json body]
+  printf 'user = "dlqx:%s"\n' "$password" |
+    curl -q -s -K - -o /dev/null -w '%{http_code}' --max-time 10 -X "$1" \
+      -H 'content-type: application/json' ${3:+--data-binary "$3"} "${DLQX_MGMT_URL}api/$2"
 }

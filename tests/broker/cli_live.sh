@@ -8,6 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 password=$(cat "$DLQX_PASSWORD_FILE")
 
 . "$(dirname "$0")/check.sh"
+ctl() { "$DLQX_SOURCE_ROOT/scripts/broker" ctl "$DLQX_BROKER_DIR" "$@" >>"$tmp/ctl.log" 2>&1; }
 
 printf 'wrong-password\n' >"$tmp/bad"
 chmod 600 "$tmp/bad"
@@ -112,9 +113,89 @@ else
   fi
 fi
 
+# in_err NAME TEXT: the last check's standard error holds TEXT too.
+in_err() {
+  grep -q -F -- "$2" "$tmp/err" || { echo "FAIL $1: stderr lacks \"$2\":"; cat "$tmp/err"; fail=$((fail + 1)); }
+}
+# A mistyped queue is no queue everywhere (15), with the close names the API knows.
+check queues-missing 15 'there is no queue "cli.ordrs.dlq" in virtual host "/"' \
+  "$dlqx" queues cli.ordrs.dlq
+in_err queues-missing 'did you mean cli.orders.dlq'
+check queues-missing-and-found 15 'did you mean cli.orders.dlq' \
+  "$dlqx" queues cli.orders.dlq cli.ordrs.dlq
+grep -q '^cli.orders.dlq ' "$tmp/out" || { echo "FAIL queues-missing-and-found: no row:"; cat "$tmp/out"; fail=$((fail + 1)); }
+check queues-missing-no-mgmt 15 'close names need the management API' \
+  "$dlqx" queues --no-mgmt cli.ordrs.dlq
+check peek-missing 15 'did you mean cli.orders.dlq' "$dlqx" peek cli.ordrs.dlq -o "$tmp/none.jsonl"
+check replay-missing 15 'did you mean cli.orders.dlq' "$dlqx" replay cli.ordrs.dlq --all --yes
+check peek-missing-far 15 'no queue in virtual host "/" has a name close to it' \
+  "$dlqx" peek cli.zzzzzzzz
+# The explorer, before it takes the screen (here there is none).
+check explorer-missing 15 'there is no queue "cli.ordrs.dlq" in virtual host "/"' "$dlqx" cli.ordrs.dlq
+in_err explorer-missing 'did you mean cli.orders.dlq'
+
+# amqp://host:port/ names the empty vhost "": said so, and the listing is not widened to
+# every vhost (exit 12: no such vhost, as the AMQP login says).
+empty="amqp://dlqx@127.0.0.1:$DLQX_AMQP_PORT/"
+check empty-vhost-queues 12 'the path "/" names the empty vhost ""' "$dlqx" queues --url "$empty"
+in_err empty-vhost-queues "for the default vhost write amqp://dlqx@127.0.0.1:$DLQX_AMQP_PORT or amqp://dlqx@127.0.0.1:$DLQX_AMQP_PORT/%2F"
+[ ! -s "$tmp/out" ] || { echo "FAIL empty-vhost-queues: listed:"; cat "$tmp/out"; fail=$((fail + 1)); }
+check empty-vhost-queues-all 12 'the path "/" names the empty vhost ""' "$dlqx" queues --all --url "$empty"
+[ ! -s "$tmp/out" ] || { echo "FAIL empty-vhost-queues-all: listed:"; cat "$tmp/out"; fail=$((fail + 1)); }
+check empty-vhost-peek 12 'the path "/" names the empty vhost ""' "$dlqx" peek cli.orders.dlq --url "$empty"
+check url-garbage 2 'garbage is not an amqp:// or amqps:// URL (read as no scheme' \
+  "$dlqx" queues --url garbage
+check url-read-as 2 'read as scheme "http", user "guest", host "nope", port 5672' \
+  "$dlqx" queues --url http://nope/x
+check url-read-as-password 2 'read as scheme "amqp"' env DLQX_ALLOW_URL_PASSWORD=1 \
+  "$dlqx" queues --url "amqp://dlqx:$password@127.0.0.1:99999999/%2F"
+
+# Two vhosts: one vhost's listing is that vhost's alone; --all-vhosts lists both, with a
+# VHOST column.
+if ctl add_vhost cli-v2 </dev/null && ctl set_permissions -p cli-v2 dlqx '.*' '.*' '.*' </dev/null &&
+  "$seed" --prefix v2. --count 3 --url "amqp://dlqx@127.0.0.1:$DLQX_AMQP_PORT/cli-v2" >"$tmp/seed2.out" 2>&1; then
+  check vhost-one 0 'queues in vhost /,' "$dlqx" queues
+  if grep -q '^VHOST\|v2\.' "$tmp/out"; then echo "FAIL vhost-one: another vhost listed:"; cat "$tmp/out"; fail=$((fail + 1)); fi
+  check vhost-all 0 'queues in every vhost' "$dlqx" queues --all-vhosts --interval 0
+  if grep -q '^VHOST  *QUEUE ' "$tmp/out" && grep -q '^cli-v2  *v2\.orders\.dlq ' "$tmp/out" &&
+    grep -q '^/  *cli\.orders\.dlq ' "$tmp/out"; then pass=$((pass + 1)); else
+    echo "FAIL vhost-all: no VHOST column with both vhosts:"; cat "$tmp/out"; fail=$((fail + 1)); fi
+else
+  echo "FAIL vhost setup:"; tail -5 "$tmp/ctl.log" "$tmp/seed2.out"; fail=$((fail + 1))
+fi
+ctl delete_vhost cli-v2 </dev/null
+
+# A DLQ that fills: messages expire (TTL 0) from cli.filling into cli.filling.dlq while
+# dlqx queues looks twice a second apart; the API has no rate for it, the depth's growth is
+# shown (~N, source "depth").
+mgmt PUT "queues/%2F/cli.filling.dlq" '{"durable":true}' >/dev/null
+mgmt PUT "queues/%2F/cli.filling" '{"durable":true,"arguments":{"x-message-ttl":0,"x-dead-letter-exchange":"","x-dead-letter-routing-key":"cli.filling.dlq"}}' >/dev/null
+(while [ ! -f "$tmp/stop" ]; do
+  mgmt POST "exchanges/%2F/amq.default/publish" \
+    '{"routing_key":"cli.filling","payload":"{}","payload_encoding":"string","properties":{}}' >/dev/null
+done) &
+producer=$!
+i=0
+until [ "$("$dlqx" queues --no-mgmt --json cli.filling.dlq 2>/dev/null | sed 's/.*"ready":\([0-9]*\).*/\1/')" -gt 0 ] 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1
+done
+check filling-json 0 'counts exact' "$dlqx" queues --json --interval 1 cli.filling.dlq
+if grep -q '"in_rate":[0-9.]*[1-9][0-9.e+-]*,"in_rate_source":"depth"' "$tmp/out"; then pass=$((pass + 1)); else
+  echo "FAIL filling-json: no positive derived rate:"; cat "$tmp/out"; fail=$((fail + 1)); fi
+check filling-table 0 "IN/S is the API's publish rate, or ~N the depth's growth over 1.0 s" \
+  "$dlqx" queues cli.filling.dlq
+if grep -Eq '^cli\.filling\.dlq +classic +[0-9]+ +[0-9?]+ +[0-9?]+ +~[0-9]*\.?[0-9]*[1-9]' "$tmp/out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL filling-table: IN/S is not a positive ~N:"; cat "$tmp/out"; fail=$((fail + 1))
+fi
+touch "$tmp/stop"
+wait "$producer"
+mgmt DELETE "queues/%2F/cli.filling" >/dev/null
+mgmt DELETE "queues/%2F/cli.filling.dlq" >/dev/null
+
 # Access refused: a user of its own (rabbitmqctl, the password on stdin), allowed only queues
 # named cli.allowed.*, so not the DLQ.
-ctl() { "$DLQX_SOURCE_ROOT/scripts/broker" ctl "$DLQX_BROKER_DIR" "$@" >>"$tmp/ctl.log" 2>&1; }
 limited=cli-limited-$$
 od -An -N12 -tx1 /dev/urandom | tr -d ' \n' >"$tmp/limited.pw"
 chmod 600 "$tmp/limited.pw"

@@ -22,13 +22,7 @@ tls_as_plain="amqp://dlqx@127.0.0.1:$DLQX_AMQPS_PORT/%2F"
 
 . "$(dirname "$0")/check.sh"
 
-# A queue with three messages, made over the management API (curl; the credentials in a
-# config on stdin, never on the command line).
-mgmt() { # method, path, [json body]
-  printf 'user = "dlqx:%s"\n' "$password" |
-    curl -q -s -K - -o /dev/null -w '%{http_code}' --max-time 10 -X "$1" \
-      -H 'content-type: application/json' ${3:+--data-binary "$3"} "${DLQX_MGMT_URL}api/$2"
-}
+# A queue with three messages, made over the management API (mgmt, check.sh).
 q=tls.orders.dlq
 mgmt DELETE "queues/%2F/$q" >/dev/null
 code=$(mgmt PUT "queues/%2F/$q" '{"durable":true}')

@@ -278,5 +278,123 @@ T send-keys -t r Escape q
 for _ in $(seq 1 100); do [ -s "$tmp/ui2.status" ] && break; sleep 0.1; done
 [ "$(cat "$tmp/ui2.status" 2>/dev/null)" = 0 ] && ok "q: dlqx exited 0" || bad "dlqx did not exit 0"
 
+# ---- several queues opened together from the queues view -------------------------------
+# Space marks lr-orders.dlq and lr-payments.dlq, Enter opens both as one set: the list holds
+# the dead letters of both, and an order's tree goes on into the payments queue.
+# Then a queue that vanished after the listing: Enter on it says so on the message line,
+# and the queues view stays.
+api() { # method, path, [json]: the management API, the credentials on stdin (not in ps)
+  printf 'user = "dlqx:%s"\n' "$(cat "$DLQX_PASSWORD_FILE")" |
+    curl -q -s -K - -o /dev/null --max-time 10 -X "$1" -H 'content-type: application/json' \
+      ${3:+--data-binary "$3"} "${DLQX_MGMT_URL}api/$2"
+}
+api PUT "queues/%2F/lr-vanish.dlq" '{"durable":true}'
+T -f /dev/null new-session -d -s m -x 140 -y 40 \
+  "cd '$tmp' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term \
+   NO_COLOR=1 DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' \
+   DLQX_MGMT_URL='$DLQX_MGMT_URL' '$dlqx' --read-only 2>'$tmp/ui3.err'; echo \$? >'$tmp/ui3.status'; sleep 600"
+mcap() { T capture-pane -p -t m 2>/dev/null; }
+mwait() { # text, tries of 0.1 s
+  for _ in $(seq 1 "$2"); do mcap | grep -q -- "$1" && return 0; sleep 0.1; done
+  return 1
+}
+mwait "lr-payments.dlq" 100 || bad "the queues view lists no lr-payments.dlq"
+mcap >"$tmp/queues.screen"
+row() { # the queue's index in the list (the rows start on the third line)
+  awk -v q="$1" 'NR > 2 && $1 == q { print NR - 3; exit }' "$tmp/queues.screen"
+}
+r1=$(row lr-orders.dlq) r2=$(row lr-payments.dlq)
+if [ -n "$r1" ] && [ -n "$r2" ]; then
+  T send-keys -t m g
+  for _ in $(seq 1 "$r1"); do T send-keys -t m j; done
+  T send-keys -t m Space g
+  for _ in $(seq 1 "$r2"); do T send-keys -t m j; done
+  T send-keys -t m Space
+  if mwait "2 marked" 50; then ok "Space marks two queues"; else bad "no two marked:"; mcap | tail -2; fi
+  mcap >"$tmp/marked.screen"
+  grep -q '^\* lr-orders\.dlq ' "$tmp/marked.screen" && grep -q '^\* lr-payments\.dlq ' "$tmp/marked.screen" &&
+    ok "the mark column shows both" || bad "the mark column:"
+  T send-keys -t m Enter
+  if mwait " dlqx  messages  lr-orders.dlq, lr-payments.dlq" 300; then ok "Enter opens both"; else
+    bad "Enter did not open both:"; mcap | head -3; fi
+  mwait "lr-payments.dlq: complete" 300 >/dev/null
+  mcap >"$tmp/both.screen"
+  T send-keys -t m G
+  sleep 0.3
+  mcap >>"$tmp/both.screen"
+  T send-keys -t m g
+  both=$(($(rdepth lr-orders.dlq) + $(rdepth lr-payments.dlq)))
+  grep -q ' lr-orders\.dlq *$' "$tmp/both.screen" && grep -q ' lr-payments\.dlq *$' "$tmp/both.screen" &&
+    head -1 "$tmp/both.screen" | grep -q " $both messages *$" &&
+    ok "the list holds the $both dead letters of both queues" ||
+    { bad "the list is not of both queues ($both):"; head -3 "$tmp/both.screen"; }
+  # An order that failed on its payment: its tree goes on into lr-payments.dlq.
+  T send-keys -t m / "Payments::Declined" Enter
+  mwait "Payments::Declined" 50 >/dev/null
+  T send-keys -t m t
+  mwait " dlqx  tree " 100 || bad "t: no tree view"
+  sleep 0.5
+  mcap >"$tmp/chain.screen"
+  if awk '/\[lr-orders\.dlq\]/ { o = 1 } o && /(└─|├─).*\[lr-payments\.dlq\]/ { found = 1 } END { exit !found }' \
+    "$tmp/chain.screen"; then
+    ok "the tree is a chain from lr-orders.dlq into lr-payments.dlq"
+  else
+    bad "no chain across the two queues in the tree:"; head -12 "$tmp/chain.screen"
+  fi
+else
+  bad "the queues view: no row of lr-orders.dlq ('$r1') or lr-payments.dlq ('$r2')"; head -20 "$tmp/queues.screen"
+fi
+T send-keys -t m q q
+mwait "Space mark" 50 || bad "q q: not back on the queues view"
+r3=$(row lr-vanish.dlq)
+api DELETE "queues/%2F/lr-vanish.dlq"
+if [ -n "$r3" ]; then
+  T send-keys -t m g
+  for _ in $(seq 1 "$r3"); do T send-keys -t m j; done
+  T send-keys -t m Enter
+  if mwait 'there is no queue "lr-vanish.dlq"' 100 && mcap | head -1 | grep -q " dlqx  queues "; then
+    ok "Enter on a vanished queue: the message line says so, on the queues view"
+  else
+    bad "Enter on a vanished queue:"; mcap | sed -n '1p;$p'
+  fi
+else
+  bad "lr-vanish.dlq was not listed"
+fi
+T send-keys -t m q
+for _ in $(seq 1 100); do [ -s "$tmp/ui3.status" ] && break; sleep 0.1; done
+[ "$(cat "$tmp/ui3.status" 2>/dev/null)" = 0 ] && ok "q: dlqx exited 0" || bad "dlqx did not exit 0 (queues view)"
+
+# ---- a DLQ that fills, in the queues view -----------------------------------------------
+# Messages expire (TTL 0) from lr-filling into lr-filling.dlq; the API has no rate for that,
+# so after r the IN/S column shows the depth's growth since the first look: ~N above zero.
+api PUT "queues/%2F/lr-filling.dlq" '{"durable":true}'
+api PUT "queues/%2F/lr-filling" '{"durable":true,"arguments":{"x-message-ttl":0,"x-dead-letter-exchange":"","x-dead-letter-routing-key":"lr-filling.dlq"}}'
+(while [ ! -f "$tmp/stop-filling" ]; do
+  api POST "exchanges/%2F/amq.default/publish" \
+    '{"routing_key":"lr-filling","payload":"{}","payload_encoding":"string","properties":{}}'
+done) &
+filler=$!
+T -f /dev/null new-session -d -s f -x 140 -y 40 \
+  "cd '$tmp' && env TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term NO_COLOR=1 \
+   DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' DLQX_MGMT_URL='$DLQX_MGMT_URL' \
+   '$dlqx' --read-only 2>'$tmp/ui4.err'; echo \$? >'$tmp/ui4.status'; sleep 600"
+fcap() { T capture-pane -p -t f 2>/dev/null; }
+for _ in $(seq 1 100); do fcap | grep -q "lr-filling\.dlq" && break; sleep 0.1; done
+sleep 1.5
+T send-keys -t f r
+sleep 1
+fcap >"$tmp/filling.screen"
+if grep -Eq '^  lr-filling\.dlq +classic +[0-9]+ +[0-9?]+ +[0-9?]+ +~[0-9]*\.?[0-9]*[1-9]' "$tmp/filling.screen"; then
+  ok "a filling DLQ: IN/S is the depth's growth, ~N above zero"
+else
+  bad "a filling DLQ: IN/S is not a positive ~N:"; grep -E 'QUEUE|lr-filling' "$tmp/filling.screen"
+fi
+touch "$tmp/stop-filling"
+wait "$filler"
+T send-keys -t f q
+for _ in $(seq 1 100); do [ -s "$tmp/ui4.status" ] && break; sleep 0.1; done
+api DELETE "queues/%2F/lr-filling"
+api DELETE "queues/%2F/lr-filling.dlq"
+
 echo "live: $pass passed, $fail failed"
 [ $fail -eq 0 ]
