@@ -191,7 +191,8 @@ static void test_url_password(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
     /* A '?' in a password is not the start of dlqx's parameters, and is never shown. */
     env("amqp://u:se?cret@rabbit/?read_only=1", NULL, NULL);
-    assert_true(finish(&b, NULL));
+    /* (librabbitmq cannot read such a URL: it is refused before anything is tried) */
+    assert_false(finish(&b, NULL));
     assert_true(b.read_only);
     assert_non_null(strstr(err_text, "amqp://u@rabbit/ carries a password"));
     assert_null(strstr(err_text, "cret"));

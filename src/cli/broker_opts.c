@@ -250,13 +250,6 @@ bool broker_opts_finish(struct broker_opts *b)
     for (size_t i = 0; i < b->n_urls; i++)
         if (!url_params(b, i))
             return false;
-    for (size_t i = 0; i < b->n_urls; i++) {
-        struct error uerr;
-        if (!conn_url_check(b->urls[i], &uerr)) {
-            fprintf(stderr, "dlqx: %s\n", uerr.msg);
-            return false;
-        }
-    }
     const char *ro = getenv("DLQX_READ_ONLY");
     if (ro && *ro) { /* empty: not set */
         int yes = broker_parse_bool(ro, strlen(ro));
@@ -279,6 +272,14 @@ bool broker_opts_finish(struct broker_opts *b)
                         "command line shows in ps)\n",
                         masked);
             free(masked);
+        }
+    }
+    /* After the password guard above: a URL that holds one is checked undumpable. */
+    for (size_t i = 0; i < b->n_urls; i++) {
+        struct error uerr;
+        if (!conn_url_check(b->urls[i], &uerr)) {
+            san_eprintf("dlqx: %s\n", uerr.msg);
+            return false;
         }
     }
     if (!b->mgmt_url) {
