@@ -15,6 +15,7 @@
 #include "../src/cli/cli.h"
 #include "app.h"
 #include "mgmt.h"
+#include "term.h"
 
 static int saved_stderr = -1;
 static FILE *captured;
@@ -152,6 +153,10 @@ int cmd_ui(int argc, char **argv, bool open_files)
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "dlqx: the interactive view needs a terminal; for scripts use dlqx "
                         "peek, decode and tree\n");
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (!term_capable()) {
         rc = EXIT_USAGE;
         goto out;
     }
