@@ -38,8 +38,13 @@ fi
 [ -x "$dlqx" ] || { echo "smoke: $dlqx is not an executable" >&2; exit 2; }
 dlqx=$(cd "$(dirname "$dlqx")" && pwd)/$(basename "$dlqx")
 command -v tmux >/dev/null || { echo "smoke: tmux is missing" >&2; exit 2; }
-if ! nm -D "$dlqx" 2>/dev/null | grep -q __asan_init && ! nm "$dlqx" 2>/dev/null | grep -q __asan_init; then
-  echo "smoke: note: $dlqx does not look like an AddressSanitizer build"
+# A build without the sanitizers would pass without checking anything: refused. Both are
+# linked in (the dynamic symbols of libasan and libubsan, or static ones).
+syms=$( (nm -D "$dlqx"; nm "$dlqx") 2>/dev/null)
+if ! grep -q ' __asan_init$' <<<"$syms" || ! grep -q ' __ubsan_handle_' <<<"$syms"; then
+  echo "smoke: $dlqx is not a sanitizer build (no __asan_init or __ubsan_handle_* in it):" \
+    "build it with -Db_sanitize=address,undefined (see usage)" >&2
+  exit 2
 fi
 fixtures=$root/fixtures/snapshots
 tmux_term=tmux-256color
