@@ -6,7 +6,6 @@
  * and its summary. Edits (`w` fields, `b` the body in $EDITOR, `>` the target) make a new
  * plan; the dead letters are never touched until the broker has their copies.
  */
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,6 @@
 
 #include "app.h"
 #include "../src/cli/broker_opts.h"
-#include "../src/cli/replay_cli.h"
 #include "decode.h"
 #include "editor.h"
 #include "journal.h"
@@ -29,11 +27,6 @@
 
 #define PLAN_MAX_CHANGES 32
 #define PLAN_TARGETS 6
-/* The explorer's pace unless P says otherwise: 100 copies a second, after a ramp of 1, 10 and
- * 100 a second (ten seconds each) when the pass is larger than the ramp. */
-#define PLAN_RATE 100.0
-#define PLAN_RAMP "1,10,100"
-#define PLAN_RATE_MAX 1e6
 
 struct pline {
     char *text; /* safe */
@@ -60,13 +53,7 @@ struct plan_state {
     bool has_body;
     char *to_exchange, *to_routing_key;
     bool canary;
-    /* the pace (P): copies per second (0: as fast as the broker confirms), and the ramp —
-     * the default one only for a pass larger than it, one given with P always */
-    double rate;
-    struct replay_ramp_step ramp[REPLAY_MAX_RAMP];
-    size_t n_ramp;
-    char ramp_text[80];
-    bool ramp_given;
+    struct plan_pace pace; /* P */
     /* the plan */
     uint64_t sendable, kept;
     char kept_why[240];
@@ -169,89 +156,6 @@ static void targets_clear(struct plan_state *s)
     s->n_targets = 0;
 }
 
-/* The ramp's copies in all. */
-static uint64_t ramp_copies(const struct plan_state *s)
-{
-    uint64_t n = 0;
-    for (size_t i = 0; i < s->n_ramp; i++)
-        n += s->ramp[i].copies;
-    return n;
-}
-
-/* The pace of the pass into o: the rate, and the ramp when it applies. */
-static void pace_of(const struct plan_state *s, struct replay_opts *o)
-{
-    o->rate = s->rate;
-    bool ramp = s->n_ramp && (s->ramp_given || s->sendable > ramp_copies(s));
-    o->ramp = ramp ? s->ramp : NULL;
-    o->n_ramp = ramp ? s->n_ramp : 0;
-}
-
-/* "RATE [RAMP]" from P: "100 1,10,100", "500" (no ramp), "0" (unpaced); false, said on the
- * status line, for anything else (the pace stays as it was). */
-static bool set_pace(struct app *a, struct plan_state *s, const char *text)
-{
-    char rate_s[64] = "", ramp_s[80] = "", extra[2] = "";
-    int n = sscanf(text, " %63s %79s %1s", rate_s, ramp_s, extra);
-    char *end;
-    double rate = n >= 1 ? strtod(rate_s, &end) : -1;
-    if (n < 1 || n > 2 || *end || !(rate >= 0 && rate <= PLAN_RATE_MAX) || rate_s[0] == '-' ||
-        rate_s[0] == '+') {
-        app_message(a, true,
-                    "the pace is RATE [RAMP]: copies per second (0: as fast as the "
-                    "broker confirms), then a ramp such as 1,10,100");
-        return false;
-    }
-    struct replay_ramp_step steps[REPLAY_MAX_RAMP];
-    size_t n_steps = 0;
-    if (n == 2 && strcmp(ramp_s, "-") != 0) {
-        struct error err;
-        if (replay_ramp_parse(ramp_s, steps, REPLAY_MAX_RAMP, &n_steps, &err) != ST_OK) {
-            app_message(a, true, "%s", err.msg);
-            return false;
-        }
-    }
-    s->rate = rate;
-    memcpy(s->ramp, steps, n_steps * sizeof *steps);
-    s->n_ramp = n_steps;
-    snprintf(s->ramp_text, sizeof s->ramp_text, "%s", n_steps ? ramp_s : "");
-    s->ramp_given = n_steps > 0;
-    return true;
-}
-
-/* "pace: 100 copies/s after a ramp of 10 at 1/s, …: at least 41 s" */
-static void add_pace_line(struct plan_state *s)
-{
-    struct replay_opts o;
-    memset(&o, 0, sizeof o);
-    pace_of(s, &o);
-    struct strbuf sb;
-    sb_init(&sb);
-    if (o.rate > 0)
-        sb_addf(&sb, "  pace: %.10g copies/s", o.rate);
-    else
-        sb_adds(&sb, "  pace: as fast as the broker confirms");
-    if (o.n_ramp) {
-        sb_adds(&sb, " after a ramp of");
-        for (size_t i = 0; i < o.n_ramp; i++)
-            sb_addf(&sb, "%s %llu at %.10g/s", i ? "," : "", (unsigned long long)o.ramp[i].copies,
-                    o.ramp[i].rate);
-    } else if (s->n_ramp) {
-        sb_addf(&sb, " (no ramp %s: the pass is not larger than it)", s->ramp_text);
-    }
-    double t = replay_pace_seconds(&o, s->sendable);
-    char d[32];
-    if (t > 0 && t < 10) {
-        sb_addf(&sb, ": at least %.1f s", t);
-    } else if (t > 0) {
-        duration_format(t, d);
-        sb_addf(&sb, ": at least %s", d);
-    }
-    sb_adds(&sb, "   P changes it");
-    add_line(s, UA_ACCENT, "%s", sb.buf);
-    sb_free(&sb);
-}
-
 /* The plan made again: counts and targets over every entry, the diff of the one shown. */
 static void rebuild(struct app *a, struct plan_state *s)
 {
@@ -334,8 +238,13 @@ static void rebuild(struct app *a, struct plan_state *s)
                  s->to_exchange ? s->to_exchange : "", s->to_routing_key ? s->to_routing_key : "");
     if (s->canary)
         add_line(s, UA_ACCENT, "  canary: one copy first, then the rest if it stays away (10 s)");
-    if (s->op != PLAN_DELETE)
-        add_pace_line(s);
+    if (s->op != PLAN_DELETE) {
+        struct strbuf pace;
+        sb_init(&pace);
+        plan_pace_describe(&s->pace, s->sendable, &pace);
+        add_line(s, UA_ACCENT, "  %s   P changes it", pace.buf);
+        sb_free(&pace);
+    }
     add_line(s, UA_NORMAL, "%s", "");
     add_line(s, UA_HEADER, "copy %zu of %zu: %s", s->at + 1, s->n, shown_id);
     if (shown_why[0])
@@ -440,52 +349,6 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     return act;
 }
 
-static void draw_progress(struct app *a, struct plan_state *s, const struct replay_progress *p)
-{
-    term_size(a);
-    if (app_too_small(a)) {
-        app_draw_too_small(a);
-        return;
-    }
-    int top = 1, w = a->cols_on_screen;
-    for (int y = top; y < a->rows_on_screen - 1; y++)
-        draw_fill(y, 0, w, UA_NORMAL);
-    draw_textf(top + 1, 2, w - 4, UA_TITLE, "%s %s of %s — %s%s", op_name(s->op), s->scope,
-               s->queue, p->phase, p->paused ? " (paused)" : "");
-    uint64_t settled = p->done + p->kept + p->unknown;
-    int bar = w - 20 > 10 ? w - 20 : 10;
-    int filled = p->total ? (int)((double)bar * (double)settled / (double)p->total) : 0;
-    struct strbuf sb;
-    sb_init(&sb);
-    sb_addc(&sb, '[');
-    for (int i = 0; i < bar; i++)
-        sb_adds(&sb, i < filled ? glyph(a, G_BLOCK) : " ");
-    sb_addc(&sb, ']');
-    draw_safe(top + 3, 2, w - 4, sb.buf, UA_ACCENT);
-    sb_free(&sb);
-    char eta[32] = "?";
-    if (p->eta_s >= 0)
-        duration_format(p->eta_s, eta);
-    draw_textf(top + 5, 2, w - 4, UA_NORMAL,
-               "read %llu/%llu   done %llu   kept %llu   unknown %llu   in flight %llu",
-               (unsigned long long)p->taken, (unsigned long long)p->total,
-               (unsigned long long)p->done, (unsigned long long)p->kept,
-               (unsigned long long)p->unknown, (unsigned long long)p->in_flight);
-    char pace[160] = "unpaced";
-    if (s->rate > 0 || s->n_ramp) {
-        struct replay_opts o;
-        memset(&o, 0, sizeof o);
-        pace_of(s, &o);
-        if (o.rate > 0)
-            snprintf(pace, sizeof pace, "pace %.10g/s%s%s", o.rate,
-                     o.n_ramp ? " after the ramp " : "", o.n_ramp ? s->ramp_text : "");
-    }
-    draw_textf(top + 6, 2, w - 4, UA_NORMAL, "%.0f copies/s (%s)   ETA %s", p->rate, pace, eta);
-    draw_textf(top + 8, 2, w - 4, UA_DIM,
-               "p pauses   Esc cancels (copies in flight are settled; the rest stays)");
-    term_flush();
-}
-
 static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
 {
     struct run_ctx *c = vctx;
@@ -497,44 +360,10 @@ static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
         return RC_CANCEL;
     if (ch == 'p' || ch == ' ')
         c->paused = !c->paused;
-    draw_progress(c->a, c->s, p);
+    char title[600];
+    snprintf(title, sizeof title, "%s %s of %s", op_name(c->s->op), c->s->scope, c->s->queue);
+    plan_progress_draw(c->a, title, &c->s->pace, c->s->sendable, p);
     return c->paused ? RC_PAUSE : RC_GO;
-}
-
-/* A pass a signal stopped: its summary on standard error (the screen is going; cmd_ui.c
- * replays what was written there once the terminal is restored), and its exit status. */
-static void pass_stopped(struct app *a, const struct plan_state *s, const char *journal,
-                         size_t missing)
-{
-    const struct replay_report *r = &s->rep;
-    const char *op = op_name(s->op);
-    int sig = term_stop_signal();
-    struct strbuf sb;
-    sb_init(&sb);
-    sanitize_append(&sb, r->detail, strlen(r->detail), 0);
-    fprintf(stderr, "dlqx %s: stopped by %s: %s in %.2f s\n", op,
-            sig == SIGHUP    ? "a hang-up (SIGHUP)"
-            : sig == SIGTERM ? "SIGTERM"
-                             : "Ctrl-C (SIGINT)",
-            sb.buf ? sb.buf : "", r->seconds);
-    for (size_t i = 0; i < r->n_reasons; i++) {
-        sb_reset(&sb);
-        sanitize_append(&sb, r->reasons[i].text, strlen(r->reasons[i].text), 0);
-        fprintf(stderr, "dlqx %s:   %llu × %s\n", op, (unsigned long long)r->reasons[i].n, sb.buf);
-    }
-    if (r->have_after)
-        fprintf(stderr, "dlqx %s: %u ready before, %u after\n", op, r->ready_before,
-                r->ready_after);
-    sb_reset(&sb);
-    sanitize_append(&sb, journal, strlen(journal), 0);
-    fprintf(stderr, "dlqx %s: journal %s, run %s\n", op, sb.buf, r->run_id);
-    if (r->unknown)
-        fprintf(stderr,
-                "dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): dlqx "
-                "journal --pending\n",
-                op, (unsigned long long)r->unknown);
-    sb_free(&sb);
-    a->exit_code = rcli_exit_code(r, missing);
 }
 
 static void run_pass(struct app *a, struct plan_state *s)
@@ -594,7 +423,7 @@ static void run_pass(struct app *a, struct plan_state *s)
     o.expect = replay_plan_size(c.find);
     o.canary_wait_ms = s->canary ? 10000 : 0;
     if (s->op != PLAN_DELETE)
-        pace_of(s, &o);
+        plan_pace_opts(&s->pace, s->sendable, &o);
     o.journal = j;
     o.select = select_cb;
     o.progress = progress_cb;
@@ -606,7 +435,7 @@ static void run_pass(struct app *a, struct plan_state *s)
     else
         s->ran = true;
     if (s->ran && term_stop_signal())
-        pass_stopped(a, s, path, replay_plan_size(c.find));
+        plan_pass_stopped(a, op_name(s->op), &s->rep, path, replay_plan_size(c.find));
     journal_close(j);
     free(path);
     conn_close(conn);
@@ -862,12 +691,9 @@ static int request(struct app *a, struct view *v, enum action act)
             return HR_HANDLED | HR_REDRAW;
         }
         char now[160];
-        if (s->n_ramp)
-            snprintf(now, sizeof now, "%.10g %s", s->rate, s->ramp_text);
-        else
-            snprintf(now, sizeof now, "%.10g", s->rate);
+        plan_pace_text(&s->pace, now, sizeof now);
         char *t = app_prompt(a, "pace: RATE copies/s (0: unpaced) [RAMP, e.g. 1,10,100]: ", now);
-        if (t && set_pace(a, s, t))
+        if (t && plan_pace_set(a, &s->pace, t))
             rebuild(a, s);
         free(t);
         return HR_HANDLED | HR_REDRAW;
@@ -940,10 +766,7 @@ void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n,
     memcpy(s->entries, entries, n * sizeof *entries);
     s->n = n;
     s->scope = xstrdup(scope);
-    s->rate = PLAN_RATE;
-    struct error perr;
-    if (replay_ramp_parse(PLAN_RAMP, s->ramp, REPLAY_MAX_RAMP, &s->n_ramp, &perr) == ST_OK)
-        snprintf(s->ramp_text, sizeof s->ramp_text, "%s", PLAN_RAMP);
+    plan_pace_init(&s->pace);
     if (alt && n_alt > 1) {
         s->alt = xmalloc(n_alt * sizeof *alt);
         memcpy(s->alt, alt, n_alt * sizeof *alt);
