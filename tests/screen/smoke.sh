@@ -230,6 +230,8 @@ keys Enter t Escape Escape Enter /
 type error
 keys Enter n n N Escape Escape
 '
+# Below 60x12 only q, Esc, Ctrl-g and Ctrl-l act (the screen says it is too small): no q
+# there, which would quit; the other keys are pressed to see that they do nothing harmful.
 script_resize='
 wait dlqx  messages 
 size 80 24
@@ -242,7 +244,7 @@ keys j k G g
 size 2 2
 keys Escape j
 size 1 1
-keys j k Enter Escape 3 4 5 ? q 2
+keys j k Enter Escape 3 4 5 ? 2
 size 120 40
 keys Enter
 size 30 8
@@ -256,7 +258,7 @@ keys 5 j G
 size 12 4
 keys ? j G
 size 60 7
-keys q /
+keys /
 type gateway
 keys Enter
 size 5 2
