@@ -100,6 +100,7 @@ static const struct {
     {'>', ACT_TARGET},
     {'a', ACT_SCOPE},
     {'c', ACT_CANARY},
+    {'P', ACT_RATE},
     {CTRL('r'), ACT_REFRESH},
     {CTRL('l'), ACT_REDRAW},
     {'?', ACT_HELP},

@@ -49,6 +49,7 @@
     X(ACT_TARGET, "target", ">", "plan: another target (EXCHANGE:ROUTING_KEY)")                 \
     X(ACT_SCOPE, "scope", "a", "plan: this message, or every message shown")                    \
     X(ACT_CANARY, "canary", "c", "plan: send one first and watch for it to come back")          \
+    X(ACT_RATE, "pace", "P", "plan: copies per second and the ramp (100/s after 1,10,100)")     \
     X(ACT_REDRAW, "redraw", "Ctrl-l", "redraw the screen")                                     \
     X(ACT_HELP, "help", "? F1", "this help")                                                   \
     X(ACT_QUIT, "quit", "q", "quit (back, in a view opened from another)")

@@ -146,7 +146,6 @@ static void draw_title(struct app *a)
              a->source_label ? a->source_label : "", a->read_only ? "  [read-only]" : "  [read-write]",
              a->ages_as_of_snapshot ? "  [ages as of the snapshot]" : "");
     draw_fill(0, 0, a->cols_on_screen, UA_TITLE);
-    draw_text(0, 0, a->cols_on_screen, left, strlen(left), UA_TITLE);
     char right[128];
     /* What a pass took out of the queue since the snapshot is not counted, but said. */
     size_t gone = a->n_gone < n ? a->n_gone : n;
@@ -159,8 +158,11 @@ static void draw_title(struct app *a)
         snprintf(right, sizeof right, "no snapshot yet (Enter on a queue)  ");
     else
         snprintf(right, sizeof right, "%zu messages%s  ", n - gone, since);
+    /* The left half cut (with "…") where the right one begins: the two never overlap. */
     int w = (int)strlen(right);
-    if (w < a->cols_on_screen)
+    int room = w + 1 < a->cols_on_screen ? a->cols_on_screen - w - 1 : a->cols_on_screen;
+    draw_text(0, 0, room, left, strlen(left), UA_TITLE);
+    if (w + 1 < a->cols_on_screen)
         draw_text(0, a->cols_on_screen - w, w, right, (size_t)w, UA_TITLE);
 }
 
@@ -195,15 +197,50 @@ static void draw_status(struct app *a)
     sb_free(&sb);
 }
 
+bool app_too_small(const struct app *a)
+{
+    return a->rows_on_screen < APP_MIN_ROWS || a->cols_on_screen < APP_MIN_COLS;
+}
+
+/* "terminal too small: 40×10, dlqx needs at least 60×12", broken between words over as many
+ * lines as it takes. */
+void app_draw_too_small(struct app *a)
+{
+    term_clear();
+    char text[160];
+    const char *x = a->ascii ? "x" : "\xc3\x97";
+    snprintf(text, sizeof text, "terminal too small: %d%s%d, dlqx needs at least %d%s%d",
+             a->cols_on_screen, x, a->rows_on_screen, APP_MIN_COLS, x, APP_MIN_ROWS);
+    int w = a->cols_on_screen > 0 ? a->cols_on_screen : 1;
+    const char *p = text;
+    for (int y = 0; *p && y < a->rows_on_screen; y++) {
+        size_t len = strlen(p), cut = len;
+        if ((int)sanitize_width(p, len) > w) {
+            cut = 0;
+            for (size_t i = 0; i < len; i++)
+                if (p[i] == ' ' && (int)sanitize_width(p, i) <= w)
+                    cut = i;
+            if (!cut)
+                cut = (size_t)w; /* one long word: cut (ASCII here but for ×) */
+        }
+        char line[160];
+        snprintf(line, sizeof line, "%.*s", (int)cut, p);
+        draw_safe(y, 0, w, line, UA_ERROR);
+        p += cut;
+        while (*p == ' ')
+            p++;
+    }
+    term_flush();
+}
+
 void app_draw(struct app *a)
 {
     term_size(a);
-    term_clear();
-    if (a->rows_on_screen < 5 || a->cols_on_screen < 20) {
-        draw_safe(0, 0, a->cols_on_screen, "dlqx: the terminal is too small", UA_ERROR);
-        term_flush();
+    if (app_too_small(a)) {
+        app_draw_too_small(a);
         return;
     }
+    term_clear();
     draw_title(a);
     struct view *v = app_view(a);
     if (v && v->ops->draw)
@@ -236,9 +273,15 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         int cx = (int)sanitize_width(shown.buf, shown.len);
         move(y, cx < a->cols_on_screen ? cx : a->cols_on_screen - 1);
         sb_free(&shown);
-        refresh();
+        term_flush();
         /* The work in progress goes on while the user types. */
-        int ch = term_key(app_busy(a) ? 20 : -1);
+        /* Never a wait without end: a signal (term_stop_signal) ends the prompt. */
+        int ch = term_key(app_busy(a) ? 20 : 250);
+        if (term_stop_signal()) {
+            sb_free(&line);
+            curs_set(0);
+            return NULL;
+        }
         if (ch == ERR) {
             bool ended = false;
             if (app_busy(a))
@@ -270,6 +313,12 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         if (ch == KEY_RESIZE) {
             term_size(a);
             app_draw(a);
+            if (app_too_small(a)) {
+                /* Nothing is typed blind: the prompt is cancelled. */
+                sb_free(&line);
+                curs_set(0);
+                return NULL;
+            }
             continue;
         }
         if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && line.len < 1000)
@@ -513,7 +562,7 @@ int app_run(struct app *a, const struct view_ops *first)
     app_draw(a);
     double last_draw = 0;
     enum job_rc work = app_busy(a) ? JOB_MORE : JOB_DONE;
-    while (!a->quit) {
+    while (!a->quit && !term_stop_signal()) {
         /* Waiting for a key only as long as the work in progress can wait. */
         int ch = term_key(work == JOB_MORE ? 0 : work == JOB_WAIT ? 20 : 1000);
         int64_t now = clock_now_ms();
@@ -543,6 +592,15 @@ int app_run(struct app *a, const struct view_ops *first)
             app_draw(a);
             continue;
         }
+        if (app_too_small(a)) {
+            /* Below the minimum size nothing acts but going back, stopping and quitting:
+             * nothing may be planned, sent or deleted on a screen that cannot show it. */
+            enum action act = ch == KEY_MOUSE ? ACT_NONE : action_for_key(ch);
+            if (act != ACT_QUIT && act != ACT_BACK && act != ACT_CANCEL && act != ACT_REDRAW) {
+                app_draw(a);
+                continue;
+            }
+        }
         a->message[0] = '\0';
         if (ch == KEY_MOUSE) {
             if (app_mouse(a) & HR_QUIT)
@@ -561,13 +619,15 @@ int app_run(struct app *a, const struct view_ops *first)
         app_draw(a);
         work = app_busy(a) ? JOB_MORE : JOB_DONE;
     }
+    /* q, or a signal (a peek it stopped has given every message back; the jobs end in
+     * app_free): the terminal is restored. */
     while (a->depth > 0) {
         struct view *v = &a->stack[--a->depth];
         if (v->ops->close)
             v->ops->close(a, v);
     }
     term_done();
-    return 0;
+    return a->exit_code;
 }
 
 void app_free(struct app *a)

@@ -15,6 +15,13 @@ unsigned app_san_flags(const struct app *a);
 int app_run(struct app *a, const struct view_ops *first);
 void app_free(struct app *a);
 void app_draw(struct app *a);
+/* The least the views need (the plan's progress, the columns of the lists, the title's two
+ * halves). Below it every view shows only "terminal too small: W×H, dlqx needs at least
+ * 60×12" and no key acts but q, Esc, Ctrl-g and Ctrl-l. */
+#define APP_MIN_COLS 60
+#define APP_MIN_ROWS 12
+bool app_too_small(const struct app *a);
+void app_draw_too_small(struct app *a);
 int app_handle(struct app *a, enum action act);
 /* Lines a view has for its rows (screen less title, header and status). */
 size_t app_page(const struct app *a);

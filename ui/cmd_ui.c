@@ -228,6 +228,10 @@ int cmd_ui(int argc, char **argv, bool open_files)
         rc = EXIT_USAGE;
         goto out;
     }
+    if (!term_capable()) {
+        rc = EXIT_USAGE;
+        goto out;
+    }
     if (!a.store) {
         struct error err;
         if (store_new(0, NULL, &a.store, &err) != ST_OK) {

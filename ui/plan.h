@@ -9,6 +9,8 @@
 #include <stddef.h>
 
 #include "actions.h"
+#include "replay.h"
+#include "util.h"
 
 struct app;
 
@@ -24,5 +26,34 @@ void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n,
 int plan_request(struct app *a, enum action act);
 
 extern const struct view_ops view_plan_ops;
+
+/* plan_pass.c: the pace of a pass (P) — copies per second (0: as fast as the broker
+ * confirms) and a ramp before them: by default 100/s after the ramp 1,10,100, that default
+ * ramp only for a pass larger than it; a ramp given with P always. */
+struct plan_pace {
+    double rate;
+    struct replay_ramp_step ramp[REPLAY_MAX_RAMP];
+    size_t n_ramp;
+    char ramp_text[80]; /* as given (shown sanitized) */
+    bool ramp_given;
+};
+void plan_pace_init(struct plan_pace *p);
+/* "RATE [RAMP]" ("100 1,10,100", "500", "0", "50 1:5,10:50"; "-" for no ramp); false, with
+ * the reason on the status line, for anything else (the pace stays as it was). */
+bool plan_pace_set(struct app *a, struct plan_pace *p, const char *text);
+/* The pace as P shows it to be edited ("100 1,10,100"). */
+void plan_pace_text(const struct plan_pace *p, char *out, size_t len);
+/* The engine's rate and ramp for a pass of `sendable` copies. */
+void plan_pace_opts(const struct plan_pace *p, uint64_t sendable, struct replay_opts *o);
+/* "pace: 100 copies/s after a ramp of 10 at 1/s, …: at least 41s" (raw: add_line sanitizes). */
+void plan_pace_describe(const struct plan_pace *p, uint64_t sendable, struct strbuf *out);
+/* The pass's progress screen: title ("replay the 3,000 shown of orders.dlq"), the bar, the
+ * counts, the pace; below the minimum size only that the terminal is too small. */
+void plan_progress_draw(struct app *a, const char *title, const struct plan_pace *pace,
+                        uint64_t sendable, const struct replay_progress *p);
+/* A pass a signal stopped: its summary on standard error (cmd_ui.c shows it once the
+ * terminal is restored) and its exit status (a->exit_code, as `dlqx replay` gives it). */
+void plan_pass_stopped(struct app *a, const char *op, const struct replay_report *r,
+                       const char *journal, size_t missing);
 
 #endif

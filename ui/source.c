@@ -20,7 +20,9 @@
 bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total,
                   double started)
 {
-    /* Esc or Ctrl-g cancels; anything else waits. */
+    /* Esc or Ctrl-g cancels, and so does a signal (term_stop_signal); anything else waits. */
+    if (term_stop_signal())
+        return false;
     int ch = term_key(0);
     if (ch == 27 || ch == ('g' & 0x1f))
         return false;
@@ -52,7 +54,7 @@ bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total
         draw_safe(y, tw, bar, sb.buf, UA_STATUS);
         sb_free(&sb);
     }
-    refresh();
+    term_flush();
     return true;
 }
 

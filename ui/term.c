@@ -1,7 +1,11 @@
 /*
  * term: the one file that owns the terminal — curses set-up and tear-down, colours (8, 256,
  * none with NO_COLOR), the signal handlers that restore the terminal before anything is
- * printed, and the drawing calls the views use. Every byte that came from a message passes
+ * printed, and the drawing calls the views use. SIGINT (and Ctrl-C read as a key), SIGTERM
+ * and SIGHUP do not kill: they are noted (term_stop_signal) and the loop, a pass or a peek in
+ * progress takes the graceful way out — a pass stops sending and settles what is in flight,
+ * a peek gives every message back — before the terminal is restored; after a hang-up the
+ * terminal is gone and nothing more is written to it. Every byte that came from a message passes
  * through the sanitizer here before curses sees it.
  */
 #define _XOPEN_SOURCE_EXTENDED 1
@@ -14,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,13 +28,39 @@
 static bool active;
 static bool ascii_mode;
 static attr_t attrs[UA_COUNT];
+static volatile sig_atomic_t stop_signal;
+
+/* Whether the terminal is still there: after a hang-up its ioctls fail (EIO). */
+static bool terminal_alive(void)
+{
+    struct termios t;
+    return tcgetattr(STDOUT_FILENO, &t) == 0;
+}
 
 static void restore(void)
 {
     if (active) {
-        endwin();
         active = false;
+        if (stop_signal == SIGHUP && !terminal_alive())
+            return; /* nothing to restore, nothing to write to */
+        endwin();
     }
+}
+
+static void on_stop(int sig)
+{
+    if (!stop_signal)
+        stop_signal = sig;
+}
+
+int term_stop_signal(void)
+{
+    return stop_signal;
+}
+
+bool term_gone(void)
+{
+    return stop_signal == SIGHUP && !terminal_alive();
 }
 
 static void on_fatal(int sig)
@@ -60,8 +91,15 @@ int term_init(struct app *a)
     initscr();
     active = true;
     atexit(restore);
-    signal(SIGTERM, on_fatal);
-    signal(SIGHUP, on_fatal);
+    /* curses' own SIGINT and SIGTERM handlers exit(1) at once: replaced. No SA_RESTART, so
+     * that a wait for a key ends early. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     signal(SIGSEGV, on_fatal);
     signal(SIGABRT, on_fatal);
     signal(SIGBUS, on_fatal);
@@ -178,10 +216,34 @@ static int escape_sequence(void)
     }
 }
 
+/* Whether the terminal hung up: its side of the line reports a hang-up or an error. */
+static bool hung_up(void)
+{
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
 int term_key(int timeout_ms)
 {
+    if (stop_signal) {
+        /* Stopping: no key counts any more (after a hang-up none can come). */
+        if (timeout_ms > 0)
+            napms(timeout_ms < 20 ? timeout_ms : 20);
+        return ERR;
+    }
     timeout(timeout_ms);
     int c = getch();
+    if (c == ERR && hung_up()) {
+        /* The terminal went without a SIGHUP reaching dlqx (a shell that does not pass it
+         * on): the same hang-up. */
+        stop_signal = SIGHUP;
+        return ERR;
+    }
+    if (c == 3) {
+        /* Ctrl-C as a key (a terminal without ISIG): the same as SIGINT. */
+        stop_signal = SIGINT;
+        return ERR;
+    }
     return c == 27 ? escape_sequence() : c;
 }
 
@@ -224,7 +286,8 @@ void term_clear(void)
 
 void term_flush(void)
 {
-    refresh();
+    if (!term_gone())
+        refresh();
 }
 
 void term_redraw_all(void)

@@ -8,6 +8,9 @@
 
 struct app;
 
+/* termcap.c: whether TERM is a terminal the explorer can draw on (known to terminfo, with
+ * cursor addressing and clear); false, with one sentence on stderr naming the CLI, if not. */
+bool term_capable(void);
 /* Starts curses; -1 (reported) when there is no terminal. */
 int term_init(struct app *a);
 void term_done(void);
@@ -28,5 +31,12 @@ void term_redraw_all(void);
  * (ui/cmd_ui.c); nothing when it is not captured. */
 void ui_stderr_pause(void);
 void ui_stderr_resume(void);
+/* The signal that asked the explorer to stop (SIGINT — or Ctrl-C read as a key —, SIGTERM,
+ * SIGHUP), 0 while none did. The loop, a pass and a peek check it and take the graceful way
+ * out; from then on term_key returns no key. */
+int term_stop_signal(void);
+/* Whether the terminal hung up (SIGHUP, and the terminal no longer answers): nothing is
+ * drawn on it any more. */
+bool term_gone(void);
 
 #endif

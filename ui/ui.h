@@ -156,6 +156,7 @@ struct app {
     char message[512]; /* a one-off message for the status line */
     bool message_is_error;
     bool quit;
+    int exit_code; /* app_run's: that of a pass a signal stopped (0 otherwise) */
     int rows_on_screen, cols_on_screen;
 
     char *forest_text;  /* the strings the forest borrows */

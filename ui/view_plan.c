@@ -53,6 +53,7 @@ struct plan_state {
     bool has_body;
     char *to_exchange, *to_routing_key;
     bool canary;
+    struct plan_pace pace; /* P */
     /* the plan */
     uint64_t sendable, kept;
     char kept_why[240];
@@ -237,6 +238,13 @@ static void rebuild(struct app *a, struct plan_state *s)
                  s->to_exchange ? s->to_exchange : "", s->to_routing_key ? s->to_routing_key : "");
     if (s->canary)
         add_line(s, UA_ACCENT, "  canary: one copy first, then the rest if it stays away (10 s)");
+    if (s->op != PLAN_DELETE) {
+        struct strbuf pace;
+        sb_init(&pace);
+        plan_pace_describe(&s->pace, s->sendable, &pace);
+        add_line(s, UA_ACCENT, "  %s   P changes it", pace.buf);
+        sb_free(&pace);
+    }
     add_line(s, UA_NORMAL, "%s", "");
     add_line(s, UA_HEADER, "copy %zu of %zu: %s", s->at + 1, s->n, shown_id);
     if (shown_why[0])
@@ -341,47 +349,20 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     return act;
 }
 
-static void draw_progress(struct app *a, struct plan_state *s, const struct replay_progress *p)
-{
-    int top = 1, w = a->cols_on_screen;
-    for (int y = top; y < a->rows_on_screen - 1; y++)
-        draw_fill(y, 0, w, UA_NORMAL);
-    draw_textf(top + 1, 2, w - 4, UA_TITLE, "%s %s of %s — %s%s", op_name(s->op), s->scope,
-               s->queue, p->phase, p->paused ? " (paused)" : "");
-    uint64_t settled = p->done + p->kept + p->unknown;
-    int bar = w - 20 > 10 ? w - 20 : 10;
-    int filled = p->total ? (int)((double)bar * (double)settled / (double)p->total) : 0;
-    struct strbuf sb;
-    sb_init(&sb);
-    sb_addc(&sb, '[');
-    for (int i = 0; i < bar; i++)
-        sb_adds(&sb, i < filled ? glyph(a, G_BLOCK) : " ");
-    sb_addc(&sb, ']');
-    draw_safe(top + 3, 2, w - 4, sb.buf, UA_ACCENT);
-    sb_free(&sb);
-    char eta[32] = "?";
-    if (p->eta_s >= 0)
-        duration_format(p->eta_s, eta);
-    draw_textf(top + 5, 2, w - 4, UA_NORMAL,
-               "read %llu/%llu   done %llu   kept %llu   unknown %llu   in flight %llu",
-               (unsigned long long)p->taken, (unsigned long long)p->total,
-               (unsigned long long)p->done, (unsigned long long)p->kept,
-               (unsigned long long)p->unknown, (unsigned long long)p->in_flight);
-    draw_textf(top + 6, 2, w - 4, UA_NORMAL, "%.0f copies/s   ETA %s", p->rate, eta);
-    draw_textf(top + 8, 2, w - 4, UA_DIM,
-               "p pauses   Esc cancels (copies in flight are settled; the rest stays)");
-    refresh();
-}
-
 static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
 {
     struct run_ctx *c = vctx;
+    /* SIGINT, SIGTERM, SIGHUP: cancelled as Esc does (what is in flight is settled). */
+    if (term_stop_signal())
+        return RC_CANCEL;
     int ch = term_key(0);
     if (ch == 27 || ch == ('g' & 0x1f))
         return RC_CANCEL;
     if (ch == 'p' || ch == ' ')
         c->paused = !c->paused;
-    draw_progress(c->a, c->s, p);
+    char title[600];
+    snprintf(title, sizeof title, "%s %s of %s", op_name(c->s->op), c->s->scope, c->s->queue);
+    plan_progress_draw(c->a, title, &c->s->pace, c->s->sendable, p);
     return c->paused ? RC_PAUSE : RC_GO;
 }
 
@@ -441,6 +422,8 @@ static void run_pass(struct app *a, struct plan_state *s)
     o.op = s->op == PLAN_DELETE ? "delete" : restamp_mode_name(s->mode);
     o.expect = replay_plan_size(c.find);
     o.canary_wait_ms = s->canary ? 10000 : 0;
+    if (s->op != PLAN_DELETE)
+        plan_pace_opts(&s->pace, s->sendable, &o);
     o.journal = j;
     o.select = select_cb;
     o.progress = progress_cb;
@@ -451,6 +434,8 @@ static void run_pass(struct app *a, struct plan_state *s)
         app_message(a, true, "%s: nothing was sent", err.msg);
     else
         s->ran = true;
+    if (s->ran && term_stop_signal())
+        plan_pass_stopped(a, op_name(s->op), &s->rep, path, replay_plan_size(c.find));
     journal_close(j);
     free(path);
     conn_close(conn);
@@ -569,7 +554,7 @@ static void open_(struct app *a, struct view *v)
         return;
     draw_textf(a->rows_on_screen - 1, 0, a->cols_on_screen, UA_STATUS,
                " planning %zu dead letters…", s->n);
-    refresh();
+    term_flush();
     rebuild(a, s);
     v->lines = s->n_lines;
 }
@@ -702,6 +687,19 @@ static int request(struct app *a, struct view *v, enum action act)
         s->canary = !s->canary;
         rebuild(a, s);
         return HR_HANDLED | HR_REDRAW;
+    case ACT_RATE: {
+        if (s->op == PLAN_DELETE) {
+            app_message(a, true, "a delete sends nothing: it has no pace");
+            return HR_HANDLED | HR_REDRAW;
+        }
+        char now[160];
+        plan_pace_text(&s->pace, now, sizeof now);
+        char *t = app_prompt(a, "pace: RATE copies/s (0: unpaced) [RAMP, e.g. 1,10,100]: ", now);
+        if (t && plan_pace_set(a, &s->pace, t))
+            rebuild(a, s);
+        free(t);
+        return HR_HANDLED | HR_REDRAW;
+    }
     default:
         return view_move(v, act, app_page(a));
     }
@@ -713,8 +711,9 @@ static void status(struct app *a, struct view *v, struct strbuf *out)
     if (s && s->ran)
         sb_adds(out, "done  r: fresh snapshot  Esc: back");
     else
-        sb_addf(out, "y: %s  n/N: copy  w: with  b: body  >: target  R: %s  a: scope  "
-                     "c: canary  Esc: nothing is sent",
+        sb_addf(out,
+                "y: %s  n/N: copy  w: with  b: body  >: target  R: %s  a: scope  "
+                "c: canary  P: pace  Esc: nothing is sent",
                 s ? op_name(s->op) : "send",
                 s && s->op == PLAN_REISSUE ? "replay instead" : "re-issue instead");
 }
@@ -769,6 +768,7 @@ void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n,
     memcpy(s->entries, entries, n * sizeof *entries);
     s->n = n;
     s->scope = xstrdup(scope);
+    plan_pace_init(&s->pace);
     if (alt && n_alt > 1) {
         s->alt = xmalloc(n_alt * sizeof *alt);
         memcpy(s->alt, alt, n_alt * sizeof *alt);

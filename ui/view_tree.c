@@ -10,7 +10,8 @@
  * collapsed node, else the message's detail; t switches between one group and the whole
  * forest; / n N search the labels (in slices: a million items take about a second); Esc/q go
  * back. The forest is the app's, built once per store by a job (data.c); while it is built
- * the view says so, and Enter builds it again after a cancel.
+ * the view says so, and Enter builds it again after a cancel. A t pressed meanwhile counts: it
+ * drops the focus that was waiting for the forest.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,7 +231,11 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     view_scroll_to_cursor(v, page);
     const struct forest *f = &a->forest;
     char head[160];
-    if (treeview_focused(s->tv))
+    if (s->focus_on != TREE_NONE)
+        snprintf(head, sizeof head,
+                 "  this message's correlation, once the tree is built  "
+                 "(t: the whole forest)");
+    else if (treeview_focused(s->tv))
         snprintf(head, sizeof head, "  one correlation of %u  (t: the whole forest)",
                  (unsigned)f->n_groups);
     else
@@ -321,7 +326,13 @@ static int request(struct app *a, struct view *v, enum action act)
         treeview_toggle(tv, cur);
         return changed(a, s, v);
     case ACT_VIEW_TREE:
-        /* t in the tree: one group <-> the whole forest, the cursor staying put. */
+        /* t in the tree: one group <-> the whole forest, the cursor staying put. Opened on a
+         * message whose forest is still being built, t is not lost: the focus waiting for
+         * the forest is dropped, and the whole forest shows when it is there. */
+        if (s->focus_on != TREE_NONE) {
+            s->focus_on = TREE_NONE;
+            return changed(a, s, v);
+        }
         if (treeview_focused(tv)) {
             treeview_focus(tv, TREE_NONE);
         } else if (have) {

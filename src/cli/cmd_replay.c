@@ -457,20 +457,7 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
                         "dlqx journal --pending\n",
                         x->cmd, (unsigned long long)r->unknown);
     }
-    if (r->end == RE_CANARY)
-        return EXIT_CANARY;
-    if (r->end == RE_CONNECTION_LOST)
-        return EXIT_CONNECTION_LOST;
-    if (r->unknown)
-        return EXIT_UNKNOWN;
-    if (r->refused)
-        return EXIT_ACCESS; /* the broker refused the publishes: nothing sent, nothing pending */
-    if (r->end == RE_REFUSED_LIMIT)
-        return EXIT_PEEK_REFUSED;
-    if (r->kept || missing || r->not_sent || r->end == RE_CANCELLED || r->end == RE_IDLE ||
-        r->end == RE_CHANNEL_CLOSED)
-        return EXIT_KEPT;
-    return EXIT_OK;
+    return rcli_exit_code(r, missing);
 }
 
 /* The journal's pending intents for this queue on this broker (an interrupted run: each copy

@@ -114,6 +114,9 @@ void rcli_plan_routes(struct rcli_plan *p, struct conn *c);
 void rcli_plan_print(const struct rcli *x, const struct rcli_plan *p, FILE *to);
 /* One copy's diff, sanitized, two columns when width allows. */
 void rcli_print_diff(const struct diff *d, FILE *to, int width);
+/* The exit status of a pass (the writing commands', and the explorer's when a signal stopped
+ * one): missing is how many planned dead letters were not found. */
+int rcli_exit_code(const struct replay_report *r, size_t missing);
 
 /* ---- the journal's pending intents (journal_reconcile.c) ------------------------------- */
 

@@ -80,7 +80,7 @@ for keys in "$dir"/cases/*.keys; do
     args)
       tmux -L "$sock" kill-server 2>/dev/null
       tmux -L "$sock" -f /dev/null new-session -d -s t -x "$cols" -y "$rows" \
-        "cd '$cwd' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term NO_COLOR=1 $envs ${DLQX_WRAPPER:-} '$dlqx' $rest; echo; echo '[dlqx exited' \$?']'; sleep 30"
+        "cd '$cwd' && env DLQX_NOW=1767330000000 TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term NO_COLOR=1 $envs ${DLQX_WRAPPER:-} '$dlqx' $rest; rc=\$?; echo; echo '[dlqx exited' \$rc']'; sleep 30"
       tmux -L "$sock" set-option -t t status off >/dev/null
       started=1
       settle

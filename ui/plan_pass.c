@@ -1,0 +1,194 @@
+/*
+ * plan_pass: the pace of a pass from the plan and how the pass is shown — its progress while
+ * it runs, and its summary on standard error when a signal stopped it (view_plan.c runs it).
+ *
+ * The pace is the engine's (replay.h): a rate in copies per second and a ramp before it. The
+ * explorer's default is 100 copies a second after the ramp 1,10,100 (10 copies at 1/s, 100 at
+ * 10/s, 1,000 at 100/s); that default ramp is used only for a pass larger than it, so that one
+ * message or a handful go at once. A ramp given with P is always used.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/cli/replay_cli.h"
+#include "app.h"
+#include "plan.h"
+#include "sanitize.h"
+#include "term.h"
+#include "util.h"
+
+#define PLAN_RATE 100.0
+#define PLAN_RAMP "1,10,100"
+#define PLAN_RATE_MAX 1e6
+
+void plan_pace_init(struct plan_pace *p)
+{
+    memset(p, 0, sizeof *p);
+    p->rate = PLAN_RATE;
+    struct error err;
+    if (replay_ramp_parse(PLAN_RAMP, p->ramp, REPLAY_MAX_RAMP, &p->n_ramp, &err) == ST_OK)
+        snprintf(p->ramp_text, sizeof p->ramp_text, "%s", PLAN_RAMP);
+    else
+        p->n_ramp = 0;
+}
+
+/* The ramp's copies in all. */
+static uint64_t ramp_copies(const struct plan_pace *p)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < p->n_ramp; i++)
+        n += p->ramp[i].copies;
+    return n;
+}
+
+void plan_pace_opts(const struct plan_pace *p, uint64_t sendable, struct replay_opts *o)
+{
+    o->rate = p->rate;
+    bool ramp = p->n_ramp && (p->ramp_given || sendable > ramp_copies(p));
+    o->ramp = ramp ? p->ramp : NULL;
+    o->n_ramp = ramp ? p->n_ramp : 0;
+}
+
+void plan_pace_text(const struct plan_pace *p, char *out, size_t len)
+{
+    if (p->n_ramp)
+        snprintf(out, len, "%.10g %s", p->rate, p->ramp_text);
+    else
+        snprintf(out, len, "%.10g", p->rate);
+}
+
+bool plan_pace_set(struct app *a, struct plan_pace *p, const char *text)
+{
+    char rate_s[64] = "", ramp_s[80] = "", extra[2] = "";
+    int n = sscanf(text, " %63s %79s %1s", rate_s, ramp_s, extra);
+    char *end = rate_s;
+    double rate = n >= 1 ? strtod(rate_s, &end) : -1;
+    if (n < 1 || n > 2 || *end || !(rate >= 0 && rate <= PLAN_RATE_MAX) || rate_s[0] == '-' ||
+        rate_s[0] == '+') {
+        app_message(a, true,
+                    "the pace is RATE [RAMP]: copies per second (0: as fast as the broker "
+                    "confirms), then a ramp such as 1,10,100");
+        return false;
+    }
+    struct replay_ramp_step steps[REPLAY_MAX_RAMP];
+    size_t n_steps = 0;
+    if (n == 2 && strcmp(ramp_s, "-") != 0) {
+        struct error err;
+        if (replay_ramp_parse(ramp_s, steps, REPLAY_MAX_RAMP, &n_steps, &err) != ST_OK) {
+            app_message(a, true, "%s", err.msg);
+            return false;
+        }
+    }
+    p->rate = rate;
+    memcpy(p->ramp, steps, n_steps * sizeof *steps);
+    p->n_ramp = n_steps;
+    snprintf(p->ramp_text, sizeof p->ramp_text, "%s", n_steps ? ramp_s : "");
+    p->ramp_given = n_steps > 0;
+    return true;
+}
+
+void plan_pace_describe(const struct plan_pace *p, uint64_t sendable, struct strbuf *out)
+{
+    struct replay_opts o;
+    memset(&o, 0, sizeof o);
+    plan_pace_opts(p, sendable, &o);
+    if (o.rate > 0)
+        sb_addf(out, "pace: %.10g copies/s", o.rate);
+    else
+        sb_adds(out, "pace: as fast as the broker confirms");
+    if (o.n_ramp) {
+        sb_adds(out, " after a ramp of");
+        for (size_t i = 0; i < o.n_ramp; i++)
+            sb_addf(out, "%s %llu at %.10g/s", i ? "," : "", (unsigned long long)o.ramp[i].copies,
+                    o.ramp[i].rate);
+    } else if (p->n_ramp) {
+        sb_addf(out, " (no ramp %s: the pass is not larger than it)", p->ramp_text);
+    }
+    double t = replay_pace_seconds(&o, sendable);
+    char d[32];
+    if (t > 0 && t < 10) {
+        sb_addf(out, ": at least %.1f s", t);
+    } else if (t > 0) {
+        duration_format(t, d);
+        sb_addf(out, ": at least %s", d);
+    }
+}
+
+void plan_progress_draw(struct app *a, const char *title, const struct plan_pace *pace,
+                        uint64_t sendable, const struct replay_progress *p)
+{
+    term_size(a);
+    if (app_too_small(a)) {
+        app_draw_too_small(a);
+        return;
+    }
+    int top = 1, w = a->cols_on_screen;
+    for (int y = top; y < a->rows_on_screen - 1; y++)
+        draw_fill(y, 0, w, UA_NORMAL);
+    draw_textf(top + 1, 2, w - 4, UA_TITLE, "%s — %s%s", title, p->phase,
+               p->paused ? " (paused)" : "");
+    uint64_t settled = p->done + p->kept + p->unknown;
+    int bar = w - 20 > 10 ? w - 20 : 10;
+    int filled = p->total ? (int)((double)bar * (double)settled / (double)p->total) : 0;
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_addc(&sb, '[');
+    for (int i = 0; i < bar; i++)
+        sb_adds(&sb, i < filled ? glyph(a, G_BLOCK) : " ");
+    sb_addc(&sb, ']');
+    draw_safe(top + 3, 2, w - 4, sb.buf, UA_ACCENT);
+    sb_free(&sb);
+    char eta[32] = "?";
+    if (p->eta_s >= 0)
+        duration_format(p->eta_s, eta);
+    draw_textf(top + 5, 2, w - 4, UA_NORMAL,
+               "read %llu/%llu   done %llu   kept %llu   unknown %llu   in flight %llu",
+               (unsigned long long)p->taken, (unsigned long long)p->total,
+               (unsigned long long)p->done, (unsigned long long)p->kept,
+               (unsigned long long)p->unknown, (unsigned long long)p->in_flight);
+    struct replay_opts o;
+    memset(&o, 0, sizeof o);
+    plan_pace_opts(pace, sendable, &o);
+    char paced[160] = "unpaced";
+    if (o.rate > 0)
+        snprintf(paced, sizeof paced, "pace %.10g/s%s%s", o.rate,
+                 o.n_ramp ? " after the ramp " : "", o.n_ramp ? pace->ramp_text : "");
+    draw_textf(top + 6, 2, w - 4, UA_NORMAL, "%.0f copies/s (%s)   ETA %s", p->rate, paced, eta);
+    draw_textf(top + 8, 2, w - 4, UA_DIM,
+               "p pauses   Esc cancels (copies in flight are settled; the rest stays)");
+    term_flush();
+}
+
+void plan_pass_stopped(struct app *a, const char *op, const struct replay_report *r,
+                       const char *journal, size_t missing)
+{
+    int sig = term_stop_signal();
+    struct strbuf sb;
+    sb_init(&sb);
+    sanitize_append(&sb, r->detail, strlen(r->detail), 0);
+    fprintf(stderr, "dlqx %s: stopped by %s: %s in %.2f s\n", op,
+            sig == SIGHUP    ? "a hang-up (SIGHUP)"
+            : sig == SIGTERM ? "SIGTERM"
+                             : "Ctrl-C (SIGINT)",
+            sb.buf ? sb.buf : "", r->seconds);
+    for (size_t i = 0; i < r->n_reasons; i++) {
+        sb_reset(&sb);
+        sanitize_append(&sb, r->reasons[i].text, strlen(r->reasons[i].text), 0);
+        fprintf(stderr, "dlqx %s:   %llu × %s\n", op, (unsigned long long)r->reasons[i].n, sb.buf);
+    }
+    if (r->have_after)
+        fprintf(stderr, "dlqx %s: %u ready before, %u after\n", op, r->ready_before,
+                r->ready_after);
+    sb_reset(&sb);
+    sanitize_append(&sb, journal, strlen(journal), 0);
+    fprintf(stderr, "dlqx %s: journal %s, run %s\n", op, sb.buf, r->run_id);
+    if (r->unknown)
+        fprintf(stderr,
+                "dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): dlqx "
+                "journal --pending\n",
+                op, (unsigned long long)r->unknown);
+    sb_free(&sb);
+    a->exit_code = rcli_exit_code(r, missing);
+}
