@@ -196,14 +196,14 @@ static void status(struct app *a, struct view *v, struct strbuf *out)
         sb_adds(out, "not grouped  Enter: group them");
         return;
     }
-    sb_addf(out, "%zu causes for %zu dead letters  Enter: its messages", groups_count(g),
+    sb_addf(out, "%zu causes for %zu dead letters  Enter: messages", groups_count(g),
             groups_total(g));
     const struct group *cur = g ? groups_at(g, v->cursor) : NULL;
     if (cur) {
         /* the group's name, for dlqx groups, decode and --group */
         char key[GROUP_KEY_TEXT];
         group_key_text(cur->group_key, key);
-        sb_addf(out, "  group %s", key);
+        sb_addf(out, "  %s", key);
         /* The selected group's times in UTC: FIRST and LAST are when it was dead-lettered. */
         char f[32], l[32];
         if (cur->first_ms > 0 && cur->last_ms > 0) {
