@@ -204,7 +204,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
             struct error err;
             error_clear(&err);
             if (conn_queue_inspect(c, 1, names[i], NULL, NULL, &kind, &err) != ST_OK) {
-                fprintf(stderr, "dlqx: %s\n", err.msg);
+                san_eprintf("dlqx: %s\n", err.msg);
                 rc = broker_exit_code(kind);
                 if (kind == CONN_NOT_FOUND)
                     broker_suggest_queue(&b, names[i]);
@@ -223,7 +223,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
         }
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "dlqx: the interactive view needs a terminal; for scripts use dlqx "
+        san_eprintf("dlqx: the interactive view needs a terminal; for scripts use dlqx "
                         "peek, decode and tree\n");
         rc = EXIT_USAGE;
         goto out;

@@ -168,7 +168,7 @@ void plan_pass_stopped(struct app *a, const char *op, const struct replay_report
     struct strbuf sb;
     sb_init(&sb);
     sanitize_append(&sb, r->detail, strlen(r->detail), 0);
-    fprintf(stderr, "dlqx %s: stopped by %s: %s in %.2f s\n", op,
+    san_eprintf("dlqx %s: stopped by %s: %s in %.2f s\n", op,
             sig == SIGHUP    ? "a hang-up (SIGHUP)"
             : sig == SIGTERM ? "SIGTERM"
                              : "Ctrl-C (SIGINT)",
@@ -176,17 +176,16 @@ void plan_pass_stopped(struct app *a, const char *op, const struct replay_report
     for (size_t i = 0; i < r->n_reasons; i++) {
         sb_reset(&sb);
         sanitize_append(&sb, r->reasons[i].text, strlen(r->reasons[i].text), 0);
-        fprintf(stderr, "dlqx %s:   %llu × %s\n", op, (unsigned long long)r->reasons[i].n, sb.buf);
+        san_eprintf("dlqx %s:   %llu × %s\n", op, (unsigned long long)r->reasons[i].n, sb.buf);
     }
     if (r->have_after)
-        fprintf(stderr, "dlqx %s: %u ready before, %u after\n", op, r->ready_before,
+        san_eprintf("dlqx %s: %u ready before, %u after\n", op, r->ready_before,
                 r->ready_after);
     sb_reset(&sb);
     sanitize_append(&sb, journal, strlen(journal), 0);
-    fprintf(stderr, "dlqx %s: journal %s, run %s\n", op, sb.buf, r->run_id);
+    san_eprintf("dlqx %s: journal %s, run %s\n", op, sb.buf, r->run_id);
     if (r->unknown)
-        fprintf(stderr,
-                "dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): dlqx "
+        san_eprintf("dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): dlqx "
                 "journal --pending\n",
                 op, (unsigned long long)r->unknown);
     sb_free(&sb);

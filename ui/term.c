@@ -84,7 +84,7 @@ static void set_attr(enum ui_attr a, short pair, short fg, short bg, attr_t extr
 int term_init(struct app *a)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "dlqx: the interactive view needs a terminal (use dlqx decode or "
+        san_eprintf("dlqx: the interactive view needs a terminal (use dlqx decode or "
                         "dlqx tree in scripts)\n");
         return -1;
     }

@@ -49,14 +49,12 @@ bool term_capable(void)
     if (t && *t)
         sanitize_append(&name, t, strlen(t), SAN_ASCII);
     if (t && *t)
-        fprintf(stderr,
-                "dlqx: the terminal (TERM=%s) %s, so the explorer cannot draw on it; "
+        san_eprintf("dlqx: the terminal (TERM=%s) %s, so the explorer cannot draw on it; "
                 "the command line works anywhere: dlqx queues, peek, decode, tree, "
                 "journal, replay --dry-run (dlqx help lists them)\n",
                 name.buf ? name.buf : "", why);
     else
-        fprintf(stderr,
-                "dlqx: %s, so the explorer cannot draw on the terminal; the command "
+        san_eprintf("dlqx: %s, so the explorer cannot draw on the terminal; the command "
                 "line works anywhere: dlqx queues, peek, decode, tree, journal, replay "
                 "--dry-run (dlqx help lists them)\n",
                 why);

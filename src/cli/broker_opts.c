@@ -58,7 +58,7 @@ int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i)
         if (!(v = value(argc, argv, i, "--url")))
             return -1;
         if (b->n_urls >= sizeof b->urls / sizeof *b->urls) {
-            fprintf(stderr, "dlqx: at most 16 --url\n");
+            san_eprintf("dlqx: at most 16 --url\n");
             return -1;
         }
         b->urls[b->n_urls++] = (char *)(uintptr_t)v;
@@ -66,7 +66,7 @@ int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i)
     }
     if (is(a, "--password")) {
         /* Refused: a password on the command line is visible to everyone in ps. */
-        fprintf(stderr, "dlqx: no --password: it would show in ps; use --password-file FILE, "
+        san_eprintf("dlqx: no --password: it would show in ps; use --password-file FILE, "
                         "DLQX_PASSWORD_FILE or --ask-password\n");
         return -1;
     }
@@ -119,8 +119,7 @@ static void bad_read_only(const char *where, const char *v, size_t n)
     struct strbuf sb;
     sb_init(&sb);
     sanitize_append(&sb, v, n > 40 ? 40 : n, SAN_ESCAPE_BACKSLASH);
-    fprintf(stderr,
-            "dlqx: %s\"%s%s\" is neither a yes nor a no: give 1, true, yes or on to refuse "
+    san_eprintf("dlqx: %s\"%s%s\" is neither a yes nor a no: give 1, true, yes or on to refuse "
             "every write (0, false, no or off to allow them)\n",
             where, sb.buf ? sb.buf : "", n > 40 ? "..." : "");
     sb_free(&sb);
@@ -212,8 +211,7 @@ static void tls_notes(struct broker_opts *b)
         if (tls[i])
             sb_addf(&given, "%s%s", given.len ? ", " : "", tls[i]);
     if (given.len && !amqps && !https)
-        fprintf(stderr,
-                "dlqx: warning: %s ignored: no URL here is amqps:// or https:// (the "
+        san_eprintf("dlqx: warning: %s ignored: no URL here is amqps:// or https:// (the "
                 "connection is not encrypted)\n",
                 given.buf);
     sb_free(&given);
@@ -222,8 +220,7 @@ static void tls_notes(struct broker_opts *b)
         struct strbuf sb;
         sb_init(&sb);
         sanitize_append(&sb, shown, strlen(shown), SAN_ESCAPE_BACKSLASH);
-        fprintf(stderr,
-                "dlqx: warning: the management API %s is plain http: the password goes over "
+        san_eprintf("dlqx: warning: the management API %s is plain http: the password goes over "
                 "the network unencrypted%s; give --mgmt-url https://...\n",
                 sb.buf, amqps ? " although the broker is amqps://" : "");
         sb_free(&sb);
@@ -244,7 +241,7 @@ bool broker_opts_finish(struct broker_opts *b)
         }
     }
     if (!b->n_urls) {
-        fprintf(stderr, "dlqx: no broker: give --url amqp://user@host:port/vhost or set DLQX_URL\n");
+        san_eprintf("dlqx: no broker: give --url amqp://user@host:port/vhost or set DLQX_URL\n");
         return false;
     }
     for (size_t i = 0; i < b->n_urls; i++)

@@ -118,7 +118,7 @@ int cmd_cat(int argc, char **argv)
             const char *field = a[8] == '=' ? a + 9 : (first + 1 < argc ? argv[++first] : "");
             struct error err;
             if (redact_add(&ctx.red, field, &err) != ST_OK) {
-                fprintf(stderr, "dlqx cat: %s\n", err.msg);
+                san_eprintf("dlqx cat: %s\n", err.msg);
                 rc = EXIT_USAGE;
                 goto out;
             }
@@ -130,7 +130,7 @@ int cmd_cat(int argc, char **argv)
             usage(stdout);
             goto out;
         } else {
-            fprintf(stderr, "dlqx cat: unknown option %s\n", a);
+            san_eprintf("dlqx cat: unknown option %s\n", a);
             rc = EXIT_USAGE;
             goto out;
         }
@@ -139,16 +139,16 @@ int cmd_cat(int argc, char **argv)
     struct cli_inputs stats;
     cli_read_inputs(argv + first, argc - first, cat_record, &ctx, &stats);
     if (ctx.red.n) {
-        fprintf(stderr, "dlqx cat: redacted %ld value%s in %ld of %ld record%s", ctx.red.values,
+        san_eprintf("dlqx cat: redacted %ld value%s in %ld of %ld record%s", ctx.red.values,
                 ctx.red.values == 1 ? "" : "s", ctx.red.records, stats.records,
                 stats.records == 1 ? "" : "s");
         if (ctx.red.whole_bodies)
-            fprintf(stderr, "; %ld bod%s not JSON, redacted whole", ctx.red.whole_bodies,
+            san_eprintf("; %ld bod%s not JSON, redacted whole", ctx.red.whole_bodies,
                     ctx.red.whole_bodies == 1 ? "y was" : "ies were");
         fputc('\n', stderr);
         size_t i = 0;
         for (const char *f; (f = redact_unmatched(&ctx.red, &i));)
-            fprintf(stderr, "dlqx cat: --redact %s matched nothing (misspelt?)\n", f);
+            san_eprintf("dlqx cat: --redact %s matched nothing (misspelt?)\n", f);
     }
     if (!cli_flush_stdout() || ctx.write_failed)
         rc = EXIT_IOERR;

@@ -35,7 +35,7 @@ struct filter *cli_filter_compile(const char *cmd, const char *expr)
         struct strbuf sb;
         sb_init(&sb);
         sanitize_append(&sb, err.msg, strlen(err.msg), 0);
-        fprintf(stderr, "dlqx %s: --filter: %s\n", cmd, sb.buf);
+        san_eprintf("dlqx %s: --filter: %s\n", cmd, sb.buf);
         sb_free(&sb);
     }
     return f;
@@ -49,7 +49,7 @@ int cli_filter_option(const char *cmd, int argc, char **argv, int *i, struct fil
     filter_free(*f);
     *f = NULL;
     if (a[8] != '=' && *i + 1 >= argc) {
-        fprintf(stderr, "dlqx %s: --filter needs an expression (docs/filter.md)\n", cmd);
+        san_eprintf("dlqx %s: --filter needs an expression (docs/filter.md)\n", cmd);
         return -1;
     }
     *f = cli_filter_compile(cmd, a[8] == '=' ? a + 9 : argv[++*i]);
@@ -186,7 +186,7 @@ int cmd_decode(int argc, char **argv)
             } else if (strcmp(v, "table") == 0) {
                 ctx.format = FORMAT_TABLE;
             } else {
-                fprintf(stderr, "dlqx decode: --format is json or table\n");
+                san_eprintf("dlqx decode: --format is json or table\n");
                 filter_free(ctx.filter);
                 return EXIT_USAGE;
             }
@@ -208,7 +208,7 @@ int cmd_decode(int argc, char **argv)
             filter_free(ctx.filter);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "dlqx decode: unknown option %s\n", a);
+            san_eprintf("dlqx decode: unknown option %s\n", a);
             filter_free(ctx.filter);
             return EXIT_USAGE;
         } else {

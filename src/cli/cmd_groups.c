@@ -30,7 +30,7 @@ static bool add(struct message *m, bool *keep, void *vctx)
     struct groups_ctx *ctx = vctx;
     struct error err;
     if (store_append(ctx->store, m, ctx->now_ms, &err) != ST_OK) {
-        fprintf(stderr, "dlqx groups: %s: the groups are of the messages before it\n", err.msg);
+        san_eprintf("dlqx groups: %s: the groups are of the messages before it\n", err.msg);
         ctx->full = true;
         return false;
     }
@@ -181,7 +181,7 @@ int cmd_groups(int argc, char **argv)
             filter_free(filter);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "dlqx groups: unknown option %s\n", a);
+            san_eprintf("dlqx groups: unknown option %s\n", a);
             usage(stderr);
             filter_free(filter);
             return EXIT_USAGE;
@@ -195,7 +195,7 @@ int cmd_groups(int argc, char **argv)
     struct groups_ctx ctx = {.now_ms = clock_now_ms()};
     struct error err;
     if (store_new(0, NULL, &ctx.store, &err) != ST_OK) {
-        fprintf(stderr, "dlqx groups: %s\n", err.msg);
+        san_eprintf("dlqx groups: %s\n", err.msg);
         filter_free(filter);
         return EXIT_IOERR;
     }

@@ -232,7 +232,7 @@ int cmd_journal(int argc, char **argv)
             size_t n = is_run ? 5 : 6;
             const char *v = a[n] == '=' ? a + n + 1 : i + 1 < argc ? argv[++i] : NULL;
             if (!v || !*v) {
-                fprintf(stderr, "dlqx journal: %s needs a value\n", is_run ? "--run" : "--file");
+                san_eprintf("dlqx journal: %s needs a value\n", is_run ? "--run" : "--file");
                 broker_opts_free(&b);
                 return EXIT_USAGE;
             }
@@ -254,7 +254,7 @@ int cmd_journal(int argc, char **argv)
     }
     if (reconcile) {
         if (json || pending) {
-            fprintf(stderr, "dlqx journal: --reconcile goes without --pending and --json\n");
+            san_eprintf("dlqx journal: --reconcile goes without --pending and --json\n");
             brc = EXIT_USAGE;
         } else if (!broker_opts_finish(&b)) {
             brc = EXIT_USAGE;

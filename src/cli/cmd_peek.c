@@ -82,7 +82,7 @@ int cmd_peek(int argc, char **argv)
             errno = 0;
             unsigned long long v = strtoull(argv[++i], &end, 10);
             if (errno || *end || argv[i][0] == '-') {
-                fprintf(stderr, "dlqx peek: --limit takes a number\n");
+                san_eprintf("dlqx peek: --limit takes a number\n");
                 rc = EXIT_USAGE;
                 goto out;
             }
@@ -94,7 +94,7 @@ int cmd_peek(int argc, char **argv)
         } else if (strcmp(a, "--type") == 0 && i + 1 < argc) {
             type_given = true;
             if (!queue_kind_parse(argv[++i], &po.info.kind)) {
-                fprintf(stderr, "dlqx peek: --type is classic, quorum or stream\n");
+                san_eprintf("dlqx peek: --type is classic, quorum or stream\n");
                 rc = EXIT_USAGE;
                 goto out;
             }
@@ -142,13 +142,13 @@ int cmd_peek(int argc, char **argv)
     struct safefile out_sf, rep_sf;
     struct error ferr;
     if (safefile_open(&out_sf, outfile ? outfile : "-", &ferr) != ST_OK) {
-        fprintf(stderr, "dlqx peek: %s\n", ferr.msg);
+        san_eprintf("dlqx peek: %s\n", ferr.msg);
         conn_close(c);
         rc = EXIT_IOERR;
         goto out;
     }
     if (report_file && safefile_open(&rep_sf, report_file, &ferr) != ST_OK) {
-        fprintf(stderr, "dlqx peek: the report: %s\n", ferr.msg);
+        san_eprintf("dlqx peek: the report: %s\n", ferr.msg);
         safefile_discard(&out_sf);
         conn_close(c);
         rc = EXIT_IOERR;
@@ -189,14 +189,14 @@ int cmd_peek(int argc, char **argv)
         fputc('\n', stderr);
     san_eprintf("dlqx: %s: %s in %.2f s", po.queue, rep.detail, rep.seconds);
     if (rep.seconds > 0 && rep.fetched)
-        fprintf(stderr, " (%.0f msg/s)", (double)rep.fetched / rep.seconds);
+        san_eprintf(" (%.0f msg/s)", (double)rep.fetched / rep.seconds);
     fputc('\n', stderr);
     if (rep.have_after)
         san_eprintf("dlqx: %s: %u ready before, %u after%s\n", po.queue, rep.ready_before,
                     rep.ready_after,
                     rep.arrived_during ? " (new messages arrived during the peek)" : "");
     if (rep.kind == QK_QUORUM && rep.max_delivery_count >= 0)
-        fprintf(stderr, "dlqx: %s: the highest x-delivery-count seen was %lld\n", po.queue,
+        san_eprintf("dlqx: %s: the highest x-delivery-count seen was %lld\n", po.queue,
                 (long long)rep.max_delivery_count);
     switch (rep.end) {
     case PEEK_COMPLETE:
@@ -231,12 +231,12 @@ done:
                          fputc('\n', rep_sf.f) != EOF;
             json_decref(j);
             if (!wrote) {
-                fprintf(stderr, "dlqx peek: cannot write the report %s: %s\n", report_file,
+                san_eprintf("dlqx peek: cannot write the report %s: %s\n", report_file,
                         strerror(errno));
                 safefile_discard(&rep_sf);
                 rc = rc == EXIT_OK ? EXIT_IOERR : rc;
             } else if (safefile_commit(&rep_sf, &ferr) != ST_OK) {
-                fprintf(stderr, "dlqx peek: the report: %s\n", ferr.msg);
+                san_eprintf("dlqx peek: the report: %s\n", ferr.msg);
                 rc = rc == EXIT_OK ? EXIT_IOERR : rc;
             }
         } else {
@@ -246,7 +246,7 @@ done:
     if (rc == EXIT_OK) {
         if (safefile_commit(&out_sf, &ferr) != ST_OK) {
             if (!out_sf_stdout || errno != EPIPE)
-                fprintf(stderr, "dlqx peek: %s\n", ferr.msg);
+                san_eprintf("dlqx peek: %s\n", ferr.msg);
             rc = EXIT_IOERR;
         }
     } else if (peek_ran && !ctx.write_failed &&
@@ -255,17 +255,17 @@ done:
          * named as what it is. */
         char *kept = NULL;
         if (safefile_keep_incomplete(&out_sf, &kept, &ferr) != ST_OK) {
-            fprintf(stderr, "dlqx peek: %s\n", ferr.msg);
+            san_eprintf("dlqx peek: %s\n", ferr.msg);
             rc = EXIT_IOERR;
         } else if (kept) {
-            fprintf(stderr, "dlqx peek: the snapshot is incomplete: it is kept as %s, not as %s\n",
+            san_eprintf("dlqx peek: the snapshot is incomplete: it is kept as %s, not as %s\n",
                     kept, outfile);
             free(kept);
         }
     } else {
         safefile_discard(&out_sf);
         if (ctx.write_failed && !(out_sf_stdout && ctx.write_errno == EPIPE))
-            fprintf(stderr, "dlqx peek: cannot write %s: %s\n",
+            san_eprintf("dlqx peek: cannot write %s: %s\n",
                     out_sf_stdout ? "standard output" : outfile, strerror(ctx.write_errno));
         if (ctx.write_failed)
             rc = EXIT_IOERR;

@@ -113,7 +113,7 @@ void broker_suggest_queue(const struct broker_opts *b, const char *queue)
     int rc;
     struct mgmt *m = broker_mgmt(b, &rc);
     if (!m) {
-        fprintf(stderr, "dlqx: close names need the management API (--mgmt-url or "
+        san_eprintf("dlqx: close names need the management API (--mgmt-url or "
                         "DLQX_MGMT_URL%s)\n",
                 b->no_mgmt ? ", without --no-mgmt" : "");
         return;
@@ -132,7 +132,7 @@ void broker_suggest_queue(const struct broker_opts *b, const char *queue)
             suggest_from(qs, nq, vhost, queue);
     }
     else if (err.msg[0])
-        fprintf(stderr, "dlqx: no close names: %s\n", err.msg);
+        san_eprintf("dlqx: no close names: %s\n", err.msg);
     mgmt_queues_free(&qs, &nq);
     free(vhost);
     mgmt_close(&m);
@@ -467,7 +467,7 @@ out:
 static int without_mgmt(const struct broker_opts *b, char **names, int n, bool json)
 {
     if (n == 0) {
-        fprintf(stderr, "dlqx queues: without the management API (give --mgmt-url or set "
+        san_eprintf("dlqx queues: without the management API (give --mgmt-url or set "
                         "DLQX_MGMT_URL), name the queues to look at\n");
         return EXIT_USAGE;
     }
@@ -553,7 +553,7 @@ int cmd_queues(int argc, char **argv)
             char *end = NULL;
             interval = v && *v ? strtod(v, &end) : -1;
             if (!v || !*v || *end || !(interval >= 0 && interval <= 60)) {
-                fprintf(stderr, "dlqx queues: --interval takes seconds from 0 to 60 (0: one "
+                san_eprintf("dlqx queues: --interval takes seconds from 0 to 60 (0: one "
                                 "look, the rate from the management API only)\n");
                 rc = EXIT_USAGE;
                 goto out;
@@ -623,7 +623,7 @@ void broker_queue_info(const struct broker_opts *b, const char *queue, struct pe
     int rc;
     struct mgmt *m = broker_mgmt(b, &rc);
     if (!m) {
-        fprintf(stderr, "dlqx: no management API (--mgmt-url or DLQX_MGMT_URL): the queue's "
+        san_eprintf("dlqx: no management API (--mgmt-url or DLQX_MGMT_URL): the queue's "
                         "type and delivery limit come from --type and --delivery-limit\n");
         return;
     }

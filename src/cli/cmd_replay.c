@@ -115,7 +115,7 @@ static int parse(struct rcli *x, int argc, char **argv)
             uint64_t key;
             const char *g = argv[++i];
             if (!group_key_parse(g, strlen(g), &key, &gerr)) {
-                fprintf(stderr, "dlqx %s: --group: %s\n", x->cmd, gerr.msg);
+                san_eprintf("dlqx %s: --group: %s\n", x->cmd, gerr.msg);
                 return EXIT_USAGE;
             }
             char *term = xasprintf("group=%s", g);
@@ -183,7 +183,7 @@ static int parse(struct rcli *x, int argc, char **argv)
             struct error err;
             if (replay_ramp_parse(argv[++i], x->ramp, REPLAY_MAX_RAMP, &x->n_ramp, &err) !=
                 ST_OK) {
-                fprintf(stderr, "dlqx %s: %s\n", x->cmd, err.msg);
+                san_eprintf("dlqx %s: %s\n", x->cmd, err.msg);
                 return EXIT_USAGE;
             }
         } else if (strcmp(a, "--window") == 0 && more) {
@@ -231,8 +231,7 @@ static int parse(struct rcli *x, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!x->n_ids && !x->filter_expr && !x->all) {
-        fprintf(stderr,
-                "dlqx %s: say which dead letters: --id ID, --filter EXPR, --group KEY or --all\n",
+        san_eprintf("dlqx %s: say which dead letters: --id ID, --filter EXPR, --group KEY or --all\n",
                 x->cmd);
         return EXIT_USAGE;
     }
@@ -249,8 +248,7 @@ static int parse(struct rcli *x, int argc, char **argv)
         size_t n = filter_searches(x->filter, &words);
         sanitize_append(&shown, words.buf, words.len, 0);
         if (n)
-            fprintf(stderr,
-                    "dlqx %s: the filter holds %zu bare-word text search%s, matched anywhere in "
+            san_eprintf("dlqx %s: the filter holds %zu bare-word text search%s, matched anywhere in "
                     "the id, type, error or queue: %s (a field is written field:value); %s\n",
                     x->cmd, n, n == 1 ? "" : "es", shown.buf,
                     x->dry_run  ? "check the selection"
@@ -272,12 +270,12 @@ static int parse(struct rcli *x, int argc, char **argv)
         x->to_routing_key = parked;
     }
     if (x->create_queue && x->to_exchange && *x->to_exchange) {
-        fprintf(stderr, "dlqx move: --create-queue declares a queue: it goes with --to-queue "
+        san_eprintf("dlqx move: --create-queue declares a queue: it goes with --to-queue "
                         "QUEUE or the default parking queue, not with --to EXCHANGE:KEY\n");
         return EXIT_USAGE;
     }
     if (x->mode == RESTAMP_MOVE && x->n_changes) {
-        fprintf(stderr, "dlqx move: a move sends the message as it is; use dlqx replay --with\n");
+        san_eprintf("dlqx move: a move sends the message as it is; use dlqx replay --with\n");
         return EXIT_USAGE;
     }
     if (x->edit && !x->snapshot) {
@@ -476,8 +474,7 @@ static int pending_check(const struct rcli *x, struct conn *c)
         sb_init(&q);
         rcli_pending_ids(pend, 5, &ids);
         sanitize_append(&q, x->queue, strlen(x->queue), 0);
-        fprintf(stderr,
-                "dlqx %s: the journal holds %zu pending %s for %s on this broker, from a run "
+        san_eprintf("dlqx %s: the journal holds %zu pending %s for %s on this broker, from a run "
                 "that did not finish (each copy may have been sent while its dead letter is "
                 "still in the queue: sending it again makes a duplicate): %s\n"
                 "dlqx %s: dlqx journal --reconcile checks each against the broker and resolves "
@@ -486,13 +483,13 @@ static int pending_check(const struct rcli *x, struct conn *c)
         sb_free(&ids);
         sb_free(&q);
         if (x->ignore_pending) {
-            fprintf(stderr, "dlqx %s: going on (--ignore-pending)\n", x->cmd);
+            san_eprintf("dlqx %s: going on (--ignore-pending)\n", x->cmd);
         } else {
             int yes = x->yes ? -1 : ask("Go on anyway?");
             if (yes == 0)
                 rc = EXIT_DECLINED;
             else if (yes < 0) {
-                fprintf(stderr, "dlqx %s: nothing was sent; give --ignore-pending to go on "
+                san_eprintf("dlqx %s: nothing was sent; give --ignore-pending to go on "
                                 "anyway\n",
                         x->cmd);
                 rc = EXIT_UNKNOWN;
@@ -533,8 +530,7 @@ static int move_target_check(const struct rcli *x, struct conn *c, struct rcli_p
     if (x->create_queue) {
         *declare = true;
         if (!x->dry_run)
-            fprintf(stderr,
-                    "dlqx move: queue %s does not exist: it is declared (durable, of the DLQ's "
+            san_eprintf("dlqx move: queue %s does not exist: it is declared (durable, of the DLQ's "
                     "type) before the move\n",
                     q.buf);
         if (t)
@@ -544,8 +540,7 @@ static int move_target_check(const struct rcli *x, struct conn *c, struct rcli_p
         sb_free(&q);
         return 0;
     }
-    fprintf(stderr,
-            "dlqx move: queue %s does not exist, so every dead letter would be kept: %s; "
+    san_eprintf("dlqx move: queue %s does not exist, so every dead letter would be kept: %s; "
             "give --create-queue to declare it (durable, of the DLQ's type), or --to-queue "
             "another\n",
             q.buf, x->dry_run ? "the move would do nothing" : "nothing was moved");
@@ -618,11 +613,11 @@ static int run(struct rcli *x)
             rcli_plan_print(x, p, x->dry_run ? stdout : stderr);
         }
         if (x->dry_run) {
-            fprintf(stderr, "dlqx %s: dry run: nothing was read from or written to the broker\n",
+            san_eprintf("dlqx %s: dry run: nothing was read from or written to the broker\n",
                     x->cmd);
             /* The exit status says what the real run would: 20 when some would be kept. */
             if (p->n_kept) {
-                fprintf(stderr, "dlqx %s: dry run: %llu selected dead letters would be kept\n",
+                san_eprintf("dlqx %s: dry run: %llu selected dead letters would be kept\n",
                         x->cmd, (unsigned long long)(p->selected - p->sendable));
                 rc = EXIT_KEPT;
             }
@@ -687,12 +682,12 @@ static int run(struct rcli *x)
             struct strbuf m;
             sb_init(&m);
             sanitize_append(&m, err.msg, strlen(err.msg), 0);
-            fprintf(stderr, "dlqx move: %s: nothing was moved\n", m.buf);
+            san_eprintf("dlqx move: %s: nothing was moved\n", m.buf);
             sb_free(&m);
             rc = dk == CONN_OK ? EXIT_USAGE : broker_exit_code(dk);
             goto out;
         }
-        fprintf(stderr, "dlqx move: declared queue %s (durable, %s, like the DLQ)\n",
+        san_eprintf("dlqx move: declared queue %s (durable, %s, like the DLQ)\n",
                 x->to_routing_key, queue_kind_name(info.kind));
     }
     struct run_ctx ctx = {x, p, isatty(STDERR_FILENO) != 0 && !x->json, 0};

@@ -173,7 +173,7 @@ int cmd_tree(int argc, char **argv)
             filter_free(filter);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "dlqx tree: unknown option %s\n", a);
+            san_eprintf("dlqx tree: unknown option %s\n", a);
             filter_free(filter);
             return EXIT_USAGE;
         } else {
@@ -199,7 +199,7 @@ int cmd_tree(int argc, char **argv)
     struct cli_inputs stats;
     cli_read_inputs(argv + i, argc - i, collect, &ctx, &stats);
     if (ctx.n >= TREE_MAX_MESSAGES)
-        fprintf(stderr, "dlqx tree: only the first %u messages are shown\n",
+        san_eprintf("dlqx tree: only the first %u messages are shown\n",
                 (unsigned)TREE_MAX_MESSAGES);
 
     struct tree_msg *msgs = xcalloc(ctx.n ? ctx.n : 1, sizeof *msgs);

@@ -299,7 +299,7 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
             continue;
         }
         if (!j && journal_open(jpath, &j, &err) != ST_OK) {
-            fprintf(stderr, "dlqx journal: %s: nothing was resolved\n", err.msg);
+            san_eprintf("dlqx journal: %s: nothing was resolved\n", err.msg);
             rc = EXIT_IOERR;
             break;
         }
@@ -309,7 +309,7 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
             at_target, by,
             what};
         if (journal_write_resolution(j, &res, &err) != ST_OK) {
-            fprintf(stderr, "dlqx journal: %s\n", err.msg);
+            san_eprintf("dlqx journal: %s\n", err.msg);
             rc = EXIT_IOERR;
             break;
         }
@@ -317,7 +317,7 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
         resolved++;
     }
     if (j && journal_sync(j, &err) != ST_OK) {
-        fprintf(stderr, "dlqx journal: %s\n", err.msg);
+        san_eprintf("dlqx journal: %s\n", err.msg);
         rc = EXIT_IOERR;
     }
     if (j)
@@ -325,11 +325,10 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
     struct strbuf shown;
     sb_init(&shown);
     sanitize_append(&shown, conn_display_url(c), strlen(conn_display_url(c)), 0);
-    fprintf(stderr, "dlqx journal: %zu resolved, %zu still pending on %s", resolved, left,
+    san_eprintf("dlqx journal: %zu resolved, %zu still pending on %s", resolved, left,
             shown.buf);
     if (json_array_size(others))
-        fprintf(stderr,
-                "; %zu pending on other brokers or vhosts were not checked (reconcile "
+        san_eprintf("; %zu pending on other brokers or vhosts were not checked (reconcile "
                 "with --url for each)",
                 json_array_size(others));
     fputc('\n', stderr);
