@@ -47,6 +47,12 @@ int cli_exit_code(const struct cli_inputs *stats);
  * value. 1: it was that option; 0: it was not; -1: its value is not a size (the error is
  * printed: exit with EXIT_USAGE). */
 int cli_max_record_option(int argc, char **argv, int *i);
+/* Writes JSON text to f. With ascii (JSON on a terminal, already dumped with
+ * JSON_ENSURE_ASCII) DEL is written as \u007f too: jansson escapes every other control and
+ * every non-ASCII character but leaves DEL raw. False on a write error. */
+bool cli_write_json(const char *text, size_t len, bool ascii, FILE *f);
+/* A json_dump_callback for a FILE* in ascii mode (cli_write_json with ascii). */
+int cli_json_ascii_cb(const char *buffer, size_t size, void *file);
 
 int cmd_decode(int argc, char **argv);
 int cmd_tree(int argc, char **argv);

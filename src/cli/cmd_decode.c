@@ -154,7 +154,8 @@ static bool decode_record(struct message *m, bool *keep, void *vctx)
         sb_reset(&ctx->line);
         json_dump_callback(j, dump_cb, &ctx->line, ctx->json_flags);
         sb_addc(&ctx->line, '\n');
-        fwrite(ctx->line.buf, 1, ctx->line.len, stdout);
+        cli_write_json(ctx->line.buf, ctx->line.len, (ctx->json_flags & JSON_ENSURE_ASCII) != 0,
+                       stdout);
         json_decref(j);
     }
     decoded_free(&d);

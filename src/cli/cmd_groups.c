@@ -215,7 +215,8 @@ int cmd_groups(int argc, char **argv)
             json_t *o = group_json(ctx.store, groups_at(g, k));
             char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6) |
                                            (ascii ? JSON_ENSURE_ASCII : 0));
-            printf("%s\n", line);
+            cli_write_json(line, strlen(line), ascii, stdout);
+            fputc('\n', stdout);
             free(line);
             json_decref(o);
         }

@@ -55,7 +55,9 @@ static void print_json(struct jctx *c, const json_t *o)
     sb_adds(&c->line, s ? s : "{}");
     sb_addc(&c->line, '\n');
     free(s);
-    if (fwrite(c->line.buf, 1, c->line.len, stdout) != c->line.len || ferror(stdout))
+    if (!cli_write_json(c->line.buf, c->line.len, (c->json_flags & JSON_ENSURE_ASCII) != 0,
+                        stdout) ||
+        ferror(stdout))
         c->write_failed = true;
 }
 

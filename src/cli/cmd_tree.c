@@ -240,7 +240,8 @@ int cmd_tree(int argc, char **argv)
                 for (size_t a = na; a-- > 0;) {
                     json_t *o = node_json(&ctx, &f, anc[a]);
                     json_object_set_new(o, "relation", json_string(a ? "ancestor" : "self"));
-                    json_dump_callback(o, dump_cb, stdout, JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
+                    json_dump_callback(o, ascii ? cli_json_ascii_cb : dump_cb, stdout,
+                       JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
                     fputc('\n', stdout);
                     json_decref(o);
                 }
@@ -250,7 +251,8 @@ int cmd_tree(int argc, char **argv)
                 for (size_t d = 0; d < nd; d++) {
                     json_t *o = node_json(&ctx, &f, desc[d]);
                     json_object_set_new(o, "relation", json_string("descendant"));
-                    json_dump_callback(o, dump_cb, stdout, JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
+                    json_dump_callback(o, ascii ? cli_json_ascii_cb : dump_cb, stdout,
+                       JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
                     fputc('\n', stdout);
                     json_decref(o);
                 }
@@ -266,7 +268,8 @@ int cmd_tree(int argc, char **argv)
         uint32_t node;
         while (tree_walk_next(&f, &w, &node, NULL)) {
             json_t *o = node_json(&ctx, &f, node);
-            json_dump_callback(o, dump_cb, stdout, JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
+            json_dump_callback(o, ascii ? cli_json_ascii_cb : dump_cb, stdout,
+                       JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
             fputc('\n', stdout);
             json_decref(o);
         }

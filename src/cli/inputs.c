@@ -142,3 +142,23 @@ int cli_max_record_option(int argc, char **argv, int *i)
     snapshot_set_max_record(size);
     return 1;
 }
+
+bool cli_write_json(const char *text, size_t len, bool ascii, FILE *f)
+{
+    if (!ascii)
+        return fwrite(text, 1, len, f) == len;
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] != 0x7f)
+            continue;
+        if (fwrite(text + from, 1, i - from, f) != i - from || fputs("\\u007f", f) == EOF)
+            return false;
+        from = i + 1;
+    }
+    return fwrite(text + from, 1, len - from, f) == len - from;
+}
+
+int cli_json_ascii_cb(const char *buffer, size_t size, void *file)
+{
+    return cli_write_json(buffer, size, true, file) ? 0 : -1;
+}
