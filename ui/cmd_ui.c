@@ -21,6 +21,7 @@
 #include "term.h"
 #include "util.h"
 #include "sanitize.h"
+#include "snapshot.h"
 
 static int saved_stderr = -1;
 static FILE *captured;
@@ -45,6 +46,30 @@ static FILE *private_tmpfile(void)
     return f;
 }
 
+/* An exit() while standard error is captured (out of memory: util.c exits 71) still shows
+ * what was written: the terminal is restored first (term.c's handler was registered later,
+ * so it runs first), then the captured text is copied with a fixed buffer — nothing is
+ * allocated on this path — every byte that is not printable ASCII or a newline shown as '?'. */
+static void release_stderr_at_exit(void)
+{
+    if (saved_stderr < 0 || !captured)
+        return;
+    fflush(stderr);
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stderr);
+    saved_stderr = -1;
+    rewind(captured);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, captured)) > 0) {
+        for (size_t i = 0; i < n; i++)
+            if (buf[i] != '\n' && ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] >= 0x7f))
+                buf[i] = '?';
+        if (write(STDERR_FILENO, buf, n) < 0)
+            break;
+    }
+}
+
 static void capture_stderr(void)
 {
     fflush(stderr);
@@ -58,6 +83,11 @@ static void capture_stderr(void)
         return;
     }
     dup2(fileno(captured), STDERR_FILENO);
+    static bool registered;
+    if (!registered) {
+        registered = true;
+        atexit(release_stderr_at_exit);
+    }
 }
 
 void ui_stderr_pause(void)
@@ -170,6 +200,16 @@ int cmd_ui(int argc, char **argv, bool open_files)
         }
     }
     const struct view_ops *first = &view_queues_ops;
+    const char *limit_env = getenv("DLQX_MAX_RECORD");
+    size_t limit;
+    if (limit_env && *limit_env && !snapshot_parse_size(limit_env, &limit)) {
+        /* As decode, tree and cat: a limit that is not a size stops before anything is read. */
+        san_eprintf("dlqx: DLQX_MAX_RECORD: \"%s\" is not a size (a number of bytes, or with K, "
+                    "M or G: 64M)\n",
+                    limit_env);
+        rc = EXIT_USAGE;
+        goto out;
+    }
     if (open_files) {
         if (!n) {
             usage(stderr);

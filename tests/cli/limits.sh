@@ -84,5 +84,30 @@ grep -q "three.jsonl:2: out of memory reading a record of 100000057 bytes" "$tmp
   [ "$(grep -c '"id":"third"' "$tmp/out")" -eq 1 ]
 ok=$?; check oom-goes-on "the record that did not fit is named and the third is still read"
 
+# 4. The explorer running out of memory (jansson's allocations, a record of 3,000,000 short
+# strings) exits 71 and, once the terminal is restored, shows why: the message was written
+# to the captured standard error and lost at exit before.
+if command -v tmux >/dev/null 2>&1; then
+  g=$tmp/wide.jsonl
+  {
+    echo '{"queue":"q","properties":{"message_id":"first"},"body":"ok"}'
+    printf '{"queue":"q","properties":{"message_id":"wide"},"headers":{"h":['
+    yes '"yyyyyyyyyy",' | head -n 3000000 | tr -d '\n'
+    printf '"y"]},"body":"x"}\n'
+  } >"$g"
+  sock=$tmp/tmux.sock
+  tmux -S "$sock" -f /dev/null new-session -d -s oom -x 100 -y 10 \
+    "ulimit -v 300000; TERM=tmux-256color '$dlqx' open '$g'; echo \"[dlqx exited \$?]\"; sleep 60"
+  for _ in $(seq 1 300); do
+    tmux -S "$sock" capture-pane -p -t oom 2>/dev/null | grep -q 'dlqx exited' && break
+    sleep 0.1
+  done
+  tmux -S "$sock" capture-pane -p -t oom >"$tmp/err" 2>/dev/null
+  tmux -S "$sock" kill-server 2>/dev/null
+  rc=$(sed -n 's/.*\[dlqx exited \([0-9]*\)\].*/\1/p' "$tmp/err")
+  [ "$rc" = 71 ] && grep -q "dlqx: out of memory" "$tmp/err"
+  ok=$?; check oom-explorer "the explorer: exit 71 and 'out of memory' on the terminal after it"
+fi
+
 echo "limits: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
