@@ -61,7 +61,8 @@ int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i)
             san_eprintf("dlqx: at most 16 --url\n");
             return -1;
         }
-        b->urls[b->n_urls++] = (char *)(uintptr_t)v;
+        if (*v) /* --url= (empty) names no broker: as if no --url were given */
+            b->urls[b->n_urls++] = (char *)(uintptr_t)v;
         return 1;
     }
     if (is(a, "--password")) {
