@@ -53,6 +53,12 @@ void plan_progress_draw(struct app *a, const char *title, const struct plan_pace
                         uint64_t sendable, const struct replay_progress *p);
 /* A pass a signal stopped: its summary on standard error (cmd_ui.c shows it once the
  * terminal is restored) and its exit status (a->exit_code, as `dlqx replay` gives it). */
+/* Before a pass: whether the journal holds pending intents for QUEUE on this broker (an
+ * interrupted run: each copy may have been sent while its dead letter is still in the queue,
+ * so sending again makes a duplicate). The first time, says so on the message line with the
+ * count and the first ids, and how to resolve them (dlqx journal --reconcile), and returns
+ * false: nothing is sent. *warned remembers that it was said: the next y goes on. */
+bool plan_pending_check(struct app *a, struct conn *c, const char *queue, bool *warned);
 void plan_pass_stopped(struct app *a, const char *op, const struct replay_report *r,
                        const char *journal, size_t missing);
 

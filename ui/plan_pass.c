@@ -14,6 +14,7 @@
 
 #include "../src/cli/replay_cli.h"
 #include "app.h"
+#include "journal.h"
 #include "plan.h"
 #include "sanitize.h"
 #include "term.h"
@@ -190,4 +191,27 @@ void plan_pass_stopped(struct app *a, const char *op, const struct replay_report
                 op, (unsigned long long)r->unknown);
     sb_free(&sb);
     a->exit_code = rcli_exit_code(r, missing);
+}
+
+bool plan_pending_check(struct app *a, struct conn *c, const char *queue, bool *warned)
+{
+    if (*warned)
+        return true;
+    char *jpath = journal_default_path();
+    json_t *pend = rcli_pending_for(jpath, a->broker, c, queue, NULL);
+    free(jpath);
+    size_t n = json_array_size(pend);
+    if (n) {
+        struct strbuf ids;
+        sb_init(&ids);
+        rcli_pending_ids(pend, 3, &ids);
+        app_message(a, true,
+                    "nothing sent: %zu %s of an interrupted run pending here (dlqx journal "
+                    "--reconcile); y sends anyway, maybe twice: %s",
+                    n, n == 1 ? "intent" : "intents", ids.buf ? ids.buf : "");
+        sb_free(&ids);
+        *warned = true;
+    }
+    json_decref(pend);
+    return n == 0;
 }

@@ -54,6 +54,7 @@ struct plan_state {
     char *to_exchange, *to_routing_key;
     bool canary;
     struct plan_pace pace; /* P */
+    bool pending_warned;   /* the journal's pending intents were said (plan_pending_check) */
     /* the plan */
     uint64_t sendable, kept;
     char kept_why[240];
@@ -397,6 +398,11 @@ static void run_pass(struct app *a, struct plan_state *s)
     struct conn *conn = broker_connect(a->broker, &rc);
     if (!conn) {
         app_message(a, true, "cannot connect to the broker: nothing was sent");
+        replay_plan_free(c.find);
+        return;
+    }
+    if (!plan_pending_check(a, conn, s->queue, &s->pending_warned)) {
+        conn_close(conn);
         replay_plan_free(c.find);
         return;
     }

@@ -559,5 +559,49 @@ stop_case() { # NAME: c-c | int | term | hup | hangup
 }
 for how in ${LIVE_SIGNALS:-c-c int term hup hangup}; do stop_case "$how"; done
 
+# ---- an interrupted run's intents stop the explorer's next pass (issue 16.5) ----------------
+# A CLI replay SIGKILLed mid-pass leaves pending intents for its DLQ. The explorer's y then
+# sends nothing and says so (the count, dlqx journal --reconcile); a second y goes on.
+pp=pend-$$- pdlq=pend-$$-bulk.dlq pjn=$tmp/journal-pend.jsonl
+if "$seed" --scenario bulk --prefix "$pp" --count 2000 --size 128 >"$tmp/seed-pend.out" 2>&1; then
+  # Killed as soon as the first intents are in the journal: copies are in flight then.
+  for try in 1 2 3 4; do
+    DLQX_JOURNAL=$pjn "$dlqx" replay "$pdlq" --all --yes --window 1000 >/dev/null 2>&1 &
+    kp=$!
+    for _ in $(seq 1 500); do grep -q '"kind":"intent"' "$pjn" 2>/dev/null && break; sleep 0.01; done
+    kill -9 $kp 2>/dev/null
+    wait $kp 2>/dev/null
+    "$dlqx" journal --pending --json --file "$pjn" 2>/dev/null | grep -q "\"run_source\":\"$pdlq\"" && break
+    [ $try -lt 4 ] || bad "pending: no kill left a pending intent in $try tries"
+  done
+  pd=$(rdepth "$pdlq")
+  T -f /dev/null new-session -d -s pend -x 120 -y 40 \
+    "cd '$tmp' && env TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term NO_COLOR=1 \
+     DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' DLQX_JOURNAL='$pjn' \
+     '$dlqx' '$pdlq' 2>'$tmp/pend.err'; echo \$? >'$tmp/pend.status'; sleep 600"
+  ecap() { T capture-pane -p -t pend 2>/dev/null; }
+  ewait() { for _ in $(seq 1 "$2"); do ecap | grep -q -- "$1" && return 0; sleep 0.1; done; return 1; }
+  if ewait " dlqx  messages  $pdlq " 300; then
+    T send-keys -t pend R
+    ewait "replay this message of $pdlq" 100 || bad "pending: R: no plan"
+    T send-keys -t pend y
+    if ewait "nothing sent: [0-9]* intents\? of an interrupted run pending here (dlqx journal --reconcile); y sends anyway" 100; then
+      ok "pending: y names the interrupted run's intents: $(ecap | grep -o 'nothing sent: [0-9]* intents\? of an interrupted run')"
+    else
+      bad "pending: y did not name the pending intents:"; ecap | tail -3
+    fi
+    [ "$(rdepth "$pdlq")" = "$pd" ] && ok "pending: nothing was sent ($pd in $pdlq)" ||
+      bad "pending: $pdlq holds $(rdepth "$pdlq"), not $pd"
+    T send-keys -t pend y
+    if ewait "1 done" 150; then ok "pending: a second y sends"; else bad "pending: the second y:"; ecap | tail -3; fi
+    T send-keys -t pend q q q
+  else
+    bad "pending: no messages view of $pdlq"; ecap | tail -3
+  fi
+  T kill-session -t pend 2>/dev/null
+else
+  bad "pending: seeding failed"
+fi
+
 echo "live: $pass passed, $fail failed"
 [ $fail -eq 0 ]
