@@ -178,15 +178,21 @@ grep -q '"kind":"intent"' "$DLQX_JOURNAL" && ok || bad "journal: no intents"
 # An interrupted run (issue 16.5): dlqx killed with SIGKILL mid-pass leaves pending intents;
 # a new replay of the same DLQ names them and refuses; --reconcile looks at the DLQ and the
 # target, resolves each, and nothing is pending afterwards.
-"$seed" --scenario bulk --count 400 --size 128 --prefix "${P}k" >"$tmp/seedk.out" 2>&1 ||
+"$seed" --scenario bulk --count 2000 --size 128 --prefix "${P}k" >"$tmp/seedk.out" 2>&1 ||
   { cat "$tmp/seedk.out"; bad "seed bulk"; }
 kdlq=${P}kbulk.dlq
 tries=0
 while :; do
   tries=$((tries + 1))
-  "$dlqx" replay $kdlq --all --yes --rate 100 --window 32 >/dev/null 2>&1 &
+  # Killed as soon as the run's first intents are in the journal: copies are in flight then
+  # (a kill after a fixed second found every copy settled in some runs).
+  jlines=$(wc -l <"$DLQX_JOURNAL" 2>/dev/null || echo 0)
+  "$dlqx" replay $kdlq --all --yes --window 1000 >/dev/null 2>&1 &
   kpid=$!
-  sleep 1
+  for _ in $(seq 1 500); do
+    tail -n +"$((jlines + 1))" "$DLQX_JOURNAL" 2>/dev/null | grep -q '"kind":"intent"' && break
+    sleep 0.01
+  done
   kill -9 $kpid 2>/dev/null
   wait $kpid 2>/dev/null
   "$dlqx" journal --pending --json >"$tmp/kpending" 2>/dev/null
