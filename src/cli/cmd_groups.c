@@ -6,12 +6,21 @@
  * the same store, the same grouping (src/groups.h) and the same clock (entry_time_dead_at:
  * the newest x-death time, BabelQueue's failed_at, else first seen). --filter narrows the
  * messages first, with the explorer's filter language.
+ *
+ * `dlqx groups QUEUE` (one operand that is not a file, with a broker given by --url or
+ * DLQX_URL): the queue is read as `dlqx peek QUEUE` reads it — every message given back, in
+ * order — by a `dlqx peek` child whose snapshot comes through a pipe; its messages (the plan,
+ * how complete the snapshot is) are on standard error and its failure is the exit status.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "broker_opts.h"
 #include "cli.h"
 #include "filter.h"
 #include "groups.h"
@@ -40,7 +49,7 @@ static bool add(struct message *m, bool *keep, void *vctx)
 static void usage(FILE *to)
 {
     fputs("usage: dlqx groups [--json] [--filter EXPR] [--ascii|--utf8] [--max-record-size SIZE]\n"
-          "                   [FILE...|-]\n", to);
+          "                   [FILE...|- | QUEUE [broker options]]\n", to);
 }
 
 /* Arrivals per hour between the first and the last; < 0 when there is no span to measure. */
@@ -152,19 +161,71 @@ static void table(const struct groups *g, unsigned flags)
     sb_free(&sb);
 }
 
+/* Starts `dlqx peek QUEUE FWD...` with its standard output on our standard input. The
+ * child's pid, or -1 (the reason said). */
+static pid_t peek_child(const char *queue, char **fwd, int n_fwd)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        san_eprintf("dlqx groups: cannot make a pipe: %s\n", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        san_eprintf("dlqx groups: cannot start the peek: %s\n", strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        char **av = xcalloc((size_t)n_fwd + 4, sizeof *av);
+        int k = 0;
+        av[k++] = (char *)(uintptr_t) "dlqx";
+        av[k++] = (char *)(uintptr_t) "peek";
+        av[k++] = (char *)(uintptr_t)queue;
+        for (int j = 0; j < n_fwd; j++)
+            av[k++] = fwd[j];
+        av[k] = NULL;
+        dup2(fd[1], STDOUT_FILENO);
+        close(fd[0]);
+        close(fd[1]);
+        execv("/proc/self/exe", av);
+        san_eprintf("dlqx groups: cannot run dlqx peek: %s\n", strerror(errno));
+        _exit(EXIT_IOERR);
+    }
+    dup2(fd[0], STDIN_FILENO);
+    close(fd[0]);
+    close(fd[1]);
+    return pid;
+}
+
 int cmd_groups(int argc, char **argv)
 {
     struct filter *filter = NULL;
     int fo, mr;
     bool json = false;
-    int ascii = -1, i = 1;
+    int ascii = -1, i = 1, n_fwd = 0, br;
+    char **fwd = xcalloc((size_t)argc + 1, sizeof *fwd); /* broker options, for the peek */
+    struct broker_opts b;
+    broker_opts_init(&b);
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
             i++;
             break;
         }
-        if ((fo = cli_filter_option("groups", argc, argv, &i, &filter)) != 0) {
+        int from = i;
+        if ((br = broker_opts_parse(&b, argc, argv, &i)) != 0) {
+            if (br < 0) {
+                filter_free(filter);
+                broker_opts_free(&b);
+                free(fwd);
+                return EXIT_USAGE;
+            }
+            for (int j = from; j <= i; j++)
+                fwd[n_fwd++] = argv[j];
+        } else if ((fo = cli_filter_option("groups", argc, argv, &i, &filter)) != 0) {
             if (fo < 0)
                 return EXIT_USAGE;
         } else if ((mr = cli_max_record_option(argc, argv, &i)) != 0) {
@@ -199,8 +260,66 @@ int cmd_groups(int argc, char **argv)
         filter_free(filter);
         return EXIT_IOERR;
     }
+    /* One operand that is no file, and a broker: a queue, read as dlqx peek reads it. */
+    const char *env_url = getenv("DLQX_URL");
+    pid_t peek = -1;
+    char *from_stdin[] = {(char *)(uintptr_t) "-"};
+    /* Broker options may follow the QUEUE too (dlqx groups orders.dlq --url …). */
+    char **inputs = xcalloc((size_t)argc + 1, sizeof *inputs);
+    int n_inputs = 0;
+    for (int j = i; j < argc; j++) {
+        int from = j;
+        int r = argv[j][0] == '-' && argv[j][1] ? broker_opts_parse(&b, argc, argv, &j) : 0;
+        if (r < 0) {
+            filter_free(filter);
+            store_free(ctx.store);
+            broker_opts_free(&b);
+            free(fwd);
+            free(inputs);
+            return EXIT_USAGE;
+        }
+        if (r > 0)
+            for (int k = from; k <= j; k++)
+                fwd[n_fwd++] = argv[k];
+        else
+            inputs[n_inputs++] = argv[j];
+    }
+    char **operands = inputs;
+    if (n_inputs == 1 && strcmp(inputs[0], "-") != 0 && access(inputs[0], F_OK) != 0 &&
+        (b.n_urls || (env_url && *env_url))) {
+        peek = peek_child(inputs[0], fwd, n_fwd);
+        if (peek < 0) {
+            filter_free(filter);
+            store_free(ctx.store);
+            broker_opts_free(&b);
+            free(fwd);
+            free(operands);
+            return EXIT_IOERR;
+        }
+        inputs = from_stdin;
+        n_inputs = 1;
+    } else if (n_fwd) {
+        san_eprintf("dlqx groups: broker options go with a QUEUE (one name that is not a file)\n");
+        filter_free(filter);
+        store_free(ctx.store);
+        broker_opts_free(&b);
+        free(fwd);
+        free(operands);
+        return EXIT_USAGE;
+    }
+    broker_opts_free(&b);
+    free(fwd);
     struct cli_inputs stats;
-    cli_read_inputs(argv + i, argc - i, add, &ctx, &stats);
+    cli_read_inputs(inputs, n_inputs, add, &ctx, &stats);
+    free(operands);
+    int peek_rc = EXIT_OK;
+    if (peek > 0) {
+        int st = 0;
+        fclose(stdin); /* a peek still writing (the store refused a message) stops: EPIPE */
+        while (waitpid(peek, &st, 0) < 0 && errno == EINTR)
+            ;
+        peek_rc = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_IOERR;
+    }
     size_t n = store_count(ctx.store);
     uint32_t *pick = filter ? xmalloc((n ? n : 1) * sizeof *pick) : NULL;
     size_t picked = 0;
@@ -232,5 +351,7 @@ int cmd_groups(int argc, char **argv)
         return EXIT_IOERR;
     if (ctx.full && rc == EXIT_OK)
         rc = EXIT_DATAERR;
+    if (peek_rc != EXIT_OK) /* the peek's failure (no such queue, incomplete, ...) first */
+        rc = peek_rc;
     return rc;
 }

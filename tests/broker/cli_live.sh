@@ -104,6 +104,16 @@ else
     "$dlqx" peek "$q" --type quorum --delivery-limit 1 -o "$tmp/good.jsonl"
   fileok peek-o-incomplete-kept 'cmp -s "$tmp/$q.jsonl" "$tmp/good.jsonl" && [ "$(wc -l <"$tmp/good.jsonl.partial")" -eq 1 ]' \
     "an incomplete peek replaced the good older snapshot"
+  # dlqx groups QUEUE: the queue read as peek reads it (nothing taken), the groups those of
+  # its snapshot; broker options may follow the queue.
+  "$dlqx" groups "$tmp/$q.jsonl" >"$tmp/groups-file.out" 2>/dev/null
+  check groups-queue 0 'complete' "$dlqx" groups "$q"
+  fileok groups-queue-same 'cmp -s "$tmp/out" "$tmp/groups-file.out"' \
+    "dlqx groups $q differs from the groups of its snapshot"
+  check groups-queue-json 0 '"group":"g:' "$dlqx" groups --json "$q" --no-mgmt
+  fileok groups-queue-kept '[ "$("$dlqx" peek "$q" 2>/dev/null | wc -l)" -eq "$depth" ]' \
+    "the queue lost messages to dlqx groups"
+  check groups-queue-missing 15 'did you mean cli.orders.dlq' "$dlqx" groups cli.ordrs.dlq
   # The causal chains span queues: joined, the snapshots make trees with more than one level.
   cat "$tmp"/cli.orders.dlq.jsonl "$tmp"/cli.payments.dlq.jsonl >"$tmp/both.jsonl"
   if "$dlqx" tree --ascii "$tmp/both.jsonl" | grep -q '^|  `- \|^   `- \|^|  |- '; then
