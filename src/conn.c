@@ -88,6 +88,22 @@ bool conn_url_has_password(const char *url)
     return at && memchr(auth, ':', (size_t)(at - auth));
 }
 
+char *conn_url_password(const char *url)
+{
+    if (!conn_url_has_password(url))
+        return NULL;
+    size_t n = strlen(url);
+    char *buf = xstrdup(url);
+    struct amqp_connection_info ci;
+    amqp_default_connection_info(&ci);
+    char *pw = NULL;
+    if (amqp_parse_url(buf, &ci) == AMQP_STATUS_OK && ci.password)
+        pw = xstrdup(ci.password);
+    explicit_bzero(buf, n); /* cut with NULs by the parser: wipe it whole */
+    free(buf);
+    return pw;
+}
+
 void conn_secret_guard(void)
 {
     /* No core dump and no ptrace by the same user while a password is in memory: a core of

@@ -122,6 +122,9 @@ char *conn_mask_url(const char *url);
 const char *conn_url_userinfo_end(const char *url);
 /* Whether the URL carries a password (user:password@). */
 bool conn_url_has_password(const char *url);
+/* The password a URL carries, as librabbitmq reads it (percent-decoded), or NULL when it
+ * carries none or does not parse. Owned by the caller: conn_secret_free it. */
+char *conn_url_password(const char *url);
 
 /* conn_url.c: what a URL was read as, for messages (scheme, user, host, port, vhost; never
  * the password), appended to out. */

@@ -57,7 +57,10 @@ struct mgmt *broker_mgmt(const struct broker_opts *b, int *exit_code)
     memset(&cfg, 0, sizeof cfg);
     cfg.url = b->mgmt_url;
     cfg.user = user;
-    cfg.password = b->password ? b->password : "guest";
+    /* The password file's or the prompt's; else the one the URL carries (it logged in as
+     * "guest" then, and the API refused a login the AMQP connection made); else none. */
+    char *url_pw = b->password ? NULL : conn_url_password(b->urls[0]);
+    cfg.password = b->password ? b->password : url_pw ? url_pw : "";
     cfg.ca_file = b->cacert;
     cfg.client_cert = b->cert;
     cfg.client_key = b->key;
@@ -71,6 +74,7 @@ struct mgmt *broker_mgmt(const struct broker_opts *b, int *exit_code)
         *exit_code = EXIT_USAGE;
     }
     free(user);
+    conn_secret_free(url_pw);
     return m;
 }
 

@@ -131,6 +131,11 @@ in_err() {
 check queues-missing 15 'there is no queue "cli.ordrs.dlq" in virtual host "/"' \
   "$dlqx" queues cli.ordrs.dlq
 in_err queues-missing 'did you mean cli.orders.dlq'
+# A password only in the URL logs in to the management API too (it logged in as "guest").
+pw_url=$(printf '%s' "$DLQX_URL" | sed "s|://dlqx@|://dlqx:$(cat "$DLQX_PASSWORD_FILE")@|")
+check queues-url-password 0 'management API at' env -u DLQX_PASSWORD_FILE DLQX_URL="$pw_url" \
+  DLQX_ALLOW_URL_PASSWORD=1 "$dlqx" queues cli.orders.dlq
+in_err queues-url-password 'dead-letter queues'
 check queues-missing-and-found 15 'did you mean cli.orders.dlq' \
   "$dlqx" queues cli.orders.dlq cli.ordrs.dlq
 grep -q '^cli.orders.dlq ' "$tmp/out" || { echo "FAIL queues-missing-and-found: no row:"; cat "$tmp/out"; fail=$((fail + 1)); }
