@@ -217,22 +217,16 @@ int cmd_groups(int argc, char **argv)
         }
         int from = i;
         if ((br = broker_opts_parse(&b, argc, argv, &i)) != 0) {
-            if (br < 0) {
-                filter_free(filter);
-                broker_opts_free(&b);
-                free(fwd);
-                return EXIT_USAGE;
-            }
+            if (br < 0)
+                goto usage_out;
             for (int j = from; j <= i; j++)
                 fwd[n_fwd++] = argv[j];
         } else if ((fo = cli_filter_option("groups", argc, argv, &i, &filter)) != 0) {
             if (fo < 0)
-                return EXIT_USAGE;
+                goto usage_out;
         } else if ((mr = cli_max_record_option(argc, argv, &i)) != 0) {
-            if (mr < 0) {
-                filter_free(filter);
-                return EXIT_USAGE;
-            }
+            if (mr < 0)
+                goto usage_out;
         } else if (strcmp(a, "--json") == 0) {
             json = true;
         } else if (strcmp(a, "--utf8") == 0 || strcmp(a, "--ascii") == 0) {
@@ -240,12 +234,13 @@ int cmd_groups(int argc, char **argv)
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             filter_free(filter);
+            broker_opts_free(&b);
+            free(fwd);
             return EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
             san_eprintf("dlqx groups: unknown option %s\n", a);
             usage(stderr);
-            filter_free(filter);
-            return EXIT_USAGE;
+            goto usage_out;
         } else {
             break;
         }
@@ -354,4 +349,9 @@ int cmd_groups(int argc, char **argv)
     if (peek_rc != EXIT_OK) /* the peek's failure (no such queue, incomplete, ...) first */
         rc = peek_rc;
     return rc;
+usage_out:
+    filter_free(filter);
+    broker_opts_free(&b);
+    free(fwd);
+    return EXIT_USAGE;
 }
