@@ -16,15 +16,6 @@
 
 /* ---- hash tables for the build ---- */
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 /* uint64 key -> uint32 value, open addressing; keys are stored + 1 so 0 marks a free slot. */
 struct u64map {
     uint64_t *keys;
@@ -57,7 +48,7 @@ static uint32_t *u64map_slot(struct u64map *m, uint64_t key, bool *found)
         for (size_t i = 0; i <= m->mask; i++) {
             if (!m->keys[i])
                 continue;
-            size_t h = (size_t)mix64(m->keys[i] ^ m->seed) & g.mask;
+            size_t h = (size_t)hash_mix64(m->keys[i] ^ m->seed) & g.mask;
             while (g.keys[h])
                 h = (h + 1) & g.mask;
             g.keys[h] = m->keys[i];
@@ -67,7 +58,7 @@ static uint32_t *u64map_slot(struct u64map *m, uint64_t key, bool *found)
         *m = g;
     }
     uint64_t k = key + 1;
-    size_t h = (size_t)mix64(k ^ m->seed) & m->mask;
+    size_t h = (size_t)hash_mix64(k ^ m->seed) & m->mask;
     while (m->keys[h] && m->keys[h] != k)
         h = (h + 1) & m->mask;
     *found = m->keys[h] != 0;
@@ -107,25 +98,10 @@ static void texts_free(struct texts *t)
     u64map_free(&t->by_hash);
 }
 
-static uint64_t seeded_hash(const void *p, size_t n, uint64_t seed)
-{
-    const unsigned char *s = p;
-    uint64_t h = seed ^ 0x9e3779b97f4a7c15ULL;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = mix64(h ^ w) + i;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s + i, n - i);
-    return mix64(h ^ w ^ ((uint64_t)n << 56));
-}
-
 static uint32_t texts_intern(struct texts *t, const char *s, size_t n)
 {
     bool found;
-    uint64_t h = seeded_hash(s, n, t->seed);
+    uint64_t h = hash_bytes(s, n, t->seed);
     uint32_t *slot = u64map_slot(&t->by_hash, h, &found);
     if (found) {
         for (uint32_t id = *slot; id != UINT32_MAX; id = t->next[id])
@@ -279,7 +255,7 @@ struct groups_builder *groups_builder_new(const struct store *s, const struct gr
     struct groups *g = xcalloc(1, sizeof *g);
     b->s = s;
     b->g = g;
-    uint64_t seed = mix64((uint64_t)(uintptr_t)g ^ (uint64_t)clock());
+    uint64_t seed = hash_mix64((uint64_t)(uintptr_t)g ^ (uint64_t)clock());
     texts_init(&g->keys, seed);
     texts_init(&g->types, seed ^ 1);
     sb_init(&g->exc);

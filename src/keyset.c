@@ -9,32 +9,6 @@
 
 #include "util.h"
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-/* Eight bytes at a time, each word mixed in with the running hash (so that no difference
- * between two keys can be cancelled out without knowing the seed). */
-static uint64_t key_hash(const unsigned char *p, size_t n, uint64_t seed)
-{
-    uint64_t h = seed;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = mix(h ^ w) + i;
-    }
-    uint64_t w = 0;
-    if (n > i)
-        memcpy(&w, p + i, n - i);
-    return mix(h ^ w ^ ((uint64_t)n << 56) ^ (uint64_t)n);
-}
-
 void keyset_init(struct keyset *s, size_t expect)
 {
     size_t cap = 16;
@@ -43,7 +17,7 @@ void keyset_init(struct keyset *s, size_t expect)
     s->slot = xcalloc(cap, sizeof *s->slot);
     s->mask = cap - 1;
     s->n = 0;
-    s->seed = mix((uint64_t)(uintptr_t)s->slot ^ (uint64_t)clock() ^ 0x9e3779b97f4a7c15ULL);
+    s->seed = hash_mix64((uint64_t)(uintptr_t)s->slot ^ (uint64_t)clock() ^ 0x9e3779b97f4a7c15ULL);
 }
 
 void keyset_free(struct keyset *s)
@@ -82,7 +56,7 @@ bool keyset_add(struct keyset *s, const void *key, size_t len)
     if ((s->n + 1) * 2 > s->mask + 1)
         grow(s);
     const unsigned char *k = len ? key : (const unsigned char *)"";
-    uint64_t h = key_hash(k, len, s->seed);
+    uint64_t h = hash_bytes(k, len, s->seed);
     struct keyset_slot *e = find(s, k, len, h);
     if (e->key)
         return false;
@@ -96,5 +70,5 @@ bool keyset_has(const struct keyset *s, const void *key, size_t len)
     if (!s->slot)
         return false;
     const unsigned char *k = len ? key : (const unsigned char *)"";
-    return find(s, k, len, key_hash(k, len, s->seed))->key != NULL;
+    return find(s, k, len, hash_bytes(k, len, s->seed))->key != NULL;
 }

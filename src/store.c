@@ -38,23 +38,14 @@ struct store {
     bool full; /* the arena ran out: no more appends */
     char *rejects[32];
     uint16_t n_rejects;
+    uint64_t seed; /* of the interning table's hash: hostile texts cannot aim at its slots */
 };
-
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 1099511628211ULL;
-    }
-    return h ^ (h >> 29);
-}
 
 enum status store_new(size_t budget, const char *dir, struct store **out, struct error *err)
 {
     struct store *s = xcalloc(1, sizeof *s);
     s->budget = budget ? budget : DEFAULT_BUDGET;
+    s->seed = hash_mix64((uint64_t)(uintptr_t)s ^ (uint64_t)clock_now_ms());
     const char *tmp = dir ? dir : getenv("TMPDIR");
     if (!tmp || !*tmp)
         tmp = "/tmp";
@@ -202,7 +193,7 @@ static void intern_grow(struct store *s)
             continue;
         size_t n = 0;
         const unsigned char *p = text_view(s, t->slots[i], &n);
-        uint32_t h = (uint32_t)hash_bytes(p, n) & (ncap - 1);
+        uint32_t h = (uint32_t)hash_bytes(p, n, s->seed) & (ncap - 1);
         while (slots[h] != STORE_NONE)
             h = (h + 1) & (ncap - 1);
         slots[h] = t->slots[i];
@@ -225,7 +216,7 @@ static store_ref intern(struct store *s, const unsigned char *data, size_t n, st
     struct intern *t = &s->types;
     if ((t->count + 1) * 2 > t->mask)
         intern_grow(s);
-    uint32_t h = (uint32_t)hash_bytes(data, n) & t->mask;
+    uint32_t h = (uint32_t)hash_bytes(data, n, s->seed) & t->mask;
     while (t->slots[h] != STORE_NONE) {
         size_t m = 0;
         const unsigned char *p = text_view(s, t->slots[h], &m);

@@ -16,16 +16,6 @@
 #define K_GROUP_TAG 0x2545f4914f6cdd1du
 
 /* A bijective 64-bit finaliser (xor-shift / multiply rounds). */
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 31;
-    x *= 0xbf58476d1ce4e5b9u;
-    x ^= x >> 29;
-    x *= 0x94d049bb133111ebu;
-    x ^= x >> 32;
-    return x;
-}
-
 static uint64_t load_le64(const unsigned char *p)
 {
     return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
@@ -45,7 +35,7 @@ static uint64_t hash_step(uint64_t h, uint64_t w)
  * slow for a million UUIDs). Unseeded and byte-order independent, because tags are built
  * from it and must be the same on every build. The length is mixed in first, so strings
  * that differ only by trailing NULs differ. */
-static uint64_t hash_bytes(const void *data, size_t len)
+static uint64_t tag_hash_bytes(const void *data, size_t len)
 {
     const unsigned char *p = data;
     uint64_t h = 0xcbf29ce484222325u ^ ((uint64_t)len * K_GOLD);
@@ -62,29 +52,29 @@ static uint64_t hash_bytes(const void *data, size_t len)
             w |= (uint64_t)p[i] << (8 * i);
         h = hash_step(h, w);
     }
-    return mix64(h);
+    return hash_mix64(h);
 }
 
 static uint64_t group_tag(uint64_t corr_hash)
 {
-    return mix64(corr_hash ^ K_GROUP_TAG);
+    return hash_mix64(corr_hash ^ K_GROUP_TAG);
 }
 
 static uint64_t node_tag(uint64_t group_tag, uint64_t id_hash, uint32_t occurrence)
 {
-    return mix64(group_tag ^ id_hash ^ (uint64_t)occurrence * K_OCC);
+    return hash_mix64(group_tag ^ id_hash ^ (uint64_t)occurrence * K_OCC);
 }
 
 /* Keys of the indexes are seeded per forest, so that ids crafted to collide in the
  * (public) tag hash do not also pile up in one probe run. */
 static uint64_t group_key(const struct forest *f, uint64_t corr_hash)
 {
-    return mix64(corr_hash ^ f->seed);
+    return hash_mix64(corr_hash ^ f->seed);
 }
 
 static uint64_t id_key(const struct forest *f, uint32_t group, uint64_t id_hash)
 {
-    return mix64(id_hash ^ f->seed ^ ((uint64_t)group + 1) * K_GOLD);
+    return hash_mix64(id_hash ^ f->seed ^ ((uint64_t)group + 1) * K_GOLD);
 }
 
 static bool span_eq(const void *a, size_t alen, const void *b, size_t blen)
@@ -246,12 +236,12 @@ static const struct tree_slot *first_slot(const struct tree_index *t, uint64_t k
 
 static uint64_t group_key_of(const struct forest *f, uint32_t g)
 {
-    return group_key(f, hash_bytes(f->groups[g].correlation, f->groups[g].correlation_len));
+    return group_key(f, tag_hash_bytes(f->groups[g].correlation, f->groups[g].correlation_len));
 }
 
 static uint64_t node_key_of(const struct forest *f, uint32_t v)
 {
-    return id_key(f, f->group[v], hash_bytes(f->id[v], f->id_len[v]));
+    return id_key(f, f->group[v], tag_hash_bytes(f->id[v], f->id_len[v]));
 }
 
 static enum status check_msg(const struct tree_msg *m, size_t i, struct error *err)
@@ -275,7 +265,7 @@ static enum status groups_ahead(struct forest *f, const struct tree_msg *msgs, u
     enum status st = check_msg(&msgs[j], j, err);
     if (st != ST_OK)
         return st;
-    *h = hash_bytes(msgs[j].correlation.data, msgs[j].correlation.len);
+    *h = tag_hash_bytes(msgs[j].correlation.data, msgs[j].correlation.len);
     PREFETCH(first_slot(&f->by_group, group_key(f, *h)));
     return ST_OK;
 }
@@ -322,7 +312,7 @@ static enum status build_groups(struct forest *f, const struct tree_msg *msgs, u
 
 static uint64_t ids_ahead(struct forest *f, uint32_t j)
 {
-    uint64_t h = hash_bytes(f->id[j], f->id_len[j]);
+    uint64_t h = tag_hash_bytes(f->id[j], f->id_len[j]);
     PREFETCH(first_slot(&f->by_id, id_key(f, f->group[j], h)));
     return h;
 }
@@ -369,7 +359,7 @@ static uint64_t parents_stage0(struct forest *f, const struct tree_msg *msgs, ui
     f->parent[j] = TREE_NONE;
     if (!cause->len)
         return 0;
-    uint64_t key = id_key(f, f->group[j], hash_bytes(cause->data, cause->len));
+    uint64_t key = id_key(f, f->group[j], tag_hash_bytes(cause->data, cause->len));
     PREFETCH(first_slot(&f->by_id, key));
     return key;
 }
@@ -431,7 +421,7 @@ static void build_parents(struct forest *f, const struct tree_msg *msgs, uint32_
         uint64_t key = ring[i % RING];
         uint32_t p = id_lookup(f, key, g, cause->data, cause->len);
         if (p == TREE_NONE)
-            p = placeholder_add(f, cause, g, hash_bytes(cause->data, cause->len), key);
+            p = placeholder_add(f, cause, g, tag_hash_bytes(cause->data, cause->len), key);
         if (p == f->pre[i])
             f->flags[i] |= TREE_SELF_CAUSED;
         else
@@ -550,7 +540,7 @@ enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, 
         return error_set(err, ST_ERANGE, "%zu messages is more than a forest can hold", n);
     uint32_t nm = (uint32_t)n;
     int anchor;
-    f->seed = mix64((uint64_t)clock_now_ms() ^ (uint64_t)(uintptr_t)&anchor);
+    f->seed = hash_mix64((uint64_t)clock_now_ms() ^ (uint64_t)(uintptr_t)&anchor);
     nodes_reserve(f, (size_t)nm + nm / 16 + 1); /* room for some placeholders */
     f->n_messages = f->n_nodes = nm;
 
@@ -594,7 +584,7 @@ uint32_t tree_group_find(const struct forest *f, const void *corr, size_t corr_l
 {
     if (!f->n_groups)
         return TREE_NONE;
-    uint64_t key = group_key(f, hash_bytes(corr, corr_len));
+    uint64_t key = group_key(f, tag_hash_bytes(corr, corr_len));
     return group_lookup(f, key, corr, corr_len);
 }
 
@@ -604,7 +594,7 @@ size_t tree_find(const struct forest *f, const void *corr, size_t corr_len, cons
     uint32_t g = tree_group_find(f, corr, corr_len);
     if (g == TREE_NONE)
         return 0;
-    uint32_t v = id_lookup(f, id_key(f, g, hash_bytes(id, id_len)), g, id, id_len);
+    uint32_t v = id_lookup(f, id_key(f, g, tag_hash_bytes(id, id_len)), g, id, id_len);
     size_t k = 0;
     for (; v != TREE_NONE; v = f->next_dup[v], k++)
         if (k < cap)

@@ -25,18 +25,9 @@
 
 /* ---- tag maps --------------------------------------------------------------------------- */
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 static size_t map_home(const struct tv_map *m, uint64_t tag)
 {
-    return (size_t)mix64(tag ^ m->seed) & m->mask;
+    return (size_t)hash_mix64(tag ^ m->seed) & m->mask;
 }
 
 static struct tv_entry *map_get(const struct tv_map *m, uint64_t tag)
@@ -133,9 +124,9 @@ struct treeview *treeview_new(bool ascii)
     tv->group_default = tv->node_default = true;
     int anchor;
     uint64_t seed =
-        mix64((uint64_t)clock_now_ms() ^ (uint64_t)(uintptr_t)&anchor ^ (uint64_t)(uintptr_t)tv);
+        hash_mix64((uint64_t)clock_now_ms() ^ (uint64_t)(uintptr_t)&anchor ^ (uint64_t)(uintptr_t)tv);
     tv->groups.seed = seed;
-    tv->nodes.seed = mix64(seed + 1);
+    tv->nodes.seed = hash_mix64(seed + 1);
     tv->focus_group = TREE_NONE;
     tv->cur_group = tv->cur_node = TREE_NONE;
     sb_init(&tv->anchor.arena);

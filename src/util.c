@@ -306,3 +306,21 @@ void duration_format(double seconds, char out[32])
     else
         snprintf(out, 32, "%s%lldd%02lldh", sign, s / 86400, s % 86400 / 3600);
 }
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+    /* Eight bytes at a time, each word mixed in with the running hash (so that no difference
+     * between two keys can be cancelled out without knowing the seed). */
+    const unsigned char *s = p;
+    uint64_t h = seed ^ 0x9e3779b97f4a7c15ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = hash_mix64(h ^ w) + i;
+    }
+    uint64_t w = 0;
+    if (n > i)
+        memcpy(&w, s + i, n - i);
+    return hash_mix64(h ^ w ^ ((uint64_t)n << 56));
+}

@@ -54,4 +54,17 @@ bool time_parse_rfc3339(const char *s, size_t n, int64_t *ms);
 /* "4.2s", "3m", "5h12m", "2d3h": a short human duration, for tables. out must hold 32 bytes. */
 void duration_format(double seconds, char out[32]);
 
+/* The hash tables' mixer (splitmix64's finaliser) and a seeded hash of n bytes built on it:
+ * for in-memory tables seeded per process (groups, the tree, the tree view, keysets), never
+ * for anything written down. */
+static inline uint64_t hash_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
 #endif
