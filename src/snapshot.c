@@ -50,6 +50,19 @@ size_t snapshot_max_record(void)
     return SNAPSHOT_MAX_RECORD_DEFAULT;
 }
 
+bool snapshot_max_record_env_ok(struct error *err)
+{
+    const char *env = getenv("DLQX_MAX_RECORD");
+    size_t n;
+    if (!env || !*env || snapshot_parse_size(env, &n))
+        return true;
+    error_set(err, ST_EINVAL,
+              "DLQX_MAX_RECORD: \"%.100s\" is not a size (a number of bytes, or with K, M or G: "
+              "64M)",
+              env);
+    return false;
+}
+
 void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name)
 {
     memset(r, 0, sizeof *r);

@@ -30,6 +30,9 @@
 /* The limit readers opened from now on use: the last snapshot_set_max_record, else
  * DLQX_MAX_RECORD when it is a valid size, else the default. */
 size_t snapshot_max_record(void);
+/* Whether DLQX_MAX_RECORD is unset, empty or a size; else false with the sentence in err
+ * (every reader of files says it and stops before reading: exit 2). */
+bool snapshot_max_record_env_ok(struct error *err);
 void snapshot_set_max_record(size_t n);
 /* A size: digits with an optional K, M or G (binary: KiB, MiB, GiB; "64M", "1G", "65536"),
  * from 1 to SNAPSHOT_MAX_RECORD_MAX. */

@@ -46,19 +46,28 @@ static FILE *private_tmpfile(void)
     return f;
 }
 
+/* Standard error on the terminal again, the captured file rewound for reading: false when
+ * it was not captured. */
+static bool stderr_back(void)
+{
+    if (saved_stderr < 0 || !captured)
+        return false;
+    fflush(stderr);
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stderr);
+    saved_stderr = -1;
+    rewind(captured);
+    return true;
+}
+
 /* An exit() while standard error is captured (out of memory: util.c exits 71) still shows
  * what was written: the terminal is restored first (term.c's handler was registered later,
  * so it runs first), then the captured text is copied with a fixed buffer — nothing is
  * allocated on this path — every byte that is not printable ASCII or a newline shown as '?'. */
 static void release_stderr_at_exit(void)
 {
-    if (saved_stderr < 0 || !captured)
+    if (!stderr_back())
         return;
-    fflush(stderr);
-    dup2(saved_stderr, STDERR_FILENO);
-    close(saved_stderr);
-    saved_stderr = -1;
-    rewind(captured);
     char buf[4096];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, captured)) > 0) {
@@ -108,13 +117,8 @@ void ui_stderr_resume(void)
 
 static void release_stderr(void)
 {
-    if (saved_stderr < 0)
+    if (!stderr_back())
         return;
-    fflush(stderr);
-    dup2(saved_stderr, STDERR_FILENO);
-    close(saved_stderr);
-    saved_stderr = -1;
-    rewind(captured);
     /* Read whole, then sanitized in one piece: a chunk boundary must not cut a code point. */
     struct strbuf all;
     sb_init(&all);
@@ -200,13 +204,10 @@ int cmd_ui(int argc, char **argv, bool open_files)
         }
     }
     const struct view_ops *first = &view_queues_ops;
-    const char *limit_env = getenv("DLQX_MAX_RECORD");
-    size_t limit;
-    if (limit_env && *limit_env && !snapshot_parse_size(limit_env, &limit)) {
+    struct error lerr;
+    if (!snapshot_max_record_env_ok(&lerr)) {
         /* As decode, tree and cat: a limit that is not a size stops before anything is read. */
-        san_eprintf("dlqx: DLQX_MAX_RECORD: \"%s\" is not a size (a number of bytes, or with K, "
-                    "M or G: 64M)\n",
-                    limit_env);
+        san_eprintf("dlqx: %s\n", lerr.msg);
         rc = EXIT_USAGE;
         goto out;
     }

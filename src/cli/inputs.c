@@ -66,12 +66,9 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats)
 {
     memset(stats, 0, sizeof *stats);
-    const char *env = getenv("DLQX_MAX_RECORD");
-    size_t limit;
-    if (env && *env && !snapshot_parse_size(env, &limit)) {
-        san_eprintf("dlqx: DLQX_MAX_RECORD: \"%s\" is not a size (a number of bytes, or with K, "
-                    "M or G: 64M)\n",
-                    env);
+    struct error lerr;
+    if (!snapshot_max_record_env_ok(&lerr)) {
+        san_eprintf("dlqx: %s\n", lerr.msg);
         stats->bad_limit = true;
         return;
     }
