@@ -30,7 +30,7 @@
 #include "fuzz.h"
 #include "hval_amqp.h"
 #include "message.h"
-#include "restamp.h"
+#include "restamp_diff.h"
 #include "sha256.h"
 #include "snapshot.h"
 

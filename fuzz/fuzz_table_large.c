@@ -2,7 +2,7 @@
  * fuzz_table_large: header tables past 16 KB — up to 65 KB (a frame carries 128 KB) — made from a
  * small one, through every reader of headers. The other harnesses see tables of a few KB at
  * most (their -max_len); the encoder's buffer growth, the JSON writer's choice between a plain
- * object and the list of pairs, and every scan of a table (src/keyset.c) are only exercised at
+ * object and the list of pairs, and every scan of a table (src/base/keyset.c) are only exercised at
  * this size here.
  *
  * Input: one byte s, one byte of flags, then an AMQP field table in wire form. The table is

@@ -15,7 +15,7 @@
 
 #include "decode.h"
 #include "hval_json.h"
-#include "restamp.h"
+#include "restamp_diff.h"
 #include "sha256.h"
 #include "util.h"
 

@@ -1,5 +1,5 @@
 /*
- * view_detail: one message in full — the document detail_render builds (src/detail.h),
+ * view_detail: one message in full — the document detail_render builds (src/analysis/detail.h),
  * painted line by line with a cursor line, scrolling both ways, sections that fold (Enter, or
  * h on a section), the body toggled between pretty, raw and hex (o), and search in the lines.
  *

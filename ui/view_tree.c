@@ -1,7 +1,7 @@
 /*
  * view_tree: the causal tree — the whole forest, or (opened on a message: v->arg is its
  * store index) only that message's correlation group, with the cursor on it. Expanded,
- * collapsed and cursor state survive a refresh (the model, src/treeview.c, keys them on the
+ * collapsed and cursor state survive a refresh (the model, src/analysis/treeview.c, keys them on the
  * nodes' stable tags); this file only labels the rows from the store, paints them and maps
  * keys onto the model.
  *

@@ -1,7 +1,7 @@
 /*
  * cat: rewrite snapshot records in the canonical form dlqx writes (every type explicit), so a
  * hand-written record can be checked and normalised, and several files joined into one;
- * with --redact, values taken out for sharing (src/redact.h). On a terminal (or --ascii)
+ * with --redact, values taken out for sharing (src/analysis/redact.h). On a terminal (or --ascii)
  * every character outside printable ASCII is written as a JSON \uXXXX escape, as decode does,
  * so that C1 controls, DEL and bidi overrides in a message cannot act on the terminal; the
  * record reads back the same.

@@ -3,7 +3,7 @@
  * of snapshot files (or standard input): every group, fingerprint and type, with its key
  * (g:…, what --group takes), count, first and last dead-lettered, rate, type and cause, as a
  * table or one JSON object per group (docs/groups-format.md). The groups are the explorer's:
- * the same store, the same grouping (src/groups.h) and the same clock (entry_time_dead_at:
+ * the same store, the same grouping (src/analysis/groups.h) and the same clock (entry_time_dead_at:
  * the newest x-death time, BabelQueue's failed_at, else first seen). --filter narrows the
  * messages first, with the explorer's filter language.
  *

@@ -1,7 +1,7 @@
 /*
  * cmd_replay: `dlqx replay`, `dlqx move` and `dlqx delete` — the writing commands for
  * scripts. Each says what it will do (the plan, from a snapshot when one is given), asks
- * unless --yes, then runs one pass of the replay engine (src/replay.h): every copy confirmed
+ * unless --yes, then runs one pass of the replay engine (src/replay/replay.h): every copy confirmed
  * by the broker before its dead letter is removed, every step journaled.
  */
 #include <errno.h>

@@ -67,7 +67,7 @@ else
       echo "FAIL peek $name:"; cat "$tmp/peek.err"; fail=$((fail + 1))
     fi
   done
-  # peek -o: the files it writes (src/safefile.c). A new snapshot is 0600 (bodies hold
+  # peek -o: the files it writes (src/base/safefile.c). A new snapshot is 0600 (bodies hold
   # tokens); a replaced one keeps its mode; a FIFO stays a FIFO and gets the records; a
   # symbolic link — at FILE or planted at FILE.partial — is never written through; an
   # incomplete peek (16 here: a delivery limit of 1 puts the first message within reach)

@@ -40,7 +40,7 @@
 #include "journal.h"
 #include "message.h"
 #include "peek.h"
-#include "restamp.h"
+#include "restamp_diff.h"
 
 enum replay_action {
     RA_SKIP,   /* not selected: held, given back in order at the end */

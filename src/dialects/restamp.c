@@ -2,7 +2,8 @@
  * restamp: builds the copy of a dead letter that goes back to the broker (restamp.h) — its
  * target, properties, headers and body, per dialect and mode — including the byte-span edits
  * of a BabelQueue body. The dead letter, its decode and its envelope are only read. The names,
- * restamp_check_body, the diff and outgoing_free are in restamp_diff.c.
+ * restamp_check_body and outgoing_free are in restamp_common.c; the diff is the replay layer's
+ * (src/replay/restamp_diff.c).
  */
 #include "restamp.h"
 

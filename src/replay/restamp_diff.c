@@ -1,11 +1,9 @@
 /*
- * restamp_diff: everything about a copy but building it — the names, the check of a new body
- * against its content type, what the copy changes row by row (the target, every property, every
- * header by name as "kind:value", and the body line by line: JSON re-indented token by token,
- * else text, else hex lines, with an LCS line diff), the diff's JSON form for the journal, the
- * copy as a struct message, and outgoing_free.
+ * restamp_diff: what a copy changes row by row (the target, every property, every header by
+ * name as "kind:value", and the body line by line: JSON re-indented token by token, else text,
+ * else hex lines, with an LCS line diff), and the diff's JSON form for the journal.
  */
-#include "restamp.h"
+#include "restamp_diff.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,35 +20,7 @@
 #define DIFF_BODY_MAX_LINES 2000
 #define DIFF_BODY_MAX_BYTES (1u << 20)
 
-const char *restamp_mode_name(enum restamp_mode m)
-{
-    switch (m) {
-    case RESTAMP_REPLAY:
-        return "replay";
-    case RESTAMP_REISSUE:
-        return "reissue";
-    case RESTAMP_MOVE:
-        return "move";
-    }
-    return "?";
-}
 
-const char *target_how_name(enum target_how h)
-{
-    switch (h) {
-    case TARGET_EXPLICIT:
-        return "explicit";
-    case TARGET_ACEMQ_SOURCE:
-        return "acemq-dlq-name";
-    case TARGET_BQ_ORIGINAL_QUEUE:
-        return "dead_letter.original_queue";
-    case TARGET_BQ_META_QUEUE:
-        return "meta.queue";
-    case TARGET_FIRST_DEATH:
-        return "x-death";
-    }
-    return "?";
-}
 
 const char *diff_section_name(enum diff_section s)
 {
@@ -325,21 +295,6 @@ static bool parses(const struct bytes *b)
     return j != NULL;
 }
 
-enum status restamp_check_body(const struct bytes *content_type, const struct bytes *body,
-                               struct error *err)
-{
-    if (!says_json(content_type))
-        return ST_OK;
-    json_error_t je;
-    json_t *j = json_parse(body, &je);
-    if (!j)
-        return error_set(err, ST_EPARSE,
-                         "the body is not valid JSON, as its content type says it is: %s "
-                         "(line %d, column %d)",
-                         je.text, je.line, je.column);
-    json_decref(j);
-    return ST_OK;
-}
 
 static bool is_text(const struct bytes *b)
 {
@@ -529,18 +484,3 @@ json_t *diff_to_json(const struct diff *d)
     return a;
 }
 
-void outgoing_free(struct outgoing *o)
-{
-    if (!o)
-        return;
-    bytes_free(&o->exchange);
-    bytes_free(&o->routing_key);
-#define X(name) bytes_free(&o->props.name);
-    PROP_STRING_LIST(X)
-#undef X
-    htable_free(o->headers);
-    bytes_free(&o->body);
-    bytes_free(&o->id);
-    bytes_free(&o->old_id);
-    memset(o, 0, sizeof *o);
-}
