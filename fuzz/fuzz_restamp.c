@@ -55,7 +55,7 @@ static bool same_outgoing(const struct outgoing *a, const struct outgoing *b)
     ma.headers_present = a->headers_present;
     mb.headers_present = b->headers_present;
     return a->mode == b->mode && a->dialect == b->dialect && bytes_eq(&a->exchange, &b->exchange) &&
-           bytes_eq(&a->routing_key, &b->routing_key) && a->target_how == b->target_how &&
+           bytes_eq(&a->routing_key, &b->routing_key) && ((!a->target_how && !b->target_how) || (a->target_how && b->target_how && strcmp(a->target_how, b->target_how) == 0)) &&
            bytes_eq(&a->body, &b->body) && bytes_eq(&a->id, &b->id) &&
            bytes_eq(&a->old_id, &b->old_id) && message_equal(&ma, &mb);
 }
@@ -143,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fail("a second build with the same options differs", data, size, &err);
     outgoing_free(&again);
 
-    if (out.dialect == DIALECT_ACEMQ && o.mode != RESTAMP_MOVE) {
+    if (out.dialect == &dialect_acemq && o.mode != RESTAMP_MOVE) {
         static const unsigned char dg[32] = {7};
         const struct bytes digest = {sizeof dg, (unsigned char *)(uintptr_t)dg};
         const struct envelope *e = NULL;

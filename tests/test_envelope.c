@@ -15,7 +15,6 @@ static const struct envelope *base(void)
     htable_add(h, "n", hval_int(HV_I16, 7));
     struct envelope_init in;
     memset(&in, 0, sizeof in);
-    in.dialect = DIALECT_ACEMQ;
     in.id = bytes_from_cstr("id-1");
     in.type = bytes_from_cstr("order.placed");
     in.version = 0;  /* clamped */

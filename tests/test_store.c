@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "snapshot.h"
+#include "dialect.h"
 #include "store.h"
 
 static void make(struct message *m, size_t i)
@@ -79,7 +80,7 @@ static void test_round_trip_and_spill(void **state)
         assert_int_equal(e->attempt, (int32_t)(i % 5) + 1);
         assert_int_equal(e->first_seen_ms, 1767323045678LL + (int64_t)i);
         assert_true(e->flags & SE_ACCEPTED);
-        assert_int_equal(e->dialect, DIALECT_ACEMQ);
+        assert_ptr_equal(dialect_at(e->dialect), &dialect_acemq);
         /* In memory up to the budget (records of about 1.3 KB: some 700 fit), then the file. */
         assert_int_equal(!!(e->flags & SE_IN_FILE), i >= 997);
         message_free(&want);

@@ -116,7 +116,6 @@ void ace_publish(struct seed *s, const char *exchange, const char *rk, const str
 {
     struct envelope_init in;
     memset(&in, 0, sizeof in);
-    in.dialect = DIALECT_ACEMQ;
     in.id = view(m->id);
     in.type = view(m->type);
     in.correlation_id = view(m->correlation);

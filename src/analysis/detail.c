@@ -20,7 +20,7 @@ const char *detail_section_title(enum detail_section s)
         [DSEC_PATTERNS] = "Pattern headers",
         [DSEC_PROPERTIES] = "AMQP properties and delivery",
         [DSEC_HEADERS] = "Headers",
-        [DSEC_BABELQUEUE] = "BabelQueue envelope",
+        [DSEC_DIALECT] = "Dialect",
         [DSEC_BODY] = "Body",
     };
     return (unsigned)s < DSEC_COUNT ? titles[s] : "?";
@@ -96,10 +96,15 @@ void detail_add_safe(struct detail_doc *doc, int indent, enum detail_style style
 
 void detail_heading(struct detail_doc *doc, enum detail_section s)
 {
+    detail_heading_titled(doc, s, detail_section_title(s));
+}
+
+void detail_heading_titled(struct detail_doc *doc, enum detail_section s, const char *title)
+{
     if (doc->n)
         detail_add_safe(doc, 0, DS_NORMAL, "", 0);
     doc->section = s;
-    const char *t = detail_section_title(s);
+    const char *t = title ? title : detail_section_title(s);
     detail_add_safe(doc, 0, DS_TITLE, t, strlen(t));
     doc->lines[doc->n - 1].heading = true;
 }
@@ -350,87 +355,12 @@ const char *detail_glyph_more(const struct detail_doc *doc)
 
 void detail_time(int64_t ms, int64_t now_ms, char out[DETAIL_TIME_MAX])
 {
-    char t[32], dur[32];
-    time_format_rfc3339(ms, false, t);
-    if (!now_ms || ms < -INT64_MAX / 2 || ms > INT64_MAX / 2 || now_ms < -INT64_MAX / 2 ||
-        now_ms > INT64_MAX / 2) {
-        snprintf(out, DETAIL_TIME_MAX, "%s", t);
-        return;
-    }
-    double s = (double)(now_ms - ms) / 1000.0;
-    duration_format(s < 0 ? -s : s, dur);
-    snprintf(out, DETAIL_TIME_MAX, "%s (%s %s)", t, s < 0 ? "in" : dur, s < 0 ? dur : "ago");
+    time_format_ago(ms, now_ms, out);
 }
 
 void detail_hval_scalar(const struct hval *v, struct strbuf *out)
 {
-    switch (v->kind) {
-    case HV_VOID:
-        sb_adds(out, "(void)");
-        break;
-    case HV_BOOL:
-        sb_adds(out, v->v.b ? "true" : "false");
-        break;
-    case HV_I8:
-    case HV_I16:
-    case HV_I32:
-    case HV_I64:
-        sb_addf(out, "%lld", (long long)v->v.i);
-        break;
-    case HV_U8:
-    case HV_U16:
-    case HV_U32:
-    case HV_U64:
-        sb_addf(out, "%llu", (unsigned long long)v->v.u);
-        break;
-    case HV_F32:
-        sb_addf(out, "%.9g", (double)v->v.f32);
-        break;
-    case HV_F64:
-        sb_addf(out, "%.17g", v->v.f64);
-        break;
-    case HV_DECIMAL: {
-        /* value / 10^scale, written out in decimal without floating point. */
-        char digits[16];
-        int n = snprintf(digits, sizeof digits, "%u", (unsigned)v->v.dec.value);
-        int scale = v->v.dec.scale;
-        if (scale == 0) {
-            sb_add(out, digits, (size_t)n);
-        } else if (scale >= n) {
-            sb_adds(out, "0.");
-            for (int i = n; i < scale; i++)
-                sb_addc(out, '0');
-            sb_add(out, digits, (size_t)n);
-        } else {
-            sb_add(out, digits, (size_t)(n - scale));
-            sb_addc(out, '.');
-            sb_add(out, digits + n - scale, (size_t)scale);
-        }
-        break;
-    }
-    case HV_TIMESTAMP: {
-        sb_addf(out, "%llu", (unsigned long long)v->v.u);
-        if (v->v.u <= (uint64_t)INT64_MAX / 1000) {
-            char t[32];
-            time_format_rfc3339((int64_t)v->v.u * 1000, false, t);
-            sb_addf(out, " (%s)", t);
-        }
-        break;
-    }
-    case HV_STRING:
-    case HV_BYTES:
-        sb_add(out, v->v.s.data ? (const void *)v->v.s.data : "", v->v.s.len);
-        break;
-    case HV_ARRAY:
-        sb_addf(out, "%zu item%s", v->v.arr.n, v->v.arr.n == 1 ? "" : "s");
-        break;
-    case HV_TABLE:
-        sb_addf(out, "%zu entr%s", v->v.tab ? v->v.tab->n : 0,
-                v->v.tab && v->v.tab->n == 1 ? "y" : "ies");
-        break;
-    case HV_KIND_COUNT:
-        break;
-    }
+    hval_format_scalar(v, out);
 }
 
 /* ---- reading the doc -------------------------------------------------------------------- */
@@ -609,14 +539,20 @@ void detail_render_opts(const struct decoded *d, const struct message *m, int64_
     struct decoded dd = *d;
     if (!dd.msg)
         dd.msg = m;
+    struct dfields fields = {0};
+    if (dd.dialect && dd.dialect->fields)
+        dd.dialect->fields(&dd, now_ms, &fields);
+    out->fields = &fields;
     detail_render_summary(out, &dd, now_ms);
     detail_render_death(out, &dd, now_ms);
     detail_render_replay(out, &dd, now_ms);
     detail_render_patterns(out, dd.msg, now_ms);
     detail_render_properties(out, dd.msg);
     detail_render_headers(out, &dd);
-    detail_render_babelqueue(out, &dd);
+    detail_render_dialect(out, &dd);
     detail_render_body(out, &dd, limit);
+    out->fields = NULL;
+    dfields_free(&fields);
 }
 
 void detail_render(const struct decoded *d, const struct message *m, int64_t now_ms, unsigned flags,

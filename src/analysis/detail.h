@@ -2,8 +2,8 @@
  * detail: everything known about one message, as a document of plain lines — the summary of
  * its envelope with what each field means, the death history as a timeline, the replay
  * stamps, the pattern headers explained (routing slip, route, reply-to, traceparent), the
- * AMQP properties and delivery, every header with its AMQP kind, the BabelQueue envelope, and
- * the body rendered by content type.
+ * AMQP properties and delivery, every header with its AMQP kind, the dialect's own section
+ * (from its fields: dialect.h), and the body rendered by content type.
  *
  * A model, not a widget (STYLE.md: models never call curses): each line is text that is
  * already SANITIZED (valid UTF-8, no control character, no bidi override: what came from the
@@ -15,7 +15,8 @@
  * Nothing here fails: what cannot be read is shown as such.
  *
  * Split over four files: detail.c (the document, wrapping, the body), detail_summary.c (the
- * summary), detail_history.c (deaths, dead_letter, replay stamps, the BabelQueue envelope)
+ * summary), detail_history.c (deaths, the dialect's death fields, replay stamps, the
+ * dialect's section)
  * and detail_headers.c (pattern headers, properties, headers).
  */
 #ifndef DLQX_DETAIL_H
@@ -51,7 +52,7 @@ enum detail_section {
     DSEC_PATTERNS,
     DSEC_PROPERTIES,
     DSEC_HEADERS,
-    DSEC_BABELQUEUE,
+    DSEC_DIALECT, /* the dialect's own section, titled by it ("BabelQueue envelope") */
     DSEC_BODY,
     DSEC_COUNT
 };
@@ -97,6 +98,7 @@ struct detail_doc {
     int wrap;       /* columns a line is wrapped at (indent included); 0: never wrapped */
     unsigned flags; /* enum detail_flags */
     enum detail_section section; /* the section lines are added to */
+    const struct dfields *fields; /* the dialect's fields, while detail_render runs */
 };
 
 struct detail_opts {
@@ -130,6 +132,8 @@ size_t detail_skip_columns(const char *s, size_t len, size_t cols, size_t *skipp
 
 /* Starts a section: a blank line (unless it is the first line) and its title. */
 void detail_heading(struct detail_doc *doc, enum detail_section s);
+/* The same with a title of the caller's (static or lasting as long as the doc is built). */
+void detail_heading_titled(struct detail_doc *doc, enum detail_section s, const char *title);
 
 /* label  [tag]  value  meaning: a field. The label and the value come from anywhere and are
  * sanitized here; the value is wrapped at doc->wrap with its continuation lines under it,
@@ -183,7 +187,11 @@ void detail_render_replay(struct detail_doc *doc, const struct decoded *d, int64
 void detail_render_patterns(struct detail_doc *doc, const struct message *m, int64_t now_ms);
 void detail_render_properties(struct detail_doc *doc, const struct message *m);
 void detail_render_headers(struct detail_doc *doc, const struct decoded *d);
-void detail_render_babelqueue(struct detail_doc *doc, const struct decoded *d);
+void detail_render_dialect(struct detail_doc *doc, const struct decoded *d);
+/* The dialect's fields of one kind (doc->fields), each at indent + 2 per nesting level, labels
+ * padded to label_w (14 when nested); returns how many were drawn. */
+size_t detail_render_fields(struct detail_doc *doc, const struct decoded *d,
+                            enum dfield_where where, int indent, int label_w);
 void detail_render_body(struct detail_doc *doc, const struct decoded *d, size_t limit);
 
 /* ---- pattern headers, parsed ------------------------------------------------------------ */

@@ -1,7 +1,7 @@
 /*
  * detail_history: the sections about what happened to a message — the broker's death history
- * as a timeline, BabelQueue's dead_letter block, AceMQ's x-acemq-error, the replay stamps —
- * and the BabelQueue envelope's own fields.
+ * as a timeline, what the framework wrote when it gave up (its dialect's death fields), the
+ * replay stamps — and the dialect's own section, drawn from its fields (dialect.h).
  */
 #include "detail.h"
 
@@ -13,69 +13,6 @@
 static void say(struct detail_doc *doc, int indent, enum detail_style st, const char *s)
 {
     detail_add_text(doc, indent, st, s, strlen(s));
-}
-
-/* ---- JSON members of a BabelQueue body -------------------------------------------------- */
-
-static void json_compact(const json_t *j, struct strbuf *out)
-{
-    char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (s) {
-        sb_adds(out, s);
-        free(s);
-    }
-}
-
-/* A member that should be a string: absent, the string, null, or another type shown as JSON. */
-static void bq_str_field(struct detail_doc *doc, int indent, int w, const char *label,
-                         const struct bq_str *s, enum detail_style st, const char *meaning,
-                         const char *null_means)
-{
-    if (!s->json) {
-        detail_add_field(doc, indent, w, label, "(absent)", DS_DIM, NULL);
-    } else if (s->s && s->len && bq_blank(s->s, s->len)) {
-        struct strbuf sb;
-        sb_init(&sb);
-        sb_addc(&sb, '"');
-        sb_add(&sb, s->s, s->len);
-        sb_addc(&sb, '"');
-        detail_add_fieldb(doc, indent, w, label, sb.buf, sb.len, DS_WARN, "blank");
-        sb_free(&sb);
-    } else if (s->s) {
-        detail_add_fieldb(doc, indent, w, label, s->s, s->len, s->len ? st : DS_WARN,
-                          s->len ? meaning : "empty");
-    } else if (json_is_null(s->json)) {
-        detail_add_field(doc, indent, w, label, "null", DS_DIM, null_means);
-    } else {
-        struct strbuf sb;
-        sb_init(&sb);
-        json_compact(s->json, &sb);
-        detail_add_fieldb(doc, indent, w, label, sb.buf, sb.len, DS_WARN, "not a string");
-        sb_free(&sb);
-    }
-}
-
-/* A member that should be an integer; as_time: epoch milliseconds. */
-static void bq_int_field(struct detail_doc *doc, int indent, int w, const char *label,
-                         const struct bq_int *n, bool as_time, const char *meaning)
-{
-    struct strbuf sb;
-    sb_init(&sb);
-    if (!n->json) {
-        detail_add_field(doc, indent, w, label, "(absent)", DS_DIM, NULL);
-    } else if (n->is_int && as_time) {
-        char t[32];
-        time_format_rfc3339(n->v, false, t);
-        sb_addf(&sb, "%lld (%s)", (long long)n->v, t);
-        detail_add_fieldb(doc, indent, w, label, sb.buf, sb.len, DS_ACCENT, meaning);
-    } else if (n->is_int) {
-        sb_addf(&sb, "%lld", (long long)n->v);
-        detail_add_fieldb(doc, indent, w, label, sb.buf, sb.len, DS_VALUE, meaning);
-    } else {
-        json_compact(n->json, &sb);
-        detail_add_fieldb(doc, indent, w, label, sb.buf, sb.len, DS_WARN, "not an integer");
-    }
-    sb_free(&sb);
 }
 
 /* ---- the death history ------------------------------------------------------------------ */
@@ -219,55 +156,6 @@ static void broker_history(struct detail_doc *doc, const struct decoded *d)
                           NULL);
 }
 
-static const char *dl_reason_meaning(enum bq_dl_reason r)
-{
-    switch (r) {
-    case BQ_DL_REASON_FAILED:
-        return "the handler threw";
-    case BQ_DL_REASON_UNKNOWN_URN:
-        return "no handler is registered for the job";
-    case BQ_DL_REASON_POISON:
-        return "the message itself cannot be used (undecodable or invalid)";
-    case BQ_DL_REASON_OTHER:
-        return "not a reason the spec names (kept as sent)";
-    case BQ_DL_REASON_NONE:
-    default:
-        return NULL;
-    }
-}
-
-static void bq_dead_letter(struct detail_doc *doc, const struct decoded *d, int64_t now_ms)
-{
-    const struct bq_dead_letter *dl = &d->bq.dead_letter;
-    detail_add_field(doc, 2, 0, "dead_letter", NULL, DS_VALUE,
-                     "BabelQueue's block, written by the SDK that gave up");
-    if (!dl->is_object) {
-        struct strbuf sb;
-        sb_init(&sb);
-        json_compact(dl->json, &sb);
-        detail_add_fieldb(doc, 4, 14, "value", sb.buf, sb.len, DS_WARN, "not an object");
-        sb_free(&sb);
-        return;
-    }
-    bq_str_field(doc, 4, 14, "reason", &dl->reason, DS_VALUE, dl_reason_meaning(dl->reason_kind),
-                 NULL);
-    bq_str_field(doc, 4, 14, "error", &dl->error, DS_ERROR, "the error's message",
-                 "no cause was given");
-    bq_str_field(doc, 4, 14, "exception", &dl->exception, DS_ERROR, "the error's class or type",
-                 "no cause was given");
-    if (dl->failed_at.is_int) {
-        char t[DETAIL_TIME_MAX];
-        detail_time(dl->failed_at.v, now_ms, t);
-        detail_add_field(doc, 4, 14, "failed at", t, DS_ACCENT, NULL);
-    } else {
-        bq_int_field(doc, 4, 14, "failed at", &dl->failed_at, true, NULL);
-    }
-    bq_str_field(doc, 4, 14, "original queue", &dl->original_queue, DS_ACCENT,
-                 "where it was consumed from", NULL);
-    bq_int_field(doc, 4, 14, "attempts", &dl->attempts, false, "delivery attempts when it failed");
-    bq_str_field(doc, 4, 14, "lang", &dl->lang, DS_VALUE, "the SDK that dead-lettered it", NULL);
-}
-
 void detail_render_death(struct detail_doc *doc, const struct decoded *d, int64_t now_ms)
 {
     detail_heading(doc, DSEC_DEATH);
@@ -276,19 +164,10 @@ void detail_render_death(struct detail_doc *doc, const struct decoded *d, int64_
         broker_history(doc, d);
         any = true;
     }
-    if (d->dialect == DIALECT_BABELQUEUE && d->bq.dead_letter.json) {
-        bq_dead_letter(doc, d, now_ms);
+    /* What the framework wrote when it gave up (BabelQueue's dead_letter block, AceMQ's
+     * x-acemq-error, NServiceBus's exception headers, …): the dialect's DF_DEATH fields. */
+    if (detail_render_fields(doc, d, DF_DEATH, 2, 14))
         any = true;
-    }
-    if (d->dialect == DIALECT_ACEMQ && d->env->error.len) {
-        if (!d->death.present)
-            say(doc, 2, DS_VALUE,
-                "set aside by the AceMQ library itself (no broker dead-lettering: "
-                "no x-death)");
-        detail_add_fieldb(doc, 2, 14, "x-acemq-error", d->env->error.data, d->env->error.len,
-                          DS_ERROR, "why the library gave up on it");
-        any = true;
-    }
     if (!any)
         say(doc, 2, DS_DIM, "no dead-letter history: no x-death, no dead_letter block, no error");
 }
@@ -357,84 +236,52 @@ void detail_render_replay(struct detail_doc *doc, const struct decoded *d, int64
         "attempt back to 1 and clears x-acemq-error");
 }
 
-/* ---- the BabelQueue envelope ------------------------------------------------------------ */
+/* ---- the dialect's own fields ------------------------------------------------------------ */
 
-#define BQ_W 19
-
-static const char *detected_meaning(enum bq_detected how)
+static enum detail_style field_style(uint8_t s)
 {
-    switch (how) {
-    case BQ_DETECT_APP_ID:
-        return "the app_id property is \"babelqueue\"";
-    case BQ_DETECT_SHAPE:
-        return "the body has the envelope's shape";
-    case BQ_DETECT_RAW_WRAP:
-        return "the body is the {\"raw\", \"dead_letter\"} wrapper";
-    case BQ_DETECT_NONE:
-    default:
-        return NULL;
-    }
+    static const enum detail_style map[] = {[DF_VALUE] = DS_VALUE, [DF_ACCENT] = DS_ACCENT,
+                                            [DF_ERROR] = DS_ERROR, [DF_WARN] = DS_WARN,
+                                            [DF_DIM] = DS_DIM,     [DF_GOOD] = DS_GOOD};
+    return s < sizeof map / sizeof *map ? map[s] : DS_VALUE;
 }
 
-void detail_render_babelqueue(struct detail_doc *doc, const struct decoded *d)
+size_t detail_render_fields(struct detail_doc *doc, const struct decoded *d,
+                            enum dfield_where where, int indent, int label_w)
 {
-    if (d->dialect != DIALECT_BABELQUEUE)
+    (void)d;
+    const struct dfields *f = doc->fields;
+    size_t shown = 0;
+    for (size_t i = 0; f && i < f->n; i++) {
+        const struct dfield *x = &f->v[i];
+        if (x->where != where)
+            continue;
+        int in = indent + 2 * x->indent;
+        enum detail_style st = field_style(x->style);
+        if (!x->label) {
+            detail_add_text(doc, in, st, x->text.data ? (const void *)x->text.data : "",
+                            x->text.len);
+        } else {
+            int w = x->label_w ? x->label_w : x->indent ? 14 : label_w;
+            if (!x->text.data)
+                detail_add_field(doc, in, w, x->label, NULL, st, x->meaning);
+            else
+                detail_add_fieldb(doc, in, w, x->label, x->text.data, x->text.len, st,
+                                  x->meaning);
+        }
+        shown++;
+    }
+    return shown;
+}
+
+void detail_render_dialect(struct detail_doc *doc, const struct decoded *d)
+{
+    const struct dfields *f = doc->fields;
+    bool any = false;
+    for (size_t i = 0; f && i < f->n && !any; i++)
+        any = f->v[i].where == DF_DIALECT;
+    if (!any)
         return;
-    const struct bq_envelope *b = &d->bq;
-    detail_heading(doc, DSEC_BABELQUEUE);
-    detail_add_field(doc, 2, BQ_W, "detected", bq_detected_name(b->detected), DS_VALUE,
-                     detected_meaning(b->detected));
-    if (!b->doc) {
-        char where[64];
-        snprintf(where, sizeof where, "line %d, column %d", b->json_error.line,
-                 b->json_error.column);
-        detail_add_field(doc, 2, BQ_W, "json error", b->json_error.text, DS_ERROR, where);
-    }
-    if (b->raw_wrapped)
-        bq_str_field(doc, 2, BQ_W, "raw", &b->raw, DS_VALUE,
-                     "the body as it was when it could not be decoded", NULL);
-    if (b->job_key == BQ_JOB_KEY_URN)
-        bq_str_field(doc, 2, BQ_W, "urn", &b->job, DS_VALUE, "the inbound alias of job", NULL);
-    else
-        bq_str_field(doc, 2, BQ_W, "job", &b->job, DS_VALUE, "the job's URN: which handler", NULL);
-    bq_str_field(doc, 2, BQ_W, "trace_id", &b->trace_id, DS_ACCENT, "the whole causal chain", NULL);
-    bq_int_field(doc, 2, BQ_W, "attempts", &b->attempts, false, "delivery attempts, from 0");
-    if (!b->data) {
-        detail_add_field(doc, 2, BQ_W, "data", "(absent)", DS_DIM, NULL);
-    } else if (json_is_object(b->data)) {
-        char n[48];
-        snprintf(n, sizeof n, "an object of %zu member%s", json_object_size(b->data),
-                 json_object_size(b->data) == 1 ? "" : "s");
-        detail_add_field(doc, 2, BQ_W, "data", n, DS_VALUE, "the job's arguments (in the body)");
-    } else {
-        struct strbuf sb;
-        sb_init(&sb);
-        json_compact(b->data, &sb);
-        detail_add_fieldb(doc, 2, BQ_W, "data", sb.buf, sb.len, DS_WARN, "not an object");
-        sb_free(&sb);
-    }
-    const struct bq_meta *m = &b->meta;
-    if (!m->json) {
-        detail_add_field(doc, 2, BQ_W, "meta", "(absent)", DS_DIM, NULL);
-    } else if (!m->is_object) {
-        struct strbuf sb;
-        sb_init(&sb);
-        json_compact(m->json, &sb);
-        detail_add_fieldb(doc, 2, BQ_W, "meta", sb.buf, sb.len, DS_WARN, "not an object");
-        sb_free(&sb);
-    } else {
-        bq_str_field(doc, 2, BQ_W, "meta.id", &m->id, DS_ACCENT, "the message id", NULL);
-        bq_str_field(doc, 2, BQ_W, "meta.queue", &m->queue, DS_VALUE, "the queue it was sent to",
-                     NULL);
-        bq_str_field(doc, 2, BQ_W, "meta.lang", &m->lang, DS_VALUE, "the producer's SDK", NULL);
-        bq_int_field(doc, 2, BQ_W, "meta.schema_version", &m->schema_version, false,
-                     "must be the integer 1");
-        bq_int_field(doc, 2, BQ_W, "meta.created_at", &m->created_at, true,
-                     "first publish, epoch ms");
-    }
-    for (size_t i = 0; i < b->nwarnings; i++) {
-        const char *t = b->warnings[i].text;
-        detail_add_fieldb(doc, 2, BQ_W, "warning", t, t ? strlen(t) : 0, DS_WARN,
-                          bq_warning_kind_name(b->warnings[i].kind));
-    }
+    detail_heading_titled(doc, DSEC_DIALECT, d->dialect->section);
+    detail_render_fields(doc, d, DF_DIALECT, 2, 19);
 }

@@ -390,12 +390,15 @@ static bool term_value(struct parser *p, struct term *t, size_t vat)
         t->num = (int64_t)key;
     }
     if (t->field == F_DIALECT && t->op != OP_SUB && t->op != OP_RE &&
-        !filter_has_wildcard(t->glob, t->glob_len) && !filter_ci_eq(t->text, t->len, "amqp") &&
-        !filter_ci_eq(t->text, t->len, "acemq") && !filter_ci_eq(t->text, t->len, "babelqueue"))
-    {
-        char shown[200];
-        quote_for_error(t->text, t->len, shown, sizeof shown);
-        return fail_hint(p, vat, "amqp, acemq or babelqueue", "unknown dialect \"%s\"", shown);
+        !filter_has_wildcard(t->glob, t->glob_len)) {
+        bool known = false;
+        for (size_t i = 0; i < dialect_count() && !known; i++)
+            known = filter_ci_eq(t->text, t->len, dialect_at(i)->name);
+        if (!known) {
+            char shown[200];
+            quote_for_error(t->text, t->len, shown, sizeof shown);
+            return fail_hint(p, vat, dialect_names(), "unknown dialect \"%s\"", shown);
+        }
     }
     return true;
 }

@@ -207,7 +207,8 @@ static bool field_text(struct ectx *c, enum field fl, int k, struct span *out)
     if (!e && !d)
         return k == 0;
     if (fl == F_DIALECT) {
-        const char *name = dialect_name(e ? (enum dialect)e->dialect : d ? d->dialect : 0);
+        const struct dialect_ops *o = e ? dialect_at(e->dialect) : d ? d->dialect : NULL;
+        const char *name = o ? o->name : "amqp";
         *out = (struct span){name, strlen(name)};
     } else if (fl == F_REASON) {
         /* Values: the consumer's reject reason, then the broker's death reason. */

@@ -324,3 +324,17 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
         memcpy(&w, s + i, n - i);
     return hash_mix64(h ^ w ^ ((uint64_t)n << 56));
 }
+
+void time_format_ago(int64_t ms, int64_t now_ms, char out[TIME_AGO_MAX])
+{
+    char t[32], dur[32];
+    time_format_rfc3339(ms, false, t);
+    if (!now_ms || ms < -INT64_MAX / 2 || ms > INT64_MAX / 2 || now_ms < -INT64_MAX / 2 ||
+        now_ms > INT64_MAX / 2) {
+        snprintf(out, TIME_AGO_MAX, "%s", t);
+        return;
+    }
+    double s = (double)(now_ms - ms) / 1000.0;
+    duration_format(s < 0 ? -s : s, dur);
+    snprintf(out, TIME_AGO_MAX, "%s (%s %s)", t, s < 0 ? "in" : dur, s < 0 ? dur : "ago");
+}

@@ -48,6 +48,9 @@ double clock_mono_s(void);
 
 /* Formats epoch milliseconds as RFC 3339 UTC ("2026-02-03T04:05:06.789Z"; no fraction when
  * ms is a whole second and with_ms is false). out must hold 32 bytes. */
+/* An RFC 3339 time and, when now_ms is not 0, how long ago ("… (1h56m ago)", "… (in 5s)"). */
+#define TIME_AGO_MAX 104
+void time_format_ago(int64_t ms, int64_t now_ms, char out[TIME_AGO_MAX]);
 void time_format_rfc3339(int64_t ms, bool with_ms, char out[32]);
 /* Parses RFC 3339 ("2026-02-03T04:05:06Z", fraction and numeric offset allowed) into epoch ms. */
 bool time_parse_rfc3339(const char *s, size_t n, int64_t *ms);

@@ -73,7 +73,7 @@ static int dump_cb(const char *buffer, size_t size, void *data)
 }
 
 /* Column widths of the table format; the error takes what is left. */
-enum { W_AGE = 8, W_ATT = 3, W_DIALECT = 11, W_QUEUE = 22, W_TYPE = 30, W_ID = 36 };
+enum { W_AGE = 8, W_ATT = 3, W_DIALECT = 12, W_QUEUE = 22, W_TYPE = 30, W_ID = 36 };
 enum { W_GROUP = GROUP_KEY_TEXT - 1, W_ERROR = 70 };
 
 static void cell(struct strbuf *sb, const struct bytes *b, int width, unsigned flags)
@@ -114,7 +114,7 @@ static void table_row(struct decode_ctx *ctx, const struct decoded *d)
     cell_s(sb, age, W_AGE, ctx->san_flags);
     cell_s(sb, att, W_ATT, ctx->san_flags);
     char dialect[24];
-    snprintf(dialect, sizeof dialect, "%s%s", dialect_name(d->dialect), d->accepted ? "" : "!");
+    snprintf(dialect, sizeof dialect, "%s%s", d->dialect->name, d->accepted ? "" : "!");
     cell_s(sb, dialect, W_DIALECT, ctx->san_flags);
     cell(sb, &d->msg->queue, W_QUEUE, ctx->san_flags);
     cell(sb, &e->type, W_TYPE, ctx->san_flags);

@@ -18,7 +18,7 @@
 struct item {
     struct bytes id, correlation, causation, type, queue, error;
     int64_t attempt;
-    enum dialect dialect;
+    const struct dialect_ops *dialect;
     bool accepted;
 };
 
@@ -110,7 +110,7 @@ static json_t *node_json(const struct tree_ctx *ctx, const struct forest *f, uin
         const struct item *it = &ctx->items[mi];
         json_object_set_new(o, "type", bytes_to_json(it->type.data, it->type.len));
         json_object_set_new(o, "queue", bytes_to_json(it->queue.data, it->queue.len));
-        json_object_set_new(o, "dialect", json_string(dialect_name(it->dialect)));
+        json_object_set_new(o, "dialect", json_string(it->dialect->name));
         json_object_set_new(o, "error",
                             it->error.len ? bytes_to_json(it->error.data, it->error.len)
                                           : json_null());

@@ -143,7 +143,7 @@ static bool plan_record(struct message *m, bool *keep, void *vctx)
                 json_object_set_new(row, "exchange", bytes_json(&out.exchange));
                 json_object_set_new(row, "routing_key", bytes_json(&out.routing_key));
                 json_object_set_new(row, "target_how",
-                                    json_string(target_how_name(out.target_how)));
+                                    json_string(out.target_how ? out.target_how : "?"));
                 struct diff df;
                 restamp_diff(m, &out, &df);
                 json_object_set_new(row, "diff", diff_to_json(&df));

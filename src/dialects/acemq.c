@@ -61,7 +61,6 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
 {
     struct envelope_init in;
     memset(&in, 0, sizeof in);
-    in.dialect = DIALECT_ACEMQ;
     in.refuse_reserved = false; /* the split below already keeps them apart */
 
     struct htable *app = htable_new(), *route = htable_new(), *unknown = htable_new();

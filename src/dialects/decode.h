@@ -1,12 +1,14 @@
 /*
- * decode: one message in, everything a person needs out — the dialect (AceMQ, BabelQueue or
- * plain AMQP), the neutral envelope as that dialect's own library would read it, the death
- * history, where it would go back to, whether its consumer would accept it, and what its body
- * is.
+ * decode: one message in, everything a person needs out — which framework wrote it (the
+ * dialect), the neutral envelope as that framework's own library would read it, the error
+ * that set it aside, the death history, where it would go back to, whether its consumer
+ * would accept it, and what its body is.
  *
- * Dialect detection: any x-acemq-* header makes it AceMQ; else a BabelQueue app_id or body
- * shape makes it BabelQueue; everything else is plain AMQP, read from its properties, so
- * nothing is unreadable.
+ * The dialects are behind one interface (dialect.h): every one is asked to recognise the
+ * message and the most confident reads it; plain AMQP reads what no framework claims, from
+ * its properties, so nothing is unreadable. After the dialect, decode fills what the dialect
+ * left open from the broker's own record: the error (from x-death), the failure time (the
+ * newest x-death), the source (the first death's exchange and routing key).
  *
  * Ownership: decode_message fills *out; the message is borrowed and must outlive out.
  * decoded_free releases what decode_message made.
@@ -17,44 +19,60 @@
 #include <jansson.h>
 
 #include "acemq.h"
-#include "babelqueue.h"
 #include "body.h"
 #include "death.h"
+#include "dialect.h"
 #include "envelope.h"
 #include "message.h"
 
 /* Where a dead letter would go back to, and how that was worked out. */
-enum source_how {
-    SOURCE_UNKNOWN,
-    SOURCE_ACEMQ_SUFFIX,       /* the DLQ's name minus .dlq / .parked / .dead */
-    SOURCE_BQ_ORIGINAL_QUEUE,  /* dead_letter.original_queue */
-    SOURCE_BQ_META_QUEUE,      /* meta.queue */
-    SOURCE_X_DEATH,            /* the first death's exchange and routing key */
-};
-
-const char *source_how_name(enum source_how h);
-
 struct source {
-    enum source_how how;
+    const char *how;          /* static: what it was read from ("x-death", "NServiceBus.FailedQ",
+                                 …), as the JSON record names it; NULL: unknown */
+    const char *how_text;     /* static: the same for a person; NULL: how */
     struct bytes queue;       /* the queue it came from, when known */
     struct bytes exchange;    /* where to publish ("" is the default exchange) */
     struct bytes routing_key; /* with this routing key */
 };
 
+/* The neutral fields, for read_from. */
+enum neutral_field {
+    NF_ID,
+    NF_TYPE,
+    NF_VERSION,
+    NF_CORRELATION,
+    NF_CAUSATION,
+    NF_ATTEMPT,
+    NF_FIRST_SEEN,
+    NF_ORIGIN,
+    NF_ERROR,
+    NF_FAILED_AT,
+    NF_COUNT
+};
+
 struct decoded {
     const struct message *msg; /* borrowed */
-    enum dialect dialect;
-    const struct envelope *env; /* owned */
+    const struct dialect_ops *dialect; /* never NULL */
+    struct dialect_match match;        /* how sure, and the names that decided */
+    const struct envelope *env; /* owned; never NULL */
+    /* What each neutral field was read from, or what it means in this dialect (static text,
+     * "the logical message id (NServiceBus.MessageId)"); NULL: not said. */
+    const char *read_from[NF_COUNT];
     struct death_summary death;
     struct source source;
     bool accepted; /* whether the dialect's consumer would accept it */
     const char *reject_reason; /* a reason code when not accepted (static) */
-    struct bq_envelope bq;     /* BabelQueue only */
-    struct acemq_replay replay; /* AceMQ replay stamps (read for every dialect) */
+    const char *accept_note;   /* static: why it is accepted or rejected, one line; NULL */
+    struct acemq_replay replay; /* dlqx's replay stamps (acemq-replayed-*; read for every
+                                   dialect) */
     struct body_info body;
     char body_sha256[65];
     struct bytes error; /* the dialect's error, else one derived from the death history */
     bool error_from_broker; /* error was derived from x-death */
+    struct bytes error_type, error_message, stack_trace; /* empty: not known */
+    int64_t failed_at_ms; /* when it failed; 0: unknown */
+    bool failed_at_from_broker; /* failed_at_ms is the newest x-death time */
+    void *priv; /* the dialect's own state (released by its release hook) */
 };
 
 void decode_message(const struct message *m, int64_t now_ms, struct decoded *out);

@@ -98,11 +98,10 @@ static json_t *death_json(const struct death_summary *d)
 
 static json_t *source_json(const struct source *s)
 {
-    if (s->how == SOURCE_UNKNOWN)
+    if (!s->how)
         return json_null();
     return json_pack("{s:o,s:o,s:o,s:s}", "queue", bj_or_null(&s->queue), "exchange",
-                     bj(&s->exchange), "routing_key", bj(&s->routing_key), "how",
-                     source_how_name(s->how));
+                     bj(&s->exchange), "routing_key", bj(&s->routing_key), "how", s->how);
 }
 
 /* Application headers: everything but the broker's own death headers (shown under death). */
@@ -161,34 +160,6 @@ static json_t *body_json(const struct decoded *d)
     return o;
 }
 
-static json_t *acemq_json(const struct decoded *d)
-{
-    const struct envelope *e = d->env;
-    const struct htable *h = d->msg->headers;
-    json_t *o = json_object();
-    json_object_set_new(o, "id", bj(&e->id));
-    json_object_set_new(o, "type", bj(&e->type));
-    json_object_set_new(o, "version", json_integer(e->version));
-    json_object_set_new(o, "correlation_id", bj(&e->correlation_id));
-    json_object_set_new(o, "causation_id", bj_or_null(&e->causation_id));
-    json_object_set_new(o, "attempt", json_integer(e->attempt));
-    json_object_set_new(o, "first_seen_ms", json_integer(e->first_seen_ms));
-    json_object_set_new(o, "origin", bj_or_null(&e->origin));
-    json_object_set_new(o, "error", bj_or_null(&e->error));
-    json_object_set_new(o, "claim", bj_or_null(&e->claim));
-    json_object_set_new(o, "route", e->route->n ? htable_to_json(e->route) : json_null());
-    json_object_set_new(o, "unknown_reserved", htable_to_json(e->reserved_unknown));
-    json_object_set_new(o, "defaulted", defaulted_to_json(e->defaulted));
-    static const char *const patterns[] = {"acemq-reply-to", "acemq-routing-slip", "acemq-error",
-                                           "traceparent", "tracestate", NULL};
-    for (size_t i = 0; patterns[i]; i++) {
-        const struct hval *v = htable_get(h, patterns[i]);
-        if (v)
-            json_object_set_new(o, patterns[i], hval_to_json(v));
-    }
-    return o;
-}
-
 static json_t *replay_json(const struct acemq_replay *r)
 {
     if (!r->present)
@@ -202,60 +173,12 @@ static json_t *replay_json(const struct acemq_replay *r)
     return o;
 }
 
-static json_t *member(json_t *j)
-{
-    return j ? json_incref(j) : json_null();
-}
-
-static json_t *bq_json(const struct bq_envelope *b)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "detected", json_string(bq_detected_name(b->detected)));
-    json_object_set_new(o, "job", member(b->job.json));
-    json_object_set_new(o, "job_key",
-                        b->job_key == BQ_JOB_KEY_URN   ? json_string("urn")
-                        : b->job_key == BQ_JOB_KEY_JOB ? json_string("job")
-                                                       : json_null());
-    json_object_set_new(o, "trace_id", member(b->trace_id.json));
-    json_object_set_new(o, "data", member(b->data));
-    json_object_set_new(o, "meta", member(b->meta.json));
-    json_object_set_new(o, "attempts", member(b->attempts.json));
-    json_object_set_new(o, "dead_letter", member(b->dead_letter.json));
-    json_object_set_new(o, "raw_wrapped", json_boolean(b->raw_wrapped));
-    if (b->reason == BQ_MALFORMED_JSON)
-        json_object_set_new(o, "json_error",
-                            json_pack("{s:o,s:i,s:i}", "text",
-                                      bytes_to_json(b->json_error.text, strlen(b->json_error.text)),
-                                      "line", b->json_error.line, "column", b->json_error.column));
-    json_t *w = json_array();
-    for (size_t i = 0; i < b->nwarnings; i++)
-        json_array_append_new(w, bytes_to_json(b->warnings[i].text, strlen(b->warnings[i].text)));
-    json_object_set_new(o, "warnings", w);
-    return o;
-}
-
-static json_t *amqp_json(const struct message *m)
-{
-    json_t *o = json_object();
-    static const enum prop_flag shown[] = {PROP_message_id, PROP_correlation_id, PROP_type,
-                                           PROP_app_id, PROP_user_id, PROP_reply_to};
-    for (size_t i = 0; i < sizeof shown / sizeof *shown; i++) {
-        const struct bytes *b = props_string(&m->props, shown[i]);
-        json_object_set_new(o, prop_name(shown[i]), b ? bj(b) : json_null());
-    }
-    json_object_set_new(o, "timestamp",
-                        props_has(&m->props, PROP_timestamp)
-                            ? json_integer((json_int_t)m->props.timestamp)
-                            : json_null());
-    return o;
-}
-
 json_t *decoded_to_json(const struct decoded *d, int64_t now_ms)
 {
     const struct envelope *e = d->env;
     const struct message *m = d->msg;
     json_t *o = json_object();
-    json_object_set_new(o, "dialect", json_string(dialect_name(d->dialect)));
+    json_object_set_new(o, "dialect", json_string(d->dialect->name));
     json_object_set_new(o, "id", bj(&e->id));
     json_object_set_new(o, "type", bj(&e->type));
     json_object_set_new(o, "version", json_integer(e->version));
@@ -268,6 +191,17 @@ json_t *decoded_to_json(const struct decoded *d, int64_t now_ms)
     json_object_set_new(o, "origin", bj_or_null(&e->origin));
     json_object_set_new(o, "error", bj_or_null(&d->error));
     json_object_set_new(o, "error_from_broker", json_boolean(d->error_from_broker));
+    json_object_set_new(o, "error_type", bj_or_null(&d->error_type));
+    json_object_set_new(o, "error_message", bj_or_null(&d->error_message));
+    json_object_set_new(o, "stack_trace", bj_or_null(&d->stack_trace));
+    json_object_set_new(o, "failed_at_ms",
+                        d->failed_at_ms ? json_integer(d->failed_at_ms) : json_null());
+    json_object_set_new(o, "failed_at", d->failed_at_ms ? time_json(d->failed_at_ms) : json_null());
+    json_t *by = json_array();
+    for (int i = 0; i < d->match.n_by; i++)
+        json_array_append_new(by, json_string(d->match.by[i]));
+    json_object_set_new(o, "recognised",
+                        json_pack("{s:i,s:o}", "confidence", d->match.confidence, "by", by));
     json_object_set_new(o, "queue", bj(&m->queue));
     json_object_set_new(o, "exchange", bj(&m->exchange));
     json_object_set_new(o, "routing_key", bj(&m->routing_key));
@@ -284,17 +218,15 @@ json_t *decoded_to_json(const struct decoded *d, int64_t now_ms)
     json_object_set_new(o, "properties", json_incref(json_object_get(record, "properties")));
     json_decref(record);
     json_object_set_new(o, "body", body_json(d));
-    switch (d->dialect) {
-    case DIALECT_ACEMQ:
-        json_object_set_new(o, "acemq", acemq_json(d));
-        break;
-    case DIALECT_BABELQUEUE:
-        json_object_set_new(o, "babelqueue", bq_json(&d->bq));
-        break;
-    case DIALECT_AMQP:
-    default:
-        json_object_set_new(o, "amqp", amqp_json(m));
-        break;
+    json_t *own = NULL;
+    if (d->dialect->to_json) {
+        own = d->dialect->to_json(d);
+    } else if (d->dialect->fields) {
+        struct dfields f = {0};
+        d->dialect->fields(d, now_ms, &f);
+        own = dfields_to_json(&f);
+        dfields_free(&f);
     }
+    json_object_set_new(o, d->dialect->name, own ? own : json_object());
     return o;
 }

@@ -12,19 +12,6 @@
 
 #define ACEMQ_PREFIX "x-acemq-"
 
-const char *dialect_name(enum dialect d)
-{
-    switch (d) {
-    case DIALECT_ACEMQ:
-        return "acemq";
-    case DIALECT_BABELQUEUE:
-        return "babelqueue";
-    case DIALECT_AMQP:
-    default:
-        return "amqp";
-    }
-}
-
 bool acemq_reserved_name(const void *name, size_t len)
 {
     size_t n = sizeof ACEMQ_PREFIX - 1;
@@ -60,7 +47,7 @@ enum status envelope_new(const struct envelope_init *in, const struct envelope *
             return st;
     }
     struct envelope *e = xcalloc(1, sizeof *e);
-    e->dialect = in->dialect;
+    e->attempt_from_zero = in->attempt_from_zero;
     e->id = bytes_copy(&in->id);
     if (!e->id.data)
         e->id = bytes_dup("", 0);
@@ -73,7 +60,7 @@ enum status envelope_new(const struct envelope_init *in, const struct envelope *
     e->causation_id = bytes_copy(&in->causation_id);
     /* AceMQ clamps attempts to >= 1; BabelQueue's transport counter starts at 0. */
     e->attempt = in->attempt;
-    if (in->dialect != DIALECT_BABELQUEUE && e->attempt < 1)
+    if (!in->attempt_from_zero && e->attempt < 1)
         e->attempt = 1;
     if (e->attempt < 0)
         e->attempt = 0;
@@ -109,7 +96,7 @@ void envelope_free(const struct envelope *ce)
 
 bool envelope_equal(const struct envelope *a, const struct envelope *b)
 {
-    return a->dialect == b->dialect && bytes_eq(&a->id, &b->id) && bytes_eq(&a->type, &b->type) &&
+    return a->attempt_from_zero == b->attempt_from_zero && bytes_eq(&a->id, &b->id) && bytes_eq(&a->type, &b->type) &&
            a->version == b->version && bytes_eq(&a->correlation_id, &b->correlation_id) &&
            bytes_eq(&a->causation_id, &b->causation_id) && a->attempt == b->attempt &&
            a->first_seen_ms == b->first_seen_ms && bytes_eq(&a->origin, &b->origin) &&
@@ -121,7 +108,7 @@ bool envelope_equal(const struct envelope *a, const struct envelope *b)
 static void init_from(const struct envelope *e, struct envelope_init *in)
 {
     memset(in, 0, sizeof *in);
-    in->dialect = e->dialect;
+    in->attempt_from_zero = e->attempt_from_zero;
     in->id = e->id;
     in->type = e->type;
     in->correlation_id = e->correlation_id;

@@ -1,8 +1,8 @@
 /*
  * envelope: the one neutral, immutable envelope every dialect decodes into.
  *
- * Fields follow the AceMQ envelope (the richest of the dialects); BabelQueue and plain AMQP
- * messages fill the same fields from their own places (see decode.h). An envelope is built
+ * Fields follow the AceMQ envelope (the richest of the dialects); every other dialect fills
+ * the same fields from its own places (dialect.h, docs/dialects.md). An envelope is built
  * once by envelope_new, handed out as `const struct envelope *`, and never changed: a change
  * is envelope_with(), which returns a new envelope and leaves the old one untouched.
  *
@@ -19,14 +19,6 @@
 #include "hval.h"
 #include "status.h"
 
-enum dialect {
-    DIALECT_AMQP,
-    DIALECT_ACEMQ,
-    DIALECT_BABELQUEUE,
-};
-
-const char *dialect_name(enum dialect d);
-
 /* Which fields took their default rather than a value read off the message. */
 enum env_defaulted {
     ED_ID = 1u << 0,
@@ -38,7 +30,7 @@ enum env_defaulted {
 };
 
 struct envelope {
-    enum dialect dialect;
+    bool attempt_from_zero; /* attempts count from 0 (no clamp to 1): BabelQueue, Celery… */
     struct bytes id;
     struct bytes type;
     int64_t version; /* >= 1 */
@@ -57,7 +49,7 @@ struct envelope {
 
 /* What envelope_new copies in. Empty bytes mean "absent". Tables may be NULL (empty). */
 struct envelope_init {
-    enum dialect dialect;
+    bool attempt_from_zero; /* attempt may be 0; else it is clamped to at least 1 */
     struct bytes id, type, correlation_id, causation_id, origin, error, claim;
     int64_t version, attempt, first_seen_ms;
     unsigned defaulted;

@@ -3,6 +3,10 @@
  * place. A dead letter (its message and its decode) plus `with`-style changes give a new,
  * separate outgoing message; the dead letter and its envelope are untouched.
  *
+ * Each dialect has its own replay and re-issue rules (its restamp hook, dialect.h;
+ * docs/dialects.md lists them all); the ones below are AceMQ's, BabelQueue's and plain
+ * AMQP's. A move is the same for every dialect.
+ *
  * Modes:
  *   RESTAMP_REPLAY   keeps the identity, as the libraries' own replay does:
  *     AceMQ       same id, correlation, causation, first-seen; attempt back to 1;
@@ -98,27 +102,23 @@ struct restamp_opts {
                                   * message's queue) */
     bool bq_bypass;              /* BabelQueue: add bq-replay-bypass: "1" */
     bool keep_error;             /* AceMQ replay: keep attempt and x-acemq-error (the libs' option) */
+    bool strip_fault;            /* replay: also strip the framework's fault headers where its own
+                                  * tool keeps them (MassTransit's MT-Fault-*, MT-Reason, …) */
+    bool ack_queue;              /* NServiceBus replay: add ServiceControl.Retry.AcknowledgementQueue
+                                  * (= ack_queue_name) as ServiceControl does; off by default */
+    const char *ack_queue_name;
     int64_t now_ms;              /* the clock: acemq-replayed-at, first-seen of a re-issue */
     const char *new_id;          /* re-issue: the new id; NULL mints a UUID v4 (tests pin it) */
 };
 
-enum target_how {
-    TARGET_EXPLICIT,          /* --to / restamp_opts.to_* */
-    TARGET_ACEMQ_SOURCE,      /* the DLQ name minus .dlq/.parked/.dead, default exchange */
-    TARGET_BQ_ORIGINAL_QUEUE, /* dead_letter.original_queue */
-    TARGET_BQ_META_QUEUE,     /* meta.queue */
-    TARGET_FIRST_DEATH,       /* x-death: the first death's exchange and routing key */
-};
-
-const char *target_how_name(enum target_how h);
-
 /* The copy to publish. Everything is owned. */
 struct outgoing {
     enum restamp_mode mode;
-    enum dialect dialect;
+    const struct dialect_ops *dialect;
     struct bytes exchange;    /* "" = the default exchange */
     struct bytes routing_key;
-    enum target_how target_how;
+    const char *target_how;   /* static: "explicit", or what the dialect read it from
+                                 ("x-death", "NServiceBus.FailedQ", "acemq-dlq-name", …) */
     struct props props;       /* delivery_mode is 2 (persistent) unless the dead letter said 1 */
     struct htable *headers;   /* never NULL in a built copy */
     bool headers_present;

@@ -1,6 +1,5 @@
 /*
- * restamp_common: the parts of a copy every dialect shares — the mode and target names, the
- * check of a new body against its content type, and outgoing_free.
+ * restamp_common: the parts of a copy every dialect shares — the mode's name, the check of a new body against its content type, and outgoing_free.
  */
 #include "restamp.h"
 
@@ -33,23 +32,6 @@ const char *restamp_mode_name(enum restamp_mode m)
         return "reissue";
     case RESTAMP_MOVE:
         return "move";
-    }
-    return "?";
-}
-
-const char *target_how_name(enum target_how h)
-{
-    switch (h) {
-    case TARGET_EXPLICIT:
-        return "explicit";
-    case TARGET_ACEMQ_SOURCE:
-        return "acemq-dlq-name";
-    case TARGET_BQ_ORIGINAL_QUEUE:
-        return "dead_letter.original_queue";
-    case TARGET_BQ_META_QUEUE:
-        return "meta.queue";
-    case TARGET_FIRST_DEATH:
-        return "x-death";
     }
     return "?";
 }

@@ -332,16 +332,12 @@ static enum status append(struct store *s, const struct message *m, const char *
     e->fetched_at_ms = m->fetched_at_ms;
     e->attempt = env->attempt > INT32_MAX ? INT32_MAX : (int32_t)env->attempt;
     e->body_size = m->body.len > UINT32_MAX ? UINT32_MAX : (uint32_t)m->body.len;
-    e->dialect = (uint8_t)d.dialect;
+    e->dialect = (uint8_t)dialect_index(d.dialect);
     e->flags = (uint8_t)((d.accepted ? SE_ACCEPTED : 0) | (m->redelivered ? SE_REDELIVERED : 0) |
                          (d.error_from_broker ? SE_ERROR_FROM_BROKER : 0) |
                          (env->defaulted & ED_ID ? SE_ID_DEFAULTED : 0));
     e->reject = reject_index(s, d.reject_reason);
-    if (d.dialect == DIALECT_BABELQUEUE && d.bq.dead_letter.failed_at.is_int &&
-        d.bq.dead_letter.failed_at.v > 0)
-        e->dead_at_ms = d.bq.dead_letter.failed_at.v;
-    else if (d.death.has_times)
-        e->dead_at_ms = d.death.last_time_ms;
+    e->dead_at_ms = d.failed_at_ms;
     if (e->dead_at_ms)
         e->flags |= SE_DEAD_AT_KNOWN;
     decoded_free(&d);

@@ -42,11 +42,11 @@ struct store_entry {
     store_ref id, type, correlation, causation, queue, error;
     int64_t first_seen_ms;
     int64_t fetched_at_ms;
-    int64_t dead_at_ms; /* when it was dead-lettered (dead_letter.failed_at, the newest x-death
-                           time); 0 unknown (AceMQ set-aside copies carry neither) */
+    int64_t dead_at_ms; /* when it failed: the dialect's failure time, else the newest x-death
+                           time; 0 unknown (AceMQ set-aside copies carry neither) */
     int32_t attempt;
     uint32_t body_size;
-    uint8_t dialect; /* enum dialect */
+    uint8_t dialect; /* its index in the dialects' table (dialect_at) */
     uint8_t flags;   /* enum store_entry_flag */
     uint16_t reject; /* index into the reject reasons (0: none) */
 };

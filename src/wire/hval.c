@@ -446,3 +446,74 @@ bool hval_as_text(const struct hval *v, struct bytes *out)
         return false;
     }
 }
+
+void hval_format_scalar(const struct hval *v, struct strbuf *out)
+{
+    switch (v->kind) {
+    case HV_VOID:
+        sb_adds(out, "(void)");
+        break;
+    case HV_BOOL:
+        sb_adds(out, v->v.b ? "true" : "false");
+        break;
+    case HV_I8:
+    case HV_I16:
+    case HV_I32:
+    case HV_I64:
+        sb_addf(out, "%lld", (long long)v->v.i);
+        break;
+    case HV_U8:
+    case HV_U16:
+    case HV_U32:
+    case HV_U64:
+        sb_addf(out, "%llu", (unsigned long long)v->v.u);
+        break;
+    case HV_F32:
+        sb_addf(out, "%.9g", (double)v->v.f32);
+        break;
+    case HV_F64:
+        sb_addf(out, "%.17g", v->v.f64);
+        break;
+    case HV_DECIMAL: {
+        /* value / 10^scale, written out in decimal without floating point. */
+        char digits[16];
+        int n = snprintf(digits, sizeof digits, "%u", (unsigned)v->v.dec.value);
+        int scale = v->v.dec.scale;
+        if (scale == 0) {
+            sb_add(out, digits, (size_t)n);
+        } else if (scale >= n) {
+            sb_adds(out, "0.");
+            for (int i = n; i < scale; i++)
+                sb_addc(out, '0');
+            sb_add(out, digits, (size_t)n);
+        } else {
+            sb_add(out, digits, (size_t)(n - scale));
+            sb_addc(out, '.');
+            sb_add(out, digits + n - scale, (size_t)scale);
+        }
+        break;
+    }
+    case HV_TIMESTAMP: {
+        sb_addf(out, "%llu", (unsigned long long)v->v.u);
+        if (v->v.u <= (uint64_t)INT64_MAX / 1000) {
+            char t[32];
+            time_format_rfc3339((int64_t)v->v.u * 1000, false, t);
+            sb_addf(out, " (%s)", t);
+        }
+        break;
+    }
+    case HV_STRING:
+    case HV_BYTES:
+        sb_add(out, v->v.s.data ? (const void *)v->v.s.data : "", v->v.s.len);
+        break;
+    case HV_ARRAY:
+        sb_addf(out, "%zu item%s", v->v.arr.n, v->v.arr.n == 1 ? "" : "s");
+        break;
+    case HV_TABLE:
+        sb_addf(out, "%zu entr%s", v->v.tab ? v->v.tab->n : 0,
+                v->v.tab && v->v.tab->n == 1 ? "y" : "ies");
+        break;
+    case HV_KIND_COUNT:
+        break;
+    }
+}

@@ -130,4 +130,10 @@ bool hval_as_text(const struct hval *v, struct bytes *out);
 /* Borrowed string/bytes contents, or NULL when v is not a string or bytes. */
 const struct bytes *hval_str(const struct hval *v);
 
+/* The display form of a value that is not an array or a table ("int64" 3 is "3", a timestamp
+ * "1767330000 (2026-01-02T05:00:00Z)", an array "2 items"); string bytes are appended raw:
+ * sanitise before drawing. */
+struct strbuf;
+void hval_format_scalar(const struct hval *v, struct strbuf *out);
+
 #endif

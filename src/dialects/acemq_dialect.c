@@ -1,0 +1,290 @@
+/*
+ * acemq_dialect: AceMQ behind the dialect interface (dialect.h). The envelope is read and
+ * written by acemq.c exactly as AceMQ's own Envelope does; this file recognises it, says what
+ * each field means, and holds AceMQ's replay and re-issue rules (restamp.h).
+ *
+ * Recognition: any header in the reserved x-acemq- namespace (confidence 95).
+ * Source: the DLQ's name minus .dlq, .parked or .dead; else the first death.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "acemq.h"
+#include "decode.h"
+#include "dialect.h"
+#include "hval_json.h"
+#include "restamp_kit.h"
+#include "util.h"
+
+static int recognise(const struct dialect_input *in, struct dialect_match *m)
+{
+    const struct htable *h = in->msg->headers;
+    for (size_t i = 0; h && i < h->n; i++)
+        if (acemq_reserved_name(h->e[i].key.data, h->e[i].key.len)) {
+            dialect_match_by(m, "x-acemq-*");
+            return 95;
+        }
+    return 0;
+}
+
+static void decode(const struct dialect_input *x, struct decoded *out)
+{
+    const struct message *m = x->msg;
+    struct bytes digest = {0, NULL};
+    if (!htable_get(m->headers, ACEMQ_ID)) {
+        const struct bytes *mid = props_string(&m->props, PROP_message_id);
+        if (!mid || !mid->len) {
+            /* acemq_from_headers makes the stand-in id from the message's digest. */
+            digest = dialect_identity_digest(m);
+        }
+    }
+    envelope_free(out->env);
+    out->env = NULL;
+    if (acemq_from_headers(m->headers, &m->routing_key, props_string(&m->props, PROP_message_id),
+                           digest.len ? &digest : NULL, x->now_ms, &out->env, NULL) != ST_OK)
+        out->env = NULL;
+    bytes_free(&digest);
+    size_t n = acemq_source_queue(&m->queue);
+    if (n) {
+        dialect_source_queue(out, "acemq-dlq-name", m->queue.data, n);
+        out->source.how_text = "the DLQ's name minus .dlq/.parked/.dead";
+    }
+    out->accept_note = "an AceMQ consumer reads any envelope (bad fields take defaults)";
+    static const char *const from[NF_COUNT] = {
+        [NF_ID] = "id and idempotency key (x-acemq-id)",
+        [NF_TYPE] = "the logical type (x-acemq-type)",
+        [NF_VERSION] = "schema version of the type (x-acemq-version)",
+        [NF_CORRELATION] = "the whole causal chain (x-acemq-correlation)",
+        [NF_CAUSATION] = "what caused this one (x-acemq-causation)",
+        [NF_ATTEMPT] = "delivery attempt, from 1 (x-acemq-attempt)",
+        [NF_FIRST_SEEN] = "first publish (x-acemq-first-seen)",
+        [NF_ORIGIN] = "the producer, service@host (x-acemq-origin)",
+        [NF_ERROR] = "why the library set it aside (x-acemq-error)",
+    };
+    memcpy(out->read_from, from, sizeof from);
+}
+
+/* What a header of the envelope looked like, for a default's explanation. */
+static void header_state(const struct htable *h, const char *name, struct strbuf *out)
+{
+    const struct hval *v = htable_get(h, name);
+    if (!v)
+        sb_addf(out, "%s absent", name);
+    else if (hval_str(v) && hval_str(v)->len == 0)
+        sb_addf(out, "%s is empty", name);
+    else if (hval_str(v))
+        sb_addf(out, "%s is not a number", name);
+    else if (v->kind == HV_VOID)
+        sb_addf(out, "%s is void", name);
+    else
+        sb_addf(out, "%s is %s %s, unreadable", name,
+                v->kind == HV_ARRAY || v->kind == HV_I8 ? "an" : "a", hkind_name(v->kind));
+}
+
+static void note(struct dfields *f, struct strbuf *sb)
+{
+    dfields_add_line(f, DF_DEFAULTS, DF_WARN, sb->buf ? sb->buf : "");
+    sb_reset(sb);
+}
+
+static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
+{
+    (void)now_ms;
+    const struct htable *h = d->msg->headers;
+    unsigned df = d->env->defaulted;
+    struct strbuf sb;
+    sb_init(&sb);
+    if (d->env->error.len) {
+        if (!d->death.present)
+            dfields_add_line(f, DF_DEATH, DF_VALUE,
+                             "set aside by the AceMQ library itself (no broker dead-lettering: "
+                             "no x-death)");
+        struct dfield *e = dfields_add(f, NULL, "x-acemq-error", d->env->error.data,
+                                       d->env->error.len, "why the library gave up on it");
+        e->where = DF_DEATH;
+        e->style = DF_ERROR;
+        e->label_w = 14;
+    }
+    struct bytes id = {0, NULL};
+    bool id_header = hval_as_text(htable_get(h, ACEMQ_ID), &id) && id.len;
+    bytes_free(&id);
+    if (df & ED_ID) {
+        sb_adds(&sb, "id: a name-based UUID of the message (");
+        header_state(h, ACEMQ_ID, &sb);
+        sb_adds(&sb, ", no message_id property)");
+        note(f, &sb);
+    } else if (!id_header) {
+        sb_adds(&sb, "id: the message_id property (");
+        header_state(h, ACEMQ_ID, &sb);
+        sb_adds(&sb, ")");
+        note(f, &sb);
+    }
+    static const struct {
+        unsigned bit;
+        const char *name, *header;
+    } rows[] = {
+        {ED_TYPE, "type", ACEMQ_TYPE},
+        {ED_VERSION, "version: 1", ACEMQ_VERSION},
+        {ED_CORRELATION, "correlation: the id", ACEMQ_CORRELATION},
+        {ED_ATTEMPT, "attempt: 1", ACEMQ_ATTEMPT},
+        {ED_FIRST_SEEN, "first seen: when it was read", ACEMQ_FIRST_SEEN},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        if (!(df & rows[i].bit))
+            continue;
+        if (rows[i].bit == ED_TYPE)
+            sb_adds(&sb, d->msg->routing_key.len ? "type: the routing key"
+                                                 : "type: \"message\" (no routing key)");
+        else
+            sb_adds(&sb, rows[i].name);
+        sb_adds(&sb, " (");
+        header_state(h, rows[i].header, &sb);
+        sb_adds(&sb, ")");
+        note(f, &sb);
+    }
+    sb_free(&sb);
+}
+
+static json_t *bj(const struct bytes *b)
+{
+    return bytes_to_json(b->data ? (const void *)b->data : "", b->len);
+}
+
+static json_t *bj_or_null(const struct bytes *b)
+{
+    return b && b->len ? bj(b) : json_null();
+}
+
+static json_t *to_json(const struct decoded *d)
+{
+    const struct envelope *e = d->env;
+    const struct htable *h = d->msg->headers;
+    json_t *o = json_object();
+    json_object_set_new(o, "id", bj(&e->id));
+    json_object_set_new(o, "type", bj(&e->type));
+    json_object_set_new(o, "version", json_integer(e->version));
+    json_object_set_new(o, "correlation_id", bj(&e->correlation_id));
+    json_object_set_new(o, "causation_id", bj_or_null(&e->causation_id));
+    json_object_set_new(o, "attempt", json_integer(e->attempt));
+    json_object_set_new(o, "first_seen_ms", json_integer(e->first_seen_ms));
+    json_object_set_new(o, "origin", bj_or_null(&e->origin));
+    json_object_set_new(o, "error", bj_or_null(&e->error));
+    json_object_set_new(o, "claim", bj_or_null(&e->claim));
+    json_object_set_new(o, "route", e->route->n ? htable_to_json(e->route) : json_null());
+    json_object_set_new(o, "unknown_reserved", htable_to_json(e->reserved_unknown));
+    json_object_set_new(o, "defaulted", defaulted_to_json(e->defaulted));
+    static const char *const patterns[] = {"acemq-reply-to", "acemq-routing-slip", "acemq-error",
+                                           "traceparent", "tracestate", NULL};
+    for (size_t i = 0; patterns[i]; i++) {
+        const struct hval *v = htable_get(h, patterns[i]);
+        if (v)
+            json_object_set_new(o, patterns[i], hval_to_json(v));
+    }
+    return o;
+}
+
+static enum status build_acemq(const struct decoded *d, const struct restamp_opts *o,
+                               const struct bytes *dlq, struct outgoing *out, struct error *err)
+{
+    const struct envelope *e = d->env;
+    struct envelope_init in = {.attempt_from_zero = e->attempt_from_zero,
+                               .id = e->id,
+                               .type = e->type,
+                               .correlation_id = e->correlation_id,
+                               .causation_id = e->causation_id,
+                               .origin = e->origin,
+                               .error = e->error,
+                               .claim = e->claim,
+                               .version = e->version,
+                               .attempt = e->attempt,
+                               .first_seen_ms = e->first_seen_ms,
+                               .defaulted = e->defaulted,
+                               .route = e->route,
+                               .reserved_unknown = e->reserved_unknown};
+    struct htable *app = htable_copy(e->headers);
+    struct bytes empty = {0, NULL};
+    if (o->mode == RESTAMP_REPLAY) {
+        if (!o->keep_error) {
+            in.attempt = 1;
+            in.error = empty;
+            in.defaulted &= ~(unsigned)ED_ATTEMPT;
+        }
+        /* Whole seconds, as the libraries write it: 2026-02-03T04:05:06Z. */
+        int64_t s = o->now_ms / 1000 - (o->now_ms % 1000 < 0);
+        char at[32];
+        time_format_rfc3339(s * 1000, false, at);
+        int64_t count = d->replay.count < INT64_MAX ? d->replay.count + 1 : INT64_MAX;
+        rk_header_put(app, ACEMQ_REPLAYED_FROM,
+                  hval_string(dlq->len ? (const void *)dlq->data : "", dlq->len));
+        rk_header_put(app, ACEMQ_REPLAYED_AT, hval_cstring(at));
+        /* An int, as the Java library's `int` writes it (and the seed's current-library
+         * replays carry); a count beyond it stays a long rather than wrapping. */
+        rk_header_put(app, ACEMQ_REPLAY_COUNT,
+                  count <= INT32_MAX ? hval_int(HV_I32, count) : hval_int(HV_I64, count));
+    } else {
+        /* A new message: a new id caused by the old one, correlated as the old one was
+         * (written out even when it had defaulted to the old id); not a replay. */
+        in.id = out->id;
+        in.causation_id = e->id;
+        in.correlation_id = e->correlation_id;
+        in.attempt = 1;
+        in.error = empty;
+        in.first_seen_ms = o->now_ms;
+        in.defaulted &= ~(unsigned)(ED_ID | ED_ATTEMPT | ED_FIRST_SEEN | ED_CORRELATION);
+        htable_remove(app, ACEMQ_REPLAYED_FROM);
+        htable_remove(app, ACEMQ_REPLAYED_AT);
+        htable_remove(app, ACEMQ_REPLAY_COUNT);
+    }
+    in.headers = app;
+    in.refuse_reserved = true;
+    const struct envelope *mid = NULL, *fin = NULL;
+    enum status st = envelope_new(&in, &mid, err);
+    htable_free(app);
+    if (st != ST_OK)
+        return st;
+    st = envelope_with(mid, o->changes, o->n_changes, &fin, err);
+    envelope_free(mid);
+    if (st != ST_OK)
+        return st;
+    struct htable *all = acemq_to_headers(fin, &out->routing_key);
+    htable_free(out->headers);
+    out->headers = rk_headers_without_broker(all);
+    out->headers_present = true;
+    htable_free(all);
+    bytes_free(&out->id);
+    out->id = bytes_copy(&fin->id);
+    props_set_string(&out->props, PROP_message_id, fin->id.data, fin->id.len);
+    envelope_free(fin);
+    return ST_OK;
+}
+
+
+static enum status restamp(const struct decoded *d, const struct restamp_opts *o,
+                           const struct bytes *dlq, struct outgoing *out, struct error *err)
+{
+    if (!rk_has_target(out)) {
+        const struct source *s = &d->source;
+        size_t n;
+        if (s->how && strcmp(s->how, "acemq-dlq-name") == 0 && s->routing_key.len)
+            rk_target(out, "acemq-dlq-name", "", 0, s->routing_key.data, s->routing_key.len);
+        else if ((n = acemq_source_queue(dlq)) != 0)
+            rk_target(out, "acemq-dlq-name", "", 0, dlq->data, n);
+        else
+            return rk_no_target(d, "the queue's name has no .dlq, .parked or .dead suffix", err);
+    }
+    return build_acemq(d, o, dlq, out, err);
+}
+
+const struct dialect_ops dialect_acemq = {
+    .name = "acemq",
+    .title = "AceMQ",
+    .summary = "AceMQ envelope (x-acemq-* headers)",
+    .section = "AceMQ envelope",
+    .recognise = recognise,
+    .decode = decode,
+    .fields = fields,
+    .to_json = to_json,
+    .restamp = restamp,
+    .replay_rule = "same id, correlation, causation and first-seen; attempt back to 1, "
+                   "x-acemq-error cleared, acemq-replayed-* stamped; to the DLQ's source queue",
+};

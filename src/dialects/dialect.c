@@ -1,0 +1,331 @@
+/*
+ * dialect: the table of dialects, recognition, the dialect's own fields, and the helpers the
+ * decode hooks share (dialect.h).
+ */
+#include "dialect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "hval_amqp.h"
+#include "hval_json.h"
+#include "sha256.h"
+#include "util.h"
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+/* Tie-break order: the more specific first; plain AMQP (confidence 1 for everything) last but
+ * at index 0 of the store's byte, so that a zeroed entry reads as plain AMQP. */
+static const struct dialect_ops *const table[] = {
+    &dialect_amqp,
+    &dialect_acemq,
+    &dialect_babelqueue,
+};
+
+#define N_DIALECTS (sizeof table / sizeof *table)
+
+size_t dialect_count(void)
+{
+    return N_DIALECTS;
+}
+
+const struct dialect_ops *dialect_at(size_t i)
+{
+    return i < N_DIALECTS ? table[i] : NULL;
+}
+
+size_t dialect_index(const struct dialect_ops *d)
+{
+    for (size_t i = 0; i < N_DIALECTS; i++)
+        if (table[i] == d)
+            return i;
+    return 0;
+}
+
+const struct dialect_ops *dialect_by_name(const char *name, size_t len)
+{
+    for (size_t i = 0; name && i < N_DIALECTS; i++)
+        if (strlen(table[i]->name) == len && memcmp(table[i]->name, name, len) == 0)
+            return table[i];
+    return NULL;
+}
+
+const char *dialect_names(void)
+{
+    static char names[512];
+    if (!names[0]) {
+        size_t w = 0;
+        for (size_t i = 0; i < N_DIALECTS; i++) {
+            int n = snprintf(names + w, sizeof names - w, "%s%s", i ? ", " : "", table[i]->name);
+            if (n < 0 || (size_t)n >= sizeof names - w)
+                break;
+            w += (size_t)n;
+        }
+    }
+    return names;
+}
+
+void dialect_match_by(struct dialect_match *m, const char *name)
+{
+    if (m->n_by < DIALECT_BY_MAX)
+        m->by[m->n_by++] = name;
+}
+
+const struct dialect_ops *dialect_recognise(const struct dialect_input *in,
+                                            struct dialect_match *m)
+{
+    const struct dialect_ops *best = &dialect_amqp;
+    memset(m, 0, sizeof *m);
+    m->confidence = 1;
+    for (size_t i = 0; i < N_DIALECTS; i++) {
+        if (table[i] == &dialect_amqp || !table[i]->recognise)
+            continue;
+        struct dialect_match mine;
+        memset(&mine, 0, sizeof mine);
+        int c = table[i]->recognise(in, &mine);
+        if (c > 100)
+            c = 100;
+        if (c > m->confidence) {
+            *m = mine;
+            m->confidence = c;
+            best = table[i];
+        }
+    }
+    return best;
+}
+
+/* ---- the dialect's own fields ---------------------------------------------------------- */
+
+struct dfield *dfields_add(struct dfields *f, const char *key, const char *label,
+                           const void *value, size_t len, const char *meaning)
+{
+    xgrow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v);
+    struct dfield *d = &f->v[f->n++];
+    memset(d, 0, sizeof *d);
+    d->key = key;
+    d->label = label ? xstrdup(label) : NULL;
+    d->meaning = meaning ? xstrdup(meaning) : NULL;
+    d->text = value ? bytes_dup(value, len) : (struct bytes){0, NULL};
+    d->style = DF_VALUE;
+    d->where = DF_DIALECT;
+    return d;
+}
+
+struct dfield *dfields_adds(struct dfields *f, const char *key, const char *label,
+                            const char *value, const char *meaning)
+{
+    struct dfield *d = dfields_add(f, key, label, value, value ? strlen(value) : 0, meaning);
+    if (!value) {
+        d->text = bytes_from_cstr("(absent)");
+        d->json = json_null();
+        d->style = DF_DIM;
+    }
+    return d;
+}
+
+struct dfield *dfields_add_hval(struct dfields *f, const char *key, const char *label,
+                                const struct hval *value, const char *meaning)
+{
+    if (!value)
+        return dfields_adds(f, key, label, NULL, meaning);
+    struct strbuf sb;
+    sb_init(&sb);
+    hval_format_scalar(value, &sb);
+    struct dfield *d = dfields_add(f, key, label, sb.buf ? sb.buf : "", sb.len, meaning);
+    sb_free(&sb);
+    d->json = hval_to_json(value);
+    return d;
+}
+
+struct dfield *dfields_add_int(struct dfields *f, const char *key, const char *label, int64_t v,
+                               const char *meaning)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    struct dfield *d = dfields_add(f, key, label, buf, strlen(buf), meaning);
+    d->json = json_integer((json_int_t)v);
+    return d;
+}
+
+struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *label,
+                                int64_t ms, const char *meaning)
+{
+    char buf[32];
+    time_format_rfc3339(ms, ms % 1000 != 0, buf);
+    struct dfield *d = dfields_add(f, key, label, buf, strlen(buf), meaning);
+    d->json = json_integer((json_int_t)ms);
+    d->style = DF_ACCENT;
+    return d;
+}
+
+struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where,
+                                enum dfield_style style, const char *text)
+{
+    struct dfield *d = dfields_add(f, NULL, NULL, text, text ? strlen(text) : 0, NULL);
+    d->where = (uint8_t)where;
+    d->style = (uint8_t)style;
+    return d;
+}
+
+void dfields_free(struct dfields *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->v[i].label);
+        free(f->v[i].meaning);
+        bytes_free(&f->v[i].text);
+        json_decref(f->v[i].json);
+    }
+    free(f->v);
+    memset(f, 0, sizeof *f);
+}
+
+json_t *dfields_to_json(const struct dfields *f)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < f->n; i++) {
+        const struct dfield *d = &f->v[i];
+        if (!d->key)
+            continue;
+        json_t *v = d->json ? json_incref(d->json)
+                    : d->text.data ? bytes_to_json(d->text.data, d->text.len)
+                                   : json_null();
+        json_object_set_new(o, d->key, v);
+    }
+    return o;
+}
+
+/* ---- helpers for decode hooks ------------------------------------------------------------ */
+
+struct bytes dialect_identity_digest(const struct message *m)
+{
+    /* The headers' wire form, the routing key and the body: the same message reads with the
+     * same id every time. */
+    struct sha256 s;
+    unsigned char d[32];
+    sha256_init(&s);
+    struct bytes wire = {0, NULL};
+    if (htable_encode_wire(m->headers, &wire, NULL) == ST_OK)
+        sha256_update(&s, wire.data, wire.len);
+    bytes_free(&wire);
+    sha256_update(&s, m->routing_key.data ? (const void *)m->routing_key.data : "",
+                  m->routing_key.len);
+    sha256_update(&s, m->body.data ? (const void *)m->body.data : "", m->body.len);
+    sha256_final(&s, d);
+    return bytes_dup(d, sizeof d);
+}
+
+struct bytes dialect_derived_id(const struct message *m)
+{
+    struct bytes digest = dialect_identity_digest(m);
+    struct bytes id = envelope_derived_id(&digest);
+    bytes_free(&digest);
+    return id;
+}
+
+void dialect_envelope(struct decoded *out, const struct envelope_init *init)
+{
+    envelope_free(out->env);
+    out->env = NULL;
+    if (envelope_new(init, &out->env, NULL) == ST_OK && out->env)
+        return;
+    struct envelope_init min = {.id = init->id,
+                                .type = init->type,
+                                .version = 1,
+                                .attempt = init->attempt,
+                                .attempt_from_zero = init->attempt_from_zero,
+                                .first_seen_ms = init->first_seen_ms,
+                                .defaulted = init->defaulted};
+    if (envelope_new(&min, &out->env, NULL) != ST_OK)
+        out->env = NULL; /* decode makes the last-resort one */
+}
+
+static void set_bytes(struct bytes *b, const void *p, size_t n)
+{
+    bytes_free(b);
+    if (p && n)
+        *b = bytes_dup(p, n);
+}
+
+void dialect_set_error(struct decoded *out, const void *type, size_t type_len,
+                       const void *message, size_t message_len, const void *stack,
+                       size_t stack_len)
+{
+    set_bytes(&out->error_type, type, type_len);
+    set_bytes(&out->error_message, message, message_len);
+    set_bytes(&out->stack_trace, stack, stack_len);
+}
+
+void dialect_source_queue(struct decoded *out, const char *how, const void *queue, size_t n)
+{
+    dialect_source_route(out, how, queue, n, "", 0, queue, n);
+}
+
+void dialect_source_route(struct decoded *out, const char *how, const void *queue, size_t qn,
+                          const void *exchange, size_t en, const void *routing_key, size_t rn)
+{
+    struct source *s = &out->source;
+    bytes_free(&s->queue);
+    bytes_free(&s->exchange);
+    bytes_free(&s->routing_key);
+    s->how = how;
+    s->how_text = NULL;
+    s->queue = bytes_dup(qn ? queue : "", qn);
+    s->exchange = bytes_dup(en ? exchange : "", en);
+    s->routing_key = bytes_dup(rn ? routing_key : "", rn);
+}
+
+const struct bytes *dialect_header_text(const struct message *m, const char *name)
+{
+    const struct hval *v = htable_get(m->headers, name);
+    if (!v || (v->kind != HV_STRING && v->kind != HV_BYTES))
+        return NULL;
+    return &v->v.s;
+}
+
+bool dialect_has_header(const struct message *m, const char *name)
+{
+    return htable_get(m->headers, name) != NULL;
+}
+
+bool dialect_header_int(const struct message *m, const char *name, int64_t *out)
+{
+    const struct hval *v = htable_get(m->headers, name);
+    if (!v)
+        return false;
+    switch (v->kind) {
+    case HV_I8:
+    case HV_I16:
+    case HV_I32:
+    case HV_I64:
+        *out = v->v.i;
+        return true;
+    case HV_U8:
+    case HV_U16:
+    case HV_U32:
+    case HV_U64:
+        if (v->v.u > (uint64_t)INT64_MAX)
+            return false;
+        *out = (int64_t)v->v.u;
+        return true;
+    case HV_STRING:
+    case HV_BYTES: {
+        const unsigned char *p = v->v.s.data;
+        size_t n = v->v.s.len, i = 0;
+        bool neg = n && p[0] == '-';
+        i = neg ? 1 : 0;
+        if (i >= n || n - i > 18)
+            return false;
+        int64_t x = 0;
+        for (; i < n; i++) {
+            if (p[i] < '0' || p[i] > '9')
+                return false;
+            x = x * 10 + (p[i] - '0');
+        }
+        *out = neg ? -x : x;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
