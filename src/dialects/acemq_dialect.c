@@ -27,6 +27,65 @@ static int recognise(const struct dialect_input *in, struct dialect_match *m)
     return 0;
 }
 
+/* The reasons the libraries write before the exception ("exhausted 5 attempts: ", "gave up
+ * after 5 attempts: ", "retrying cannot help: ", …): everything up to a ": " that follows one
+ * of these words. */
+static size_t reason_prefix(const unsigned char *s, size_t n)
+{
+    static const char *const starts[] = {"exhausted ",         "gave up ",
+                                         "rejected by the handler",
+                                         "retrying cannot help", "could not be decoded",
+                                         "exceeded the maximum message age",
+                                         "the handler reported an unprocessable message"};
+    for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
+        size_t k = strlen(starts[i]);
+        if (n < k || memcmp(s, starts[i], k) != 0)
+            continue;
+        for (size_t j = k; j + 1 < n; j++)
+            if (s[j] == ':' && s[j + 1] == ' ')
+                return j + 2;
+    }
+    return 0;
+}
+
+/* An exception class name as the libraries print it: Ruby's Net::ReadTimeout, Java's simple
+ * or full names, Go's *errors.errorString; no spaces. */
+static bool class_name(const unsigned char *s, size_t n)
+{
+    if (!n || n > 200)
+        return false;
+    bool letter = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '.' || c == ':' || c == '$' || c == '*' || c == '\\';
+        if (!ok)
+            return false;
+        letter = letter || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    }
+    return letter;
+}
+
+/* x-acemq-error as type and message: "exhausted 5 attempts: InventoryException: sku 4411 out
+ * of stock" is InventoryException and "sku 4411 out of stock"; a reason without a class is the
+ * message whole. */
+static void split_error(const struct bytes *e, struct decoded *out)
+{
+    if (!e->len)
+        return;
+    const unsigned char *s = e->data;
+    size_t n = e->len, at = reason_prefix(s, n);
+    for (size_t j = at; j + 1 < n; j++) {
+        if (s[j] == ' ')
+            break;
+        if (s[j] == ':' && s[j + 1] == ' ' && s[j - 1] != ':' && class_name(s + at, j - at)) {
+            dialect_set_error(out, s + at, j - at, s + j + 2, n - j - 2, NULL, 0);
+            return;
+        }
+    }
+    dialect_set_error(out, NULL, 0, s + at, n - at, NULL, 0);
+}
+
 static void decode(const struct dialect_input *x, struct decoded *out)
 {
     const struct message *m = x->msg;
@@ -44,6 +103,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
                            digest.len ? &digest : NULL, x->now_ms, &out->env, NULL) != ST_OK)
         out->env = NULL;
     bytes_free(&digest);
+    if (out->env)
+        split_error(&out->env->error, out);
     size_t n = acemq_source_queue(&m->queue);
     if (n) {
         dialect_source_queue(out, "acemq-dlq-name", m->queue.data, n);
