@@ -19,9 +19,11 @@
  *   fuzz_table_large    size 0 and 255, then the wire form of its headers;
  *   fuzz_fingerprint    its error, as decode_message reads it;
  *   fuzz_restamp        options 0x00, 0x15 and 0x46 (see the harness), then its snapshot line;
+ *   fuzz_dialects       its snapshot line;
  *   fuzz_mgmt_json      each mgmt/NAME.json, with the selector its name says;
  *   fuzz_journal        each journal/NAME.jsonl whole.
- * The messages: each snapshot record; each case of acemq/NAME.json with "cases" (routingKey,
+ * The messages: each snapshot record (snapshots/ and every framework's fixtures folder);
+ * each case of acemq/NAME.json with "cases" (routingKey,
  * messageId, contentType, headers, body); each sample with bodyBase64; each file in babelqueue/
  * as the body of a message with app_id "babelqueue".
  */
@@ -150,6 +152,7 @@ static void message_seeds(const char *name, const struct message *m, bool with_l
     struct strbuf rl;
     sb_init(&rl);
     snapshot_format(m, &rl);
+    write_seed("fuzz_dialects", name, rl.buf, rl.len - 1);
     static const uint8_t restamp_opts[] = {0x00, 0x15, 0x46};
     for (size_t k = 0; k < sizeof restamp_opts; k++) {
         char *n = xasprintf("%s-%02x", name, restamp_opts[k]);
@@ -195,7 +198,13 @@ static void snapshot_file(const char *path, const char *base)
             len--;
         if (!len)
             continue;
-        char *name = xasprintf("snapshot-%s-%u", base, lineno);
+        /* The framework's folder in the name: two frameworks may both have typical.jsonl. */
+        const char *end = strrchr(path, '/'), *dir = end;
+        while (dir && dir > path && dir[-1] != '/')
+            dir--;
+        char *name = dir && end && strncmp(dir, "snapshots/", 10) != 0
+                         ? xasprintf("snapshot-%.*s-%s-%u", (int)(end - dir), dir, base, lineno)
+                         : xasprintf("snapshot-%s-%u", base, lineno);
         write_seed("fuzz_snapshot_line", name, line, len);
         selector_seed("fuzz_error_text", name, 0, line, len);
         struct message m;
@@ -413,6 +422,7 @@ int main(int argc, char **argv)
         "fuzz_snapshot_line",   "fuzz_headers_wire",  "fuzz_body",       "fuzz_wire_snapshot",
         "fuzz_properties_wire", "fuzz_snapshot_read", "fuzz_error_text",    "fuzz_table_large",
         "fuzz_fingerprint",     "fuzz_restamp",       "fuzz_mgmt_json",     "fuzz_journal",
+        "fuzz_dialects",
     };
     for (size_t i = 0; i < sizeof harnesses / sizeof *harnesses; i++) {
         char *p = xasprintf("%s/%s", out_dir, harnesses[i]);
@@ -420,6 +430,20 @@ int main(int argc, char **argv)
         free(p);
     }
     each_file(argv[1], "snapshots", ".jsonl", snapshot_file);
+    /* Every framework's dead letters: fixtures/FRAMEWORK/NAME.jsonl. */
+    DIR *top = opendir(argv[1]);
+    struct dirent *fe;
+    while (top && (fe = readdir(top))) {
+        static const char *const skip[] = {"snapshots", "journal", "acemq", "babelqueue",
+                                           "bodies", "mgmt"};
+        bool other = fe->d_name[0] == '.';
+        for (size_t i = 0; i < sizeof skip / sizeof *skip && !other; i++)
+            other = strcmp(fe->d_name, skip[i]) == 0;
+        if (!other)
+            each_file(argv[1], fe->d_name, ".jsonl", snapshot_file);
+    }
+    if (top)
+        closedir(top);
     each_file(argv[1], "acemq", ".json", acemq_file);
     each_file(argv[1], "babelqueue", ".json", babelqueue_file);
     each_file(argv[1], "bodies", "", plain_file);

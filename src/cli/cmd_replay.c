@@ -48,6 +48,7 @@ static void usage(const char *cmd, FILE *to)
         fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
               "                   [--with FIELD=VALUE]... [--body-file FILE | --edit]\n"
               "                   [--reissue] [--to EXCHANGE:ROUTING_KEY] [--bypass] [--keep-error]\n"
+              "                   [--strip-fault] [--ack-queue QUEUE]\n"
               "                   [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS] [--window N]\n"
               "                   [--canary[=SECONDS]] [--yes] [--json] [--journal FILE] [--force]\n",
               to);
@@ -166,6 +167,10 @@ static int parse(struct rcli *x, int argc, char **argv)
             x->bypass = true;
         } else if (strcmp(a, "--keep-error") == 0) {
             x->keep_error = true;
+        } else if (strcmp(a, "--strip-fault") == 0) {
+            x->strip_fault = true;
+        } else if (strcmp(a, "--ack-queue") == 0 && more) {
+            x->ack_queue = argv[++i];
         } else if (strcmp(a, "--dry-run") == 0 || strcmp(a, "-n") == 0) {
             x->dry_run = true;
         } else if (strcmp(a, "--yes") == 0 || strcmp(a, "-y") == 0) {

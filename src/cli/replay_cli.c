@@ -40,6 +40,9 @@ void rcli_restamp_opts(const struct rcli *x, struct restamp_opts *ro)
     ro->dlq = x->queue;
     ro->bq_bypass = x->bypass;
     ro->keep_error = x->keep_error;
+    ro->strip_fault = x->strip_fault;
+    ro->ack_queue = x->ack_queue != NULL;
+    ro->ack_queue_name = x->ack_queue;
     ro->now_ms = x->now_ms ? x->now_ms : clock_now_ms();
 }
 

@@ -51,6 +51,8 @@ struct rcli {
     struct bytes body; /* replacement body (owned), when has_body */
     bool has_body, edit;
     bool bypass, keep_error;
+    bool strip_fault;      /* strip the framework's fault headers where its own tool keeps them */
+    const char *ack_queue; /* NServiceBus: ServiceControl.Retry.AcknowledgementQueue; NULL: none */
     /* how */
     bool dry_run, yes, json, force;
     bool create_queue; /* move: declare the target queue when it does not exist */
