@@ -61,7 +61,8 @@ static const struct {
     {"{\"queue\":\"orders.dlq\",\"routing_key\":\"orders\",\"properties\":{\"message_id\":\"m-3\","
      "\"type\":\"order.placed\",\"app_id\":\"legacy-web\",\"timestamp\":%lld},"
      "\"headers\":{\"x-death\":[{\"count\":4,\"queue\":\"orders\",\"reason\":\"rejected\","
-     "\"exchange\":\"\",\"routing-keys\":[\"orders\"]}],\"n\":{\"type\":\"uint64\",\"value\":3}},"
+     "\"exchange\":\"\",\"routing-keys\":[\"orders\"],"
+     "\"time\":{\"type\":\"timestamp\",\"value\":1767322000}}],\"n\":{\"type\":\"uint64\",\"value\":3}},"
      "\"body\":\"hello plain world\"}",
      10 * MIN},
     /* 4: BabelQueue, a failed invoice job */
@@ -197,6 +198,10 @@ static void test_text_fields(void **state)
         {"err:~argumenterror", "2"},
         {"error=\"\"", ""},
         {"dialect=acemq", "0 1 2"},
+        {"exception=TimeoutException", "0 1"},
+        {"error_type:*argument*", "2"},
+        {"exception:*\\GatewayTimeout", "4"},
+        {"exception=\"\"", "3 5"},
         {"dialect:AMQP", "3"},
         {"dialect=babelqueue", "4 5"},
         {"dialect:*queue", "4 5"},
@@ -241,6 +246,11 @@ static void test_numbers_ages_times(void **state)
         {"first-seen>=2026-01-02T00:00:00Z", "0 1 3"},
         {"first_seen<2026-01-02", "2 4 5"},
         {"first_seen>2026-01-02T02:50", "3"},
+        /* Only message 3 has a failure time (its x-death's, 02:46:40): unknown never matches. */
+        {"failed_at>2026-01-02T02:00:00Z", "3"},
+        {"failed_at<2026-01-02T02:46:41Z", "3"},
+        {"failed_at<2026-01-02T02:46:40Z", ""},
+        {"failed-at>10d", "3"},
         {"first_seen>2026-01-02T03:00:00+01:00", "1 3"},
         {"size>20", "0 1 2 4"},
         {"size<20", "3 5"},
@@ -437,7 +447,7 @@ static void test_errors(void **state)
         {"error:/x/g", "unknown regex flag g at column 10 (only i, ignore case, is known)", 10},
         {"error:/x{1000}/", "a regex repeat count over 255 at column 9", 9},
         {"type>3",
-         "type is text at column 5 (> >= < <= work on attempt, age, size, first_seen and "
+         "type is text at column 5 (> >= < <= work on attempt, age, size, first_seen, failed_at and "
          "header.NAME)",
          5},
         {"attempt:~3", "attempt is a number at column 8 (use = != > >= < <=)", 8},

@@ -38,6 +38,8 @@ const struct field_info filter_fields[F_COUNT] = {
     [F_AGE] = {"age", NULL, FK_DURATION, false, false},
     [F_SIZE] = {"size", NULL, FK_SIZE, false, false},
     [F_FIRST_SEEN] = {"first_seen", "first-seen", FK_TIME, false, false},
+    [F_EXCEPTION] = {"exception", "error_type", FK_TEXT, false, true},
+    [F_FAILED_AT] = {"failed_at", "failed-at", FK_TIME, false, false},
     [F_HEADER] = {"header", NULL, FK_HEADER, true, true},
     [F_BODY] = {"body", NULL, FK_BODY, true, true},
 };
@@ -331,7 +333,7 @@ static bool term_op_ok(struct parser *p, const struct term *t, size_t op_at)
         return fail_hint(p, op_at, "group=g:… or group!=g:…, with the key dlqx groups shows",
                          "group takes a group key");
     if ((k == FK_TEXT || k == FK_BODY) && t->op >= OP_GT)
-        return fail_hint(p, op_at, "> >= < <= work on attempt, age, size, first_seen and header.NAME",
+        return fail_hint(p, op_at, "> >= < <= work on attempt, age, size, first_seen, failed_at and header.NAME",
                          "%s is text", filter_fields[t->field].name);
     if (k != FK_TEXT && k != FK_BODY && k != FK_HEADER && (t->op == OP_SUB || t->op == OP_RE))
         return fail_hint(p, op_at, "use = != > >= < <=", "%s is a number",

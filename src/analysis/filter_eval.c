@@ -166,6 +166,8 @@ static struct span entry_text(struct ectx *c, enum field fl)
         return ref_span(c, e->queue);
     case F_ERROR:
         return ref_span(c, e->error);
+    case F_EXCEPTION:
+        return ref_span(c, e->error_type);
     default:
         return (struct span){"", 0};
     }
@@ -186,6 +188,8 @@ static struct span decoded_text(const struct decoded *d, enum field fl)
         return bytes_span(&env->causation_id);
     case F_ERROR:
         return bytes_span(&d->error);
+    case F_EXCEPTION:
+        return bytes_span(&d->error_type);
     case F_ORIGIN:
         return bytes_span(&env->origin);
     default:
@@ -558,8 +562,15 @@ static bool eval_term(struct ectx *c, const struct term *t)
     }
     case FK_DURATION:
         return cmp_ok(t->op, cmp_i64(sat_sub(c->now, first_seen), t->ms));
-    case FK_TIME:
-        return cmp_ok(t->op, cmp_i64(first_seen, t->relative ? sat_sub(c->now, t->ms) : t->ms));
+    case FK_TIME: {
+        int64_t at = first_seen;
+        if (t->field == F_FAILED_AT) {
+            at = e ? e->dead_at_ms : d->failed_at_ms;
+            if (!at) /* not known: no time compares with it */
+                return false;
+        }
+        return cmp_ok(t->op, cmp_i64(at, t->relative ? sat_sub(c->now, t->ms) : t->ms));
+    }
     default:
         return false;
     }

@@ -31,6 +31,8 @@ enum field {
     F_AGE,
     F_SIZE,
     F_FIRST_SEEN,
+    F_EXCEPTION,
+    F_FAILED_AT,
     F_HEADER,
     F_BODY,
     F_COUNT,

@@ -328,6 +328,7 @@ static enum status append(struct store *s, const struct message *m, const char *
     e->causation = arena_put(s, env->causation_id.data, env->causation_id.len, err);
     e->queue = intern(s, m->queue.data, m->queue.len, err);
     e->error = intern(s, d.error.data, d.error.len, err);
+    e->error_type = intern(s, d.error_type.data, d.error_type.len, err);
     e->first_seen_ms = env->first_seen_ms;
     e->fetched_at_ms = m->fetched_at_ms;
     e->attempt = env->attempt > INT32_MAX ? INT32_MAX : (int32_t)env->attempt;

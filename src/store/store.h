@@ -40,6 +40,7 @@ struct store_entry {
     uint64_t offset; /* of the record (memory or spill file) */
     uint32_t length; /* of the record, newline included */
     store_ref id, type, correlation, causation, queue, error;
+    store_ref error_type; /* the exception's type (interned) */
     int64_t first_seen_ms;
     int64_t fetched_at_ms;
     int64_t dead_at_ms; /* when it failed: the dialect's failure time, else the newest x-death
