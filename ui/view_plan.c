@@ -168,6 +168,7 @@ static void rebuild(struct app *a, struct plan_state *s)
     memset(&shown, 0, sizeof shown);
     char shown_why[300] = "";
     char shown_id[200] = "";
+    const struct dialect_ops *shown_dialect = NULL;
     int64_t now = clock_now_ms();
     for (size_t k = 0; k < s->n; k++) {
         struct message m;
@@ -179,6 +180,8 @@ static void rebuild(struct app *a, struct plan_state *s)
         }
         struct decoded d;
         decode_message(&m, now, &d);
+        if (k == s->at)
+            shown_dialect = d.dialect;
         if (k == s->at)
             snprintf(shown_id, sizeof shown_id, "%.*s",
                      (int)(d.env->id.len > 150 ? 150 : d.env->id.len),
@@ -248,6 +251,9 @@ static void rebuild(struct app *a, struct plan_state *s)
     }
     add_line(s, UA_NORMAL, "%s", "");
     add_line(s, UA_HEADER, "copy %zu of %zu: %s", s->at + 1, s->n, shown_id);
+    /* What the framework's own tool does, which this copy follows (docs/dialects.md). */
+    if (shown_dialect && s->op == PLAN_REPLAY && shown_dialect->replay_rule)
+        add_line(s, UA_DIM, "  %s replay: %s", shown_dialect->title, shown_dialect->replay_rule);
     if (shown_why[0])
         add_line(s, UA_ERROR, "  kept: %s", shown_why);
     int last = -1;
