@@ -46,6 +46,7 @@
 /* A queue a dead-letter pass goes through, and how many of its messages await the reject. */
 struct pass_queue {
     char *name;
+    char *dlx, *dlrk; /* its dead-letter exchange and routing key */
     long pending;
 };
 
@@ -259,15 +260,51 @@ static bool newest_death(const struct message *m, char **queue, char **exchange,
     return true;
 }
 
-static void note_pass(struct fw *x, const char *queue)
+static struct pass_queue *find_pass(struct fw *x, const char *queue)
 {
     for (size_t i = 0; i < x->npasses; i++)
-        if (!strcmp(x->passes[i].name, queue)) {
-            x->passes[i].pending++;
-            return;
+        if (!strcmp(x->passes[i].name, queue))
+            return &x->passes[i];
+    return NULL;
+}
+
+/* Rejects what a pass queue holds once every publish is confirmed, so that the broker
+ * dead-letters it into its DLQ. */
+static void settle_pass(struct fw *x, struct pass_queue *p)
+{
+    seed_flush(x->s);
+    long done = 0;
+    for (int tries = 0; done < p->pending; tries++) {
+        uint64_t tag;
+        if (seed_get(x->s, p->name, &tag, NULL)) {
+            seed_reject(x->s, tag);
+            done++;
+            continue;
         }
-    xgrow((void **)&x->passes, &x->cappasses, x->npasses + 1, sizeof *x->passes);
-    x->passes[x->npasses++] = (struct pass_queue){xstrdup(queue), 1};
+        if (tries > 500)
+            seed_fail("queue %s gave %ld of the %ld messages its dead-letter pass published",
+                      p->name, done, p->pending);
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    p->pending = 0;
+}
+
+/* Makes queue (made by this run, empty) again with other arguments. */
+static void remake_queue(struct fw *x, const char *queue, const struct htable *args,
+                         const char *file, long line)
+{
+    struct seed *s = x->s;
+    struct made_queue *q = made(s, queue);
+    amqp_queue_delete(s->conn, s->rpc, amqp_cstring_bytes(queue), 0, 1);
+    if (amqp_get_rpc_reply(s->conn).reply_type != AMQP_RESPONSE_NORMAL)
+        seed_fail("%s:%ld: queue %s is a DLQ here and the source of a dead-letter pass; seed "
+                  "that file on its own",
+                  file, line, queue);
+    long expected = q->expected;
+    free(q->name);
+    *q = s->queues[--s->nqueues];
+    seed_queue(s, queue, "classic", args, expected);
 }
 
 /* The dead-letter pass: the record without its broker-owned headers, published to the queue
@@ -291,23 +328,21 @@ static bool publish_through_dlx(struct fw *x, struct message *m, struct dlq_name
     htable_add(args, "x-dead-letter-exchange", hval_cstring(dlx ? dlx : ""));
     htable_add(args, "x-dead-letter-routing-key",
                hval_cstring(dlx ? bytes_cstr(&m->routing_key) : d->actual));
+    const char *dlrk = dlx ? bytes_cstr(&m->routing_key) : d->actual;
     struct made_queue *q = made(s, src);
-    bool ours = false;
-    for (size_t i = 0; i < x->npasses; i++)
-        ours = ours || !strcmp(x->passes[i].name, src);
-    if (q && !ours) {
+    struct pass_queue *p = find_pass(x, src);
+    if (p && (strcmp(p->dlx, dlx ? dlx : "") || strcmp(p->dlrk, dlrk))) {
+        /* Another record's pass went through this queue to another DLQ (two frameworks'
+         * "orders"): those are dead-lettered first, then the queue is made again. */
+        settle_pass(x, p);
+        remake_queue(x, src, args, file, line);
+        free(p->dlx), free(p->dlrk);
+        p->dlx = xstrdup(dlx ? dlx : ""), p->dlrk = xstrdup(dlrk);
+    } else if (q && !p) {
         /* Declared earlier as another record's replay target (empty, no arguments): made again
          * with the dead-letter exchange. A DLQ holding dead letters cannot be. */
-        amqp_queue_delete(s->conn, s->rpc, amqp_cstring_bytes(src), 0, 1);
-        if (amqp_get_rpc_reply(s->conn).reply_type != AMQP_RESPONSE_NORMAL)
-            seed_fail("%s:%ld: queue %s is a DLQ here and the source of a dead-letter pass; seed "
-                      "that file on its own",
-                      file, line, src);
-        long expected = q->expected;
-        free(q->name);
-        *q = s->queues[--s->nqueues];
-        seed_queue(s, src, "classic", args, expected);
-    } else if (!q) {
+        remake_queue(x, src, args, file, line);
+    } else if (!q && !p) {
         if (exists(x, true, src))
             seed_fail("%s:%ld: queue %s (the dead-letter pass's source) is already on the broker; "
                       "use a fresh broker or --prefix",
@@ -333,7 +368,12 @@ static bool publish_through_dlx(struct fw *x, struct message *m, struct dlq_name
                  m->body.data, m->body.len);
     htable_free(h);
     htable_free(args);
-    note_pass(x, src);
+    if (!p) {
+        xgrow((void **)&x->passes, &x->cappasses, x->npasses + 1, sizeof *x->passes);
+        p = &x->passes[x->npasses++];
+        *p = (struct pass_queue){xstrdup(src), xstrdup(dlx ? dlx : ""), xstrdup(dlrk), 0};
+    }
+    p->pending++;
     free(src), free(srcx), free(dlx), free(dq), free(dex), free(dkey);
     return true;
 }
@@ -399,27 +439,11 @@ static void publish_file(struct fw *x, const char *path)
     x->files++;
 }
 
-/* Rejects what each pass queue holds, so that the broker dead-letters it into its DLQ. */
 static void finish_passes(struct fw *x)
 {
     seed_flush(x->s);
-    for (size_t i = 0; i < x->npasses; i++) {
-        struct pass_queue *p = &x->passes[i];
-        long done = 0;
-        for (int tries = 0; done < p->pending; tries++) {
-            uint64_t tag;
-            if (seed_get(x->s, p->name, &tag, NULL)) {
-                seed_reject(x->s, tag);
-                done++;
-                continue;
-            }
-            if (tries > 500)
-                seed_fail("queue %s gave %ld of the %ld messages its dead-letter pass published",
-                          p->name, done, p->pending);
-            struct timespec ts = {0, 20 * 1000000L};
-            nanosleep(&ts, NULL);
-        }
-    }
+    for (size_t i = 0; i < x->npasses; i++)
+        settle_pass(x, &x->passes[i]);
 }
 
 static void fw_init(struct fw *x, struct seed *s)
@@ -441,15 +465,16 @@ static void fw_finish(struct fw *x, const char *what)
     finish_passes(x);
     for (size_t i = 0; i < x->ndlqs; i++) {
         struct dlq_name *d = &x->dlqs[i];
-        char *note = *d->owner ? xasprintf("%s: %ld dead letters%s", d->owner, d->records,
-                                           d->passed ? " (some dead-lettered by the broker)" : "")
-                               : xasprintf("%ld records%s", d->records,
-                                           d->passed ? " (some dead-lettered by the broker)" : "");
+        const char *pl = d->records == 1 ? "" : "s";
+        char *note = *d->owner ? xasprintf("%s: %ld dead letter%s (%ld by a broker pass)",
+                                           d->owner, d->records, pl, d->passed)
+                               : xasprintf("%ld record%s (%ld by a broker pass)", d->records, pl,
+                                           d->passed);
         seed_note(x->s, d->actual, keep_str(x->s, note));
         free(d->recorded), free(d->owner), free(d->actual);
     }
     for (size_t i = 0; i < x->npasses; i++)
-        free(x->passes[i].name);
+        free(x->passes[i].name), free(x->passes[i].dlx), free(x->passes[i].dlrk);
     for (size_t i = 0; i < x->nexchanges; i++)
         free(x->exchanges[i]);
     free(x->passes), free(x->exchanges), free(x->dlqs);
