@@ -413,8 +413,10 @@ static void publish_record(struct fw *x, struct message *m, const char *file, lo
     free(recorded), free(exchange), free(key);
 }
 
-/* Publishes every record of a snapshot file; a record that does not read is fatal. */
-static void publish_file(struct fw *x, const char *path)
+/* Reads every record of a snapshot file (publish is false) or publishes it; a record that
+ * does not read is fatal. Every file is read once before anything is published, so that a bad
+ * record publishes nothing. */
+static void read_file(struct fw *x, const char *path, bool publish)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -426,7 +428,8 @@ static void publish_file(struct fw *x, const char *path)
     enum snapshot_rc rc;
     long n = 0;
     while ((rc = snapshot_read(&r, &m, &err)) == SNAP_RECORD) {
-        publish_record(x, &m, path, r.line);
+        if (publish)
+            publish_record(x, &m, path, r.line);
         message_free(&m);
         n++;
     }
@@ -436,7 +439,7 @@ static void publish_file(struct fw *x, const char *path)
     fclose(f);
     if (!n)
         seed_fail("%s holds no records", path);
-    x->files++;
+    x->files += publish;
 }
 
 static void finish_passes(struct fw *x)
@@ -506,6 +509,30 @@ static int visible(const struct dirent *e)
     return e->d_name[0] != '.';
 }
 
+/* One folder of the fixtures directory: its case files read (publish false) or published
+ * when it is a framework's (it holds a SOURCES.md). Returns whether it is. */
+static bool framework_folder(struct fw *x, const char *dir, const char *name, bool publish)
+{
+    char *fwdir = xasprintf("%s/%s", dir, name);
+    char *sources = xasprintf("%s/SOURCES.md", fwdir);
+    struct stat st;
+    struct dirent **cases = NULL;
+    int ncases = 0;
+    if (stat(sources, &st) == 0)
+        ncases = scandir(fwdir, &cases, case_file, alphasort);
+    x->framework = name;
+    for (int j = 0; j < ncases; j++) {
+        char *path = xasprintf("%s/%s", fwdir, cases[j]->d_name);
+        read_file(x, path, publish);
+        free(path);
+        free(cases[j]);
+    }
+    free(cases);
+    free(sources);
+    free(fwdir);
+    return ncases > 0;
+}
+
 void scenario_frameworks(struct seed *s)
 {
     const char *dir = s->cfg->fixtures;
@@ -521,33 +548,17 @@ void scenario_frameworks(struct seed *s)
     fw_init(&x, s);
     printf("fixtures: %s\n", dir);
     int frameworks = 0;
-    for (int i = 0; i < nfw; i++) {
-        char *fwdir = xasprintf("%s/%s", dir, fws[i]->d_name);
-        char *sources = xasprintf("%s/SOURCES.md", fwdir);
-        struct stat st;
-        struct dirent **cases = NULL;
-        int ncases = 0;
-        if (stat(sources, &st) == 0 && (ncases = scandir(fwdir, &cases, case_file, alphasort)) > 0) {
-            x.framework = fws[i]->d_name;
-            frameworks++;
-            for (int j = 0; j < ncases; j++) {
-                char *path = xasprintf("%s/%s", fwdir, cases[j]->d_name);
-                publish_file(&x, path);
-                free(path);
-            }
-        }
-        for (int j = 0; j < ncases; j++)
-            free(cases[j]);
-        free(cases);
-        free(sources);
-        free(fwdir);
-        free(fws[i]);
-    }
-    free(fws);
+    for (int i = 0; i < nfw; i++)
+        frameworks += framework_folder(&x, dir, fws[i]->d_name, false);
     if (!frameworks)
         seed_fail("no framework's dead letters in %s (a folder with a SOURCES.md and *.jsonl "
                   "cases)",
                   dir);
+    for (int i = 0; i < nfw; i++)
+        framework_folder(&x, dir, fws[i]->d_name, true);
+    for (int i = 0; i < nfw; i++)
+        free(fws[i]);
+    free(fws);
     fw_finish(&x, "frameworks");
 }
 
@@ -593,6 +604,8 @@ void scenario_file(struct seed *s)
     for (size_t i = 0; i < s->cfg->ndeclare; i++)
         declare_file(&x, s->cfg->declare[i]);
     for (size_t i = 0; i < s->cfg->nfrom; i++)
-        publish_file(&x, s->cfg->from[i]);
+        read_file(&x, s->cfg->from[i], false);
+    for (size_t i = 0; i < s->cfg->nfrom; i++)
+        read_file(&x, s->cfg->from[i], true);
     fw_finish(&x, "file");
 }
