@@ -3,9 +3,8 @@
  * files (docs/snapshot-format.md) and published to a live broker exactly as recorded.
  *
  *   frameworks  every fixtures/<framework>/<case>.jsonl (a framework's folder is one holding a
- *               SOURCES.md), the expected copies (<case>.replay.jsonl, <case>.reissue.jsonl) and the
- *               near-misses (nearmiss-*) left out: every framework's dead letters side by
- *               side on one node.
+ *               SOURCES.md), the expected copies (<case>.replay.jsonl, <case>.reissue.jsonl) and
+ * the near-misses (nearmiss-*) left out: every framework's dead letters side by side on one node.
  *   file        the records of the files given with --from, for tests.
  *
  * Each record goes to its DLQ (the record's queue) with its properties, its headers (kinds and
@@ -59,9 +58,9 @@ struct dlq_name {
 
 struct fw {
     struct seed *s;
-    bool pass;               /* records with an x-death go through a dead-letter pass */
+    bool pass; /* records with an x-death go through a dead-letter pass */
     bool probe_open;
-    char **exchanges;        /* exchanges this run declared or found */
+    char **exchanges; /* exchanges this run declared or found */
     size_t nexchanges, capexchanges;
     struct pass_queue *passes;
     size_t npasses, cappasses;
@@ -252,8 +251,8 @@ static bool newest_death(const struct message *m, char **queue, char **exchange,
     *exchange = xstrdup(ex && ex->kind == HV_STRING && bytes_cstr(&ex->v.s) && ex->v.s.len <= 255
                             ? bytes_cstr(&ex->v.s)
                             : "");
-    const struct hval *k0 = rks && rks->kind == HV_ARRAY && rks->v.arr.n ? &rks->v.arr.items[0]
-                                                                           : NULL;
+    const struct hval *k0 =
+        rks && rks->kind == HV_ARRAY && rks->v.arr.n ? &rks->v.arr.items[0] : NULL;
     *key = xstrdup(k0 && k0->kind == HV_STRING && bytes_cstr(&k0->v.s) && k0->v.s.len <= 255
                        ? bytes_cstr(&k0->v.s)
                        : *queue);
@@ -469,10 +468,10 @@ static void fw_finish(struct fw *x, const char *what)
     for (size_t i = 0; i < x->ndlqs; i++) {
         struct dlq_name *d = &x->dlqs[i];
         const char *pl = d->records == 1 ? "" : "s";
-        char *note = *d->owner ? xasprintf("%s: %ld dead letter%s (%ld by a broker pass)",
-                                           d->owner, d->records, pl, d->passed)
-                               : xasprintf("%ld record%s (%ld by a broker pass)", d->records, pl,
-                                           d->passed);
+        char *note =
+            *d->owner ? xasprintf("%s: %ld dead letter%s (%ld by a broker pass)", d->owner,
+                                  d->records, pl, d->passed)
+                      : xasprintf("%ld record%s (%ld by a broker pass)", d->records, pl, d->passed);
         seed_note(x->s, d->actual, keep_str(x->s, note));
         free(d->recorded), free(d->owner), free(d->actual);
     }
