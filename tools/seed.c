@@ -25,9 +25,10 @@
 
 static const char usage[] =
     "usage: dlqx-seed --url amqp://USER@HOST:PORT/VHOST --password-file FILE\n"
-    "                 [--scenario incident|bulk|quorum-limit|stream] [--count N] [--size BYTES]\n"
-    "                 [--seed S] [--prefix P] [--queue-type classic|quorum]\n"
-    "                 [--returns R] [--window N]\n"
+    "                 [--scenario incident|bulk|quorum-limit|stream|frameworks|file]\n"
+    "                 [--count N] [--size BYTES] [--seed S] [--prefix P]\n"
+    "                 [--queue-type classic|quorum] [--returns R] [--window N]\n"
+    "                 [--fixtures DIR] [--from FILE...] [--declare FILE] [--x-death MODE]\n"
     "\n"
     "Fills a RabbitMQ node with realistic dead letters for dlqx (see tools/README.md).\n"
     "  --url            the broker (default $DLQX_URL); never put the password in it\n"
@@ -37,6 +38,9 @@ static const char usage[] =
     "                   quorum-limit: N (default 10) in quorum qlimit.dlq, delivery limit 3,\n"
     "                                 each already delivered and requeued --returns times\n"
     "                   stream: N (default 10000) dead letters in the stream stream.dlq\n"
+    "                   frameworks: every framework's dead letters from the fixtures\n"
+    "                               (fixtures/<framework>/*.jsonl), each in its DLQ\n"
+    "                   file: the records of the --from snapshot files, as recorded\n"
     "  --count N        how many (incident: the independent failures, default 40)\n"
     "  --size BYTES     body size for bulk, quorum-limit and stream (default 1024, >= 128)\n"
     "  --seed S         the random seed (default 1): same seed, same messages\n"
@@ -45,6 +49,15 @@ static const char usage[] =
     "  --returns R      quorum-limit only: requeues per message, 0..3 (default 2; at 3 the\n"
     "                   next requeue, a browse's included, makes the broker drop it)\n"
     "  --window N       publishes in flight awaiting confirms (default 1000)\n"
+    "  --fixtures DIR   frameworks only: the fixtures directory (default $DLQX_FIXTURES,\n"
+    "                   else the source tree's)\n"
+    "  --from FILE...   file only: snapshot files to publish (repeatable; the arguments\n"
+    "                   after the options are more)\n"
+    "  --declare FILE   file only: declare the queue each record of FILE names, bound to its\n"
+    "                   exchange by its routing key (where copies are expected; repeatable)\n"
+    "  --x-death MODE   frameworks, file: a record with an x-death is published with it\n"
+    "                   (keep), or dead-lettered by the broker through a DLX (broker);\n"
+    "                   auto (default): keep below RabbitMQ 3.13, broker from 3.13\n"
     "exit status: 0 done and verified, 1 failure (one sentence on stderr), 2 usage\n";
 
 /* --- random ------------------------------------------------------------------------- */
@@ -327,6 +340,8 @@ int main(int argc, char **argv)
         {"size", required_argument, NULL, 'z'},     {"seed", required_argument, NULL, 'S'},
         {"prefix", required_argument, NULL, 'P'},   {"queue-type", required_argument, NULL, 't'},
         {"window", required_argument, NULL, 'w'},   {"returns", required_argument, NULL, 'r'},
+        {"fixtures", required_argument, NULL, 'F'}, {"from", required_argument, NULL, 'f'},
+        {"declare", required_argument, NULL, 'd'},  {"x-death", required_argument, NULL, 'x'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
     int c;
@@ -383,6 +398,26 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'F':
+            cfg.fixtures = optarg;
+            break;
+        case 'f':
+        case 'd': {
+            char ***list = c == 'f' ? &cfg.from : &cfg.declare;
+            size_t *n = c == 'f' ? &cfg.nfrom : &cfg.ndeclare;
+            size_t cap = *n;
+            xgrow((void **)list, &cap, *n + 1, sizeof **list);
+            (*list)[(*n)++] = optarg;
+            break;
+        }
+        case 'x':
+            if (strcmp(optarg, "auto") && strcmp(optarg, "keep") && strcmp(optarg, "broker")) {
+                fprintf(stderr, "dlqx-seed: --x-death takes auto, keep or broker, not \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            cfg.x_death = optarg;
+            break;
         case 'h':
             fputs(usage, stdout);
             return 0;
@@ -391,13 +426,20 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    enum { SC_INCIDENT, SC_BULK, SC_QLIMIT, SC_STREAM, SC_FRAMEWORKS, SC_FILE } sc;
+    bool file_sc = !strcmp(cfg.scenario, "file");
+    for (; file_sc && optind < argc; optind++) {
+        size_t cap = cfg.nfrom;
+        xgrow((void **)&cfg.from, &cap, cfg.nfrom + 1, sizeof *cfg.from);
+        cfg.from[cfg.nfrom++] = argv[optind];
+    }
     if (optind < argc || !cfg.url || !cfg.password_file) {
         fprintf(stderr, "dlqx-seed: %s\n%s",
                 optind < argc ? "unexpected argument" : "--url and --password-file are required",
                 usage);
+        free(cfg.from), free(cfg.declare);
         return 2;
     }
-    enum { SC_INCIDENT, SC_BULK, SC_QLIMIT, SC_STREAM } sc;
     if (!strcmp(cfg.scenario, "incident"))
         sc = SC_INCIDENT;
     else if (!strcmp(cfg.scenario, "bulk"))
@@ -406,18 +448,39 @@ int main(int argc, char **argv)
         sc = SC_QLIMIT;
     else if (!strcmp(cfg.scenario, "stream"))
         sc = SC_STREAM;
+    else if (!strcmp(cfg.scenario, "frameworks"))
+        sc = SC_FRAMEWORKS;
+    else if (file_sc)
+        sc = SC_FILE;
     else {
         fprintf(stderr,
-                "dlqx-seed: unknown scenario \"%s\" (incident, bulk, quorum-limit, stream)\n",
+                "dlqx-seed: unknown scenario \"%s\" (incident, bulk, quorum-limit, stream, "
+                "frameworks, file)\n",
                 cfg.scenario);
+        free(cfg.from), free(cfg.declare);
+        return 2;
+    }
+    const char *misplaced = cfg.fixtures && sc != SC_FRAMEWORKS ? "--fixtures applies to the "
+                                                                  "frameworks scenario only"
+                            : (cfg.nfrom || cfg.ndeclare) && sc != SC_FILE
+                                ? "--from and --declare apply to the file scenario only"
+                            : sc == SC_FILE && !cfg.nfrom ? "the file scenario needs --from FILE"
+                            : cfg.x_death && sc != SC_FILE && sc != SC_FRAMEWORKS
+                                ? "--x-death applies to the frameworks and file scenarios only"
+                                : NULL;
+    if (misplaced) {
+        fprintf(stderr, "dlqx-seed: %s\n", misplaced);
+        free(cfg.from), free(cfg.declare);
         return 2;
     }
     if (cfg.queue_type && sc != SC_BULK) {
         fprintf(stderr, "dlqx-seed: --queue-type applies to the bulk scenario only\n");
+        free(cfg.from), free(cfg.declare);
         return 2;
     }
     if (cfg.returns >= 0 && sc != SC_QLIMIT) {
         fprintf(stderr, "dlqx-seed: --returns applies to the quorum-limit scenario only\n");
+        free(cfg.from), free(cfg.declare);
         return 2;
     }
 
@@ -443,6 +506,12 @@ int main(int argc, char **argv)
     case SC_STREAM:
         scenario_stream(&s, cfg.count < 0 ? 10000 : cfg.count, size);
         break;
+    case SC_FRAMEWORKS:
+        scenario_frameworks(&s);
+        break;
+    case SC_FILE:
+        scenario_file(&s);
+        break;
     }
     seed_flush(&s);
     printf("\n");
@@ -451,5 +520,6 @@ int main(int argc, char **argv)
            cfg.scenario, cfg.seed, *cfg.prefix ? ", prefix \"" : "", cfg.prefix,
            *cfg.prefix ? "\"" : "", s.published, clock_mono_s() - t0, ok ? ", depths verified" : "");
     seed_close(&s);
+    free(cfg.from), free(cfg.declare);
     return ok ? 0 : 1;
 }

@@ -22,7 +22,7 @@
 struct config {
     const char *url;           /* amqp://USER@HOST:PORT/VHOST, never with a password */
     const char *password_file; /* the password: the first line of this file */
-    const char *scenario;      /* incident, bulk, quorum-limit, stream */
+    const char *scenario;      /* incident, bulk, quorum-limit, stream, frameworks, file */
     long count;                /* -1: the scenario's default */
     long size;                 /* body bytes (bulk, stream) */
     uint64_t seed;
@@ -30,6 +30,13 @@ struct config {
     const char *queue_type; /* bulk: classic or quorum */
     long window;            /* publishes awaiting confirms at most */
     long returns;           /* quorum-limit: requeues per message; -1: default */
+    const char *fixtures;   /* frameworks: the fixtures directory; NULL: $DLQX_FIXTURES, else
+                               the source tree's (FIXTURES_DIR) */
+    char **from;            /* file: the snapshot files to publish (borrowed from argv) */
+    size_t nfrom;
+    char **declare;         /* file: snapshot files whose records name queues to declare */
+    size_t ndeclare;
+    const char *x_death;    /* frameworks, file: auto (NULL), keep or broker */
 };
 
 /* splitmix64: the same --seed gives the same ids, payloads and timings. */
@@ -171,5 +178,9 @@ void babel_sdk_dead_letters(struct seed *s, const struct babel_queues *q);
 
 /* The scenarios. */
 void scenario_incident(struct seed *s);
+/* Dead letters read from snapshot files, published as recorded (seed_frameworks.c): every
+ * framework's fixtures, or the --from files. */
+void scenario_frameworks(struct seed *s);
+void scenario_file(struct seed *s);
 
 #endif
