@@ -308,7 +308,7 @@ static void render(const struct bytes *b, enum body_mode mode, struct lines *l)
     const void *p = b->len ? (const void *)b->data : "";
     sb_init(&l->text);
     if (mode == BM_JSON) {
-        /* body.c re-indents token by token: number text, escapes and duplicate keys stay as
+        /* body_render.c re-indents token by token: number text, escapes and duplicate keys stay as
          * sent (a jansson round trip would print 99.90 as 99.900000000000006). */
         struct body_info info;
         struct bytes ct = {16, (unsigned char *)"application/json"};
