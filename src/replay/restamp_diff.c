@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "body.h"
-#include "detail.h"
+#include "hval.h"
 #include "hval_json.h"
 #include "sha256.h"
 #include "util.h"
@@ -97,7 +97,7 @@ static void prop_text(const struct props *p, enum prop_flag f, struct strbuf *ou
         sb_addf(out, "%u", (unsigned)p->priority);
     } else {
         struct hval v = hval_uint(HV_TIMESTAMP, p->timestamp);
-        detail_hval_scalar(&v, out);
+        hval_format_scalar(&v, out);
     }
 }
 
@@ -139,7 +139,7 @@ static void hval_text(const struct hval *v, struct strbuf *out)
             return;
         }
     }
-    detail_hval_scalar(v, out);
+    hval_format_scalar(v, out);
 }
 
 struct hkey {
