@@ -913,21 +913,6 @@ static void test_helpers(void **state)
     detail_time(NOW + 1, 0, t);
     assert_string_equal(t, "2026-01-02T05:00:00.001Z");
 
-    struct strbuf sb;
-    sb_init(&sb);
-    struct hval v = hval_decimal(2, 12345);
-    detail_hval_scalar(&v, &sb);
-    v = hval_decimal(4, 5);
-    sb_addc(&sb, ' ');
-    detail_hval_scalar(&v, &sb);
-    v = hval_uint(HV_TIMESTAMP, 1767323036);
-    sb_addc(&sb, ' ');
-    detail_hval_scalar(&v, &sb);
-    v = hval_bool(true);
-    sb_addc(&sb, ' ');
-    detail_hval_scalar(&v, &sb);
-    assert_string_equal(sb.buf, "123.45 0.0005 1767323036 (2026-01-02T03:03:56Z) true");
-    sb_free(&sb);
 }
 
 int main(void)

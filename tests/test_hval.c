@@ -301,6 +301,27 @@ static void test_time_format(void **state)
     assert_string_equal(d, "1d01h");
 }
 
+/* The display form of a scalar (the detail view's and the diff's). */
+static void test_format_scalar(void **state)
+{
+    (void)state;
+    struct strbuf sb;
+    sb_init(&sb);
+    struct hval v = hval_decimal(2, 12345);
+    hval_format_scalar(&v, &sb);
+    v = hval_decimal(4, 5);
+    sb_addc(&sb, ' ');
+    hval_format_scalar(&v, &sb);
+    v = hval_uint(HV_TIMESTAMP, 1767323036);
+    sb_addc(&sb, ' ');
+    hval_format_scalar(&v, &sb);
+    v = hval_bool(true);
+    sb_addc(&sb, ' ');
+    hval_format_scalar(&v, &sb);
+    assert_string_equal(sb.buf, "123.45 0.0005 1767323036 (2026-01-02T03:03:56Z) true");
+    sb_free(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_sha256_vectors),
         cmocka_unit_test(test_vendored_fixture_is_the_published_one),
         cmocka_unit_test(test_time_format),
+        cmocka_unit_test(test_format_scalar),
     };
     return cmocka_run_group_tests_name("hval", tests, NULL, NULL);
 }

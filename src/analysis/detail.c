@@ -358,11 +358,6 @@ void detail_time(int64_t ms, int64_t now_ms, char out[DETAIL_TIME_MAX])
     time_format_ago(ms, now_ms, out);
 }
 
-void detail_hval_scalar(const struct hval *v, struct strbuf *out)
-{
-    hval_format_scalar(v, out);
-}
-
 /* ---- reading the doc -------------------------------------------------------------------- */
 
 void detail_to_text(const struct detail_doc *doc, struct strbuf *out)

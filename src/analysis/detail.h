@@ -176,8 +176,6 @@ const char *detail_glyph_more(const struct detail_doc *doc);
 /* An RFC 3339 time and, when now_ms is not 0, how long ago ("… (1h56m ago)"). */
 #define DETAIL_TIME_MAX 104
 void detail_time(int64_t ms, int64_t now_ms, char out[DETAIL_TIME_MAX]);
-/* The display form of a header value that is not an array or a table (raw bytes: sanitize). */
-void detail_hval_scalar(const struct hval *v, struct strbuf *out);
 
 /* ---- the sections one at a time (detail_render calls them in this order) -------------- */
 

@@ -313,7 +313,7 @@ static void route(struct detail_doc *doc, const struct htable *h)
     if (pv && !has_pos) {
         struct strbuf sb;
         sb_init(&sb);
-        detail_hval_scalar(pv, &sb);
+        hval_format_scalar(pv, &sb);
         detail_add_fieldb(doc, 4, 10, "position", sb.buf, sb.len, DS_WARN, "not a number");
         sb_free(&sb);
     } else if (pv) {
@@ -335,7 +335,7 @@ static void route(struct detail_doc *doc, const struct htable *h)
     if (iv) {
         struct strbuf sb;
         sb_init(&sb);
-        detail_hval_scalar(iv, &sb);
+        hval_format_scalar(iv, &sb);
         detail_add_fieldb(doc, 4, 10, "route id", sb.buf, sb.len, DS_ACCENT, "x-acemq-route-id");
         sb_free(&sb);
     }
@@ -537,7 +537,7 @@ static void hval_lines(struct detail_doc *doc, int indent, int name_w, const voi
     snprintf(tag, sizeof tag, "(%s)", hkind_name(v->kind));
     struct strbuf sb;
     sb_init(&sb);
-    detail_hval_scalar(v, &sb);
+    hval_format_scalar(v, &sb);
     bool container = v->kind == HV_ARRAY || v->kind == HV_TABLE;
     struct detail_kv kv = {
         .label = name,

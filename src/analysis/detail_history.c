@@ -184,7 +184,7 @@ static void stamp_field(struct detail_doc *doc, const struct htable *h, const ch
     snprintf(tag, sizeof tag, "(%s)", hkind_name(v->kind));
     struct strbuf sb;
     sb_init(&sb);
-    detail_hval_scalar(v, &sb);
+    hval_format_scalar(v, &sb);
     struct detail_kv kv = {
         .label = name,
         .label_len = SIZE_MAX,

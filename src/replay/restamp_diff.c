@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "body.h"
-#include "detail.h"
+#include "hval.h"
 #include "hval_json.h"
 #include "sha256.h"
 #include "util.h"
@@ -97,7 +97,7 @@ static void prop_text(const struct props *p, enum prop_flag f, struct strbuf *ou
         sb_addf(out, "%u", (unsigned)p->priority);
     } else {
         struct hval v = hval_uint(HV_TIMESTAMP, p->timestamp);
-        detail_hval_scalar(&v, out);
+        hval_format_scalar(&v, out);
     }
 }
 
@@ -139,7 +139,7 @@ static void hval_text(const struct hval *v, struct strbuf *out)
             return;
         }
     }
-    detail_hval_scalar(v, out);
+    hval_format_scalar(v, out);
 }
 
 struct hkey {
@@ -308,7 +308,7 @@ static void render(const struct bytes *b, enum body_mode mode, struct lines *l)
     const void *p = b->len ? (const void *)b->data : "";
     sb_init(&l->text);
     if (mode == BM_JSON) {
-        /* body.c re-indents token by token: number text, escapes and duplicate keys stay as
+        /* body_render.c re-indents token by token: number text, escapes and duplicate keys stay as
          * sent (a jansson round trip would print 99.90 as 99.900000000000006). */
         struct body_info info;
         struct bytes ct = {16, (unsigned char *)"application/json"};

@@ -1,10 +1,12 @@
 /*
- * body: classifying a message body from its content type, content encoding and bytes, and
- * rendering it into plain lines. See body.h; the AceMQ frame layouts are those of the public
- * AceMQ libraries (acemq-ruby-amqp crypto.rb, patterns/claim_check.rb, codec/avro.rb;
- * acemq-go-amqp crypto/crypto.go; AceMq.Amqp.Crypto/LegacyDotNetBody.cs).
+ * body: classifying a message body from its content type, content encoding and bytes: the
+ * AceMQ frames, registered Avro, JSON checked, text and binary told apart. See body.h; the
+ * media types and encodings are read in body_media.c, the rendering and the summary are
+ * body_render.c's. The AceMQ frame layouts are those of the public AceMQ libraries
+ * (acemq-ruby-amqp crypto.rb, patterns/claim_check.rb, codec/avro.rb; acemq-go-amqp
+ * crypto/crypto.go; AceMq.Amqp.Crypto/LegacyDotNetBody.cs).
  */
-#include "body.h"
+#include "body_internal.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -16,236 +18,6 @@
 
 /* Above this, jansson is not run: parsing 100 MB to colour a viewer is not worth it. */
 #define JSON_CHECK_MAX ((size_t)16 << 20)
-/* Deeper JSON is shown without further indentation, so nesting cannot blow up the output. */
-#define JSON_INDENT_MAX 64
-/* How much of a key a summary shows. */
-#define SUMMARY_KEY_MAX 40
-/* How much of a store key the rendered description shows. */
-#define RENDER_KEY_MAX 1024
-
-#define ENC_NONCE 12
-#define ENC_TAG 16
-#define NET_IV 16
-#define NET_TAG 32
-
-/* ---- media types ---------------------------------------------------------------------- */
-
-static char lower(char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool is_tchar(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL);
-}
-
-static bool is_ows(unsigned char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static char *lower_dup(const unsigned char *s, size_t n)
-{
-    char *d = xstrndup((const char *)s, n);
-    for (size_t i = 0; i < n; i++)
-        d[i] = lower(d[i]);
-    return d;
-}
-
-void body_media_parse(const void *s, size_t n, struct body_media *out)
-{
-    memset(out, 0, sizeof *out);
-    out->present = true;
-    const unsigned char *p = s, *end = p + n;
-    /* A NUL cannot be in a media type; what follows one is junk. */
-    const unsigned char *nul = n ? memchr(p, '\0', n) : NULL;
-    if (nul)
-        end = nul;
-    while (p < end && is_ows(*p))
-        p++;
-    const unsigned char *t = p;
-    while (p < end && is_tchar(*p))
-        p++;
-    size_t tlen = (size_t)(p - t);
-    if (tlen == 0 || p >= end || *p != '/')
-        return;
-    const unsigned char *st = ++p;
-    while (p < end && is_tchar(*p))
-        p++;
-    size_t slen = (size_t)(p - st);
-    if (slen == 0)
-        return;
-    out->valid = true;
-    out->type = xmalloc(tlen + 1 + slen + 1);
-    for (size_t i = 0; i < tlen; i++)
-        out->type[i] = lower((char)t[i]);
-    out->type[tlen] = '/';
-    for (size_t i = 0; i < slen; i++)
-        out->type[tlen + 1 + i] = lower((char)st[i]);
-    out->type[tlen + 1 + slen] = '\0';
-    out->subtype = out->type + tlen + 1;
-
-    /* Parameters: name=token or name="quoted"; anything unreadable is skipped to the next ';'. */
-    while (p < end) {
-        while (p < end && *p != ';')
-            p++;
-        if (p >= end)
-            break;
-        p++;
-        while (p < end && is_ows(*p))
-            p++;
-        const unsigned char *nm = p;
-        while (p < end && is_tchar(*p))
-            p++;
-        size_t nlen = (size_t)(p - nm);
-        if (nlen == 0 || p >= end || *p != '=')
-            continue;
-        p++;
-        struct strbuf v;
-        sb_init(&v);
-        if (p < end && *p == '"') {
-            for (p++; p < end && *p != '"'; p++) {
-                if (*p == '\\' && p + 1 < end)
-                    p++;
-                sb_addc(&v, (char)*p);
-            }
-            if (p < end)
-                p++;
-        } else {
-            while (p < end && *p != ';' && !is_ows(*p))
-                sb_addc(&v, (char)*p++);
-        }
-        if (out->nparams == BODY_MEDIA_MAX_PARAMS) {
-            sb_free(&v);
-            continue;
-        }
-        struct body_param *bp = &out->params[out->nparams++];
-        bp->name = lower_dup(nm, nlen);
-        bp->value = sb_detach(&v, NULL);
-        if (!out->charset && strcmp(bp->name, "charset") == 0)
-            out->charset = lower_dup((const unsigned char *)bp->value, strlen(bp->value));
-    }
-}
-
-void body_media_free(struct body_media *m)
-{
-    free(m->type);
-    free(m->charset);
-    for (size_t i = 0; i < m->nparams; i++) {
-        free(m->params[i].name);
-        free(m->params[i].value);
-    }
-    memset(m, 0, sizeof *m);
-}
-
-const char *body_media_param(const struct body_media *m, const char *name)
-{
-    for (size_t i = 0; i < m->nparams; i++) {
-        const char *a = m->params[i].name, *b = name;
-        while (*a && lower(*a) == lower(*b))
-            a++, b++;
-        if (*a == '\0' && *b == '\0')
-            return m->params[i].value;
-    }
-    return NULL;
-}
-
-/* What a media type tells us to expect. */
-enum media_class {
-    MC_NONE,    /* absent, or junk */
-    MC_GENERIC, /* application/octet-stream and friends: says nothing */
-    MC_UNKNOWN, /* a type dlqx does not know: the bytes decide */
-    MC_JSON,
-    MC_TEXT,
-    MC_BINARY, /* a named binary format: never sniffed as text or as an encrypted frame */
-    MC_ENCRYPTED,
-    MC_AVRO_REGISTERED,
-};
-
-/* Media types by class, space-separated; "type/" stands for a whole top-level type. */
-static const struct {
-    enum media_class cls;
-    const char *format;
-    const char *types;
-} media_rules[] = {
-    {MC_ENCRYPTED, NULL, "application/vnd.acemq.encrypted"},
-    {MC_AVRO_REGISTERED, "avro", "application/vnd.acemq.avro"},
-    {MC_JSON, NULL, "application/json text/json application/x-json"},
-    {MC_TEXT, "yaml", "application/yaml application/x-yaml text/yaml text/x-yaml"},
-    {MC_TEXT, "toml", "application/toml text/toml"},
-    {MC_TEXT, "xml", "application/xml text/xml"},
-    {MC_TEXT, "csv", "text/csv"},
-    {MC_TEXT, "html", "text/html"},
-    {MC_TEXT, "ndjson", "application/x-ndjson"},
-    {MC_TEXT, NULL, "text/ application/javascript application/x-www-form-urlencoded"},
-    {MC_BINARY, "avro", "avro/ application/avro"},
-    {MC_BINARY, "protobuf",
-     "application/x-protobuf application/protobuf application/x-google-protobuf "
-     "application/vnd.google.protobuf"},
-    {MC_BINARY, "msgpack", "application/msgpack application/x-msgpack application/vnd.msgpack"},
-    {MC_BINARY, "cbor", "application/cbor"},
-    {MC_BINARY, "bson", "application/bson"},
-    {MC_BINARY, "thrift", "application/x-thrift"},
-    {MC_BINARY, "gzip", "application/gzip application/x-gzip"},
-    {MC_BINARY, "zip", "application/zip"},
-    {MC_BINARY, "pdf", "application/pdf"},
-    {MC_BINARY, "image", "image/"},
-    {MC_BINARY, "audio", "audio/"},
-    {MC_BINARY, "video", "video/"},
-    {MC_GENERIC, NULL,
-     "application/octet-stream binary/octet-stream application/binary application/unknown"},
-};
-
-/* Whether type is one of the space-separated list (a "type/" entry matches a prefix). */
-static bool type_in(const char *type, const char *list)
-{
-    size_t tl = strlen(type);
-    for (const char *s = list; *s;) {
-        size_t n = strcspn(s, " ");
-        if (n && (s[n - 1] == '/' ? tl > n && strncmp(type, s, n) == 0
-                                  : tl == n && strncmp(type, s, n) == 0))
-            return true;
-        s += n;
-        s += *s == ' ';
-    }
-    return false;
-}
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static enum media_class media_classify(const struct body_media *m, const char **format)
-{
-    *format = NULL;
-    if (!m->valid)
-        return MC_NONE;
-    for (size_t i = 0; i < sizeof media_rules / sizeof media_rules[0]; i++)
-        if (type_in(m->type, media_rules[i].types)) {
-            *format = media_rules[i].format;
-            return media_rules[i].cls;
-        }
-    /* Structured-syntax suffixes (RFC 6839): application/cloudevents+json and the like. */
-    static const struct {
-        const char *suffix, *format;
-        enum media_class cls;
-    } suffixes[] = {
-        {"+json", NULL, MC_JSON},
-        {"+xml", "xml", MC_TEXT},
-        {"+yaml", "yaml", MC_TEXT},
-        {"+avro", "avro", MC_BINARY},
-    };
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
-        if (has_suffix(m->subtype, suffixes[i].suffix)) {
-            *format = suffixes[i].format;
-            return suffixes[i].cls;
-        }
-    return MC_UNKNOWN;
-}
 
 /* ---- classification ------------------------------------------------------------------- */
 
@@ -287,11 +59,6 @@ static bool malformed(struct body_info *in, enum body_frame f, const char *fmt, 
     vsnprintf(in->note, sizeof in->note, fmt, ap);
     va_end(ap);
     return true;
-}
-
-static bool json_ws(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 /* Valid UTF-8 that reads as text: no NUL, no control bytes but tab, newline, CR, form feed. */
@@ -444,7 +211,7 @@ static void sniff(struct body_info *in, const unsigned char *p, size_t n)
     in->sniffed = true;
     if (looks_text(p, n)) {
         size_t i = 0;
-        while (i < n && json_ws(p[i]))
+        while (i < n && body_json_ws(p[i]))
             i++;
         if (i < n && (p[i] == '{' || p[i] == '[')) {
             json_check(in, p, n);
@@ -468,7 +235,7 @@ static void classify(struct body_info *in, const unsigned char *p, size_t n, con
     if (ct)
         body_media_parse(ct->data, ct->len, &in->media);
     const char *format;
-    enum media_class mc = media_classify(&in->media, &format);
+    enum media_class mc = body_media_class(&in->media, &format);
     if (n == 0) {
         in->kind = BODY_EMPTY;
         return;
@@ -523,50 +290,14 @@ static void classify(struct body_info *in, const unsigned char *p, size_t n, con
     sniff(in, p, n);
 }
 
-struct compression {
-    const char *token, *name;
-};
-
-static const struct compression compressions[] = {
-    {"gzip", "gzip"},     {"x-gzip", "gzip"},       {"deflate", "deflate"},     {"br", "br"},
-    {"zstd", "zstd"},     {"compress", "compress"}, {"x-compress", "compress"}, {"lz4", "lz4"},
-    {"snappy", "snappy"},
-};
-
-/* The first compression named in a content_encoding list, or NULL. */
-static const char *compression_of(const char *enc)
-{
-    const char *s = enc;
-    while (*s) {
-        while (*s == ' ' || *s == '\t' || *s == ',')
-            s++;
-        size_t n = strcspn(s, ", \t");
-        for (size_t i = 0; i < sizeof compressions / sizeof compressions[0]; i++)
-            if (strlen(compressions[i].token) == n && strncmp(s, compressions[i].token, n) == 0)
-                return compressions[i].name;
-        s += n;
-    }
-    return NULL;
-}
-
 void body_classify(const void *data, size_t len, const struct bytes *content_type,
                    const struct bytes *content_encoding, struct body_info *out)
 {
     memset(out, 0, sizeof *out);
     const unsigned char *p = data;
-    if (content_encoding) {
-        const unsigned char *e = content_encoding->data;
-        size_t n = content_encoding->len;
-        const unsigned char *nul = n ? memchr(e, '\0', n) : NULL;
-        if (nul)
-            n = (size_t)(nul - e);
-        while (n && is_ows(*e))
-            e++, n--;
-        while (n && is_ows(e[n - 1]))
-            n--;
-        out->encoding = lower_dup(e, n);
-    }
-    const char *comp = out->encoding ? compression_of(out->encoding) : NULL;
+    if (content_encoding)
+        out->encoding = body_encoding_parse(content_encoding);
+    const char *comp = out->encoding ? body_compression(out->encoding) : NULL;
     if (comp && len > 0) {
         if (content_type)
             body_media_parse(content_type->data, content_type->len, &out->media);
@@ -579,16 +310,9 @@ void body_classify(const void *data, size_t len, const struct bytes *content_typ
     }
     classify(out, p, len, content_type, true);
     /* Say so when a content_encoding was ignored, unless something more important is said. */
-    static const char *const harmless[] = {"",       "identity", "utf-8", "utf8",
-                                           "binary", "7bit",     "8bit"};
-    if (out->encoding && !comp && !out->note[0]) {
-        bool ok = false;
-        for (size_t i = 0; i < sizeof harmless / sizeof harmless[0]; i++)
-            ok = ok || strcmp(out->encoding, harmless[i]) == 0;
-        if (!ok)
-            note(out, "content_encoding \"%.64s\" is not understood; the body is shown as it is",
-                 out->encoding);
-    }
+    if (out->encoding && !comp && !out->note[0] && !body_encoding_harmless(out->encoding))
+        note(out, "content_encoding \"%.64s\" is not understood; the body is shown as it is",
+             out->encoding);
 }
 
 void body_info_free(struct body_info *info)
@@ -602,364 +326,4 @@ void body_info_free(struct body_info *info)
         free(info->inner);
     }
     memset(info, 0, sizeof *info);
-}
-
-/* ---- rendering ------------------------------------------------------------------------ */
-
-void body_hexdump(const void *data, size_t len, size_t base, struct strbuf *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *p = data;
-    for (size_t off = 0; off < len; off += 16) {
-        size_t n = len - off < 16 ? len - off : 16;
-        char line[96];
-        size_t w = (size_t)snprintf(line, sizeof line, "%08zx  ", base + off);
-        for (size_t i = 0; i < 16; i++) {
-            if (i < n) {
-                line[w++] = hex[p[off + i] >> 4];
-                line[w++] = hex[p[off + i] & 15];
-                line[w++] = ' ';
-            } else {
-                memcpy(line + w, "   ", 3), w += 3;
-            }
-            if (i == 7)
-                line[w++] = ' ';
-        }
-        line[w++] = ' ';
-        line[w++] = '|';
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = p[off + i];
-            line[w++] = (c >= 0x20 && c <= 0x7e) ? (char)c : '.';
-        }
-        line[w++] = '|';
-        line[w++] = '\n';
-        sb_add(out, line, w);
-    }
-}
-
-static void more_line(struct strbuf *out, size_t more)
-{
-    if (more)
-        sb_addf(out, "\xe2\x80\xa6 %zu more bytes\n", more);
-}
-
-/* How many of n bytes fit the limit, cut back to a UTF-8 character boundary. */
-static size_t text_cut(const unsigned char *p, size_t n, size_t limit)
-{
-    if (n <= limit)
-        return n;
-    size_t k = limit;
-    while (k > 0 && (p[k] & 0xC0) == 0x80)
-        k--;
-    return k;
-}
-
-/* Ends what was appended since start with a newline, if anything was and it has none. */
-static void end_line(struct strbuf *out, size_t start)
-{
-    if (out->len > start && out->buf[out->len - 1] != '\n')
-        sb_addc(out, '\n');
-}
-
-static void render_hex(const unsigned char *p, size_t n, size_t base, size_t limit,
-                       struct strbuf *out)
-{
-    size_t k = n < limit ? n : limit;
-    body_hexdump(p, k, base, out);
-    more_line(out, n - k);
-}
-
-static void render_text(const unsigned char *p, size_t n, size_t limit, struct strbuf *out)
-{
-    size_t k = text_cut(p, n, limit), start = out->len;
-    sb_add(out, p, k);
-    end_line(out, start);
-    more_line(out, n - k);
-}
-
-static void newline_indent(struct strbuf *out, int depth)
-{
-    sb_addc(out, '\n');
-    int d = depth < 0 ? 0 : depth > JSON_INDENT_MAX ? JSON_INDENT_MAX : depth;
-    for (int i = 0; i < d; i++)
-        sb_add(out, "  ", 2);
-}
-
-/* Re-indents valid JSON token by token, so every number, escape and duplicate key is shown
- * as it was sent (a jansson round trip would rewrite 1e2 as 100.0 and drop duplicates). */
-static void render_json(const unsigned char *p, size_t n, size_t limit, struct strbuf *out)
-{
-    size_t k = text_cut(p, n, limit), start = out->len;
-    int depth = 0;
-    bool in_str = false, esc = false;
-    for (size_t i = 0; i < k; i++) {
-        unsigned char c = p[i];
-        if (in_str) {
-            sb_addc(out, (char)c);
-            if (esc)
-                esc = false;
-            else if (c == '\\')
-                esc = true;
-            else if (c == '"')
-                in_str = false;
-            continue;
-        }
-        if (json_ws(c))
-            continue;
-        switch (c) {
-        case '"':
-            in_str = true;
-            sb_addc(out, '"');
-            break;
-        case '{':
-        case '[': {
-            size_t j = i + 1;
-            while (j < k && json_ws(p[j]))
-                j++;
-            sb_addc(out, (char)c);
-            if (j < k && p[j] == (c == '{' ? '}' : ']')) {
-                sb_addc(out, (char)p[j]);
-                i = j;
-            } else {
-                newline_indent(out, ++depth);
-            }
-            break;
-        }
-        case '}':
-        case ']':
-            newline_indent(out, --depth);
-            sb_addc(out, (char)c);
-            break;
-        case ',':
-            sb_addc(out, ',');
-            newline_indent(out, depth);
-            break;
-        case ':':
-            sb_add(out, ": ", 2);
-            break;
-        default:
-            sb_addc(out, (char)c);
-        }
-    }
-    end_line(out, start);
-    more_line(out, n - k);
-}
-
-/* A value read out of a frame, on one line: C0 controls and DEL written as \xNN so that a
- * hostile key cannot start a line of its own, and cut at max bytes. Not a terminal sanitizer. */
-static void add_field(struct strbuf *out, const char *s, size_t max)
-{
-    if (!s)
-        s = "";
-    size_t n = strlen(s);
-    size_t k = text_cut((const unsigned char *)s, n, max);
-    for (size_t i = 0; i < k; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f)
-            sb_addf(out, "\\x%02x", c);
-        else
-            sb_addc(out, (char)c);
-    }
-    if (k < n)
-        sb_adds(out, "\xe2\x80\xa6");
-}
-
-static const char *frame_name(enum body_frame f)
-{
-    switch (f) {
-    case BODY_FRAME_ENCRYPTED:
-    case BODY_FRAME_ENCRYPTED_GO_OLD:
-    case BODY_FRAME_ENCRYPTED_NET_OLD:
-        return "acemq encrypted";
-    case BODY_FRAME_CLAIM_INLINE:
-    case BODY_FRAME_CLAIM_CHECKED:
-        return "acemq claim-check";
-    case BODY_FRAME_AVRO_REGISTERED:
-        return "avro";
-    case BODY_FRAME_NONE:
-        break;
-    }
-    return "frame";
-}
-
-static void render_encrypted(const struct body_info *in, size_t n, struct strbuf *out)
-{
-    size_t rest = n - in->payload_off;
-    switch (in->frame) {
-    case BODY_FRAME_ENCRYPTED_GO_OLD:
-        sb_adds(out, "acemq encrypted, legacy Go framing (acemq-go-amqp <= 0.3.0), key id: ");
-        break;
-    case BODY_FRAME_ENCRYPTED_NET_OLD:
-        sb_adds(out, "acemq encrypted, legacy .NET framing (AES-256-CBC + HMAC-SHA-256, "
-                     "AceMq.Amqp <= 0.3.0), key id: ");
-        break;
-    default:
-        sb_adds(out, "acemq encrypted (AES-GCM), key id: ");
-    }
-    add_field(out, in->key_id, 255);
-    if (in->frame == BODY_FRAME_ENCRYPTED_NET_OLD)
-        sb_addf(out, "\n16-byte IV, %zu bytes of ciphertext, 32-byte tag\n",
-                rest - NET_IV - NET_TAG);
-    else
-        sb_addf(out, "\n12-byte nonce, %zu bytes of ciphertext, 16-byte tag\n",
-                rest - ENC_NONCE - ENC_TAG);
-}
-
-void body_render(const struct body_info *info, const void *data, size_t len, struct strbuf *out,
-                 unsigned flags, size_t limit)
-{
-    const unsigned char *p = data;
-    size_t off = info->payload_off;
-    if (info->len != len || off > len) {
-        /* Not the bytes that were classified: show them and trust nothing else. */
-        sb_adds(out, "(the body does not match its classification; shown as bytes)\n");
-        flags |= BODY_RENDER_HEX;
-    }
-    if ((flags & BODY_RENDER_HEX) && len > 0) {
-        render_hex(p, len, 0, limit, out);
-        return;
-    }
-    switch (info->kind) {
-    case BODY_EMPTY:
-        sb_adds(out, "(empty body)\n");
-        break;
-    case BODY_JSON:
-        if (info->json_valid && !(flags & BODY_RENDER_RAW)) {
-            render_json(p, len, limit, out);
-            break;
-        }
-        if (info->json_checked && !info->json_valid) {
-            /* jansson's text may quote body bytes: kept to its one line. */
-            sb_adds(out, "not valid JSON: ");
-            add_field(out, info->json_error, sizeof info->json_error);
-            sb_addf(out, " (line %d, column %d)\n", info->json_line, info->json_column);
-        }
-        if (!memchr(p, '\0', len) && utf8_valid(p, len))
-            render_text(p, len, limit, out);
-        else
-            render_hex(p, len, 0, limit, out);
-        break;
-    case BODY_TEXT:
-        render_text(p, len, limit, out);
-        break;
-    case BODY_BINARY:
-        if (info->note[0])
-            sb_addf(out, "%s\n", info->note);
-        render_hex(p, len, 0, limit, out);
-        break;
-    case BODY_COMPRESSED:
-        sb_addf(out, "compressed (%s), shown as bytes\n", info->format);
-        if (info->note[0])
-            sb_addf(out, "%s\n", info->note);
-        render_hex(p, len, 0, limit, out);
-        break;
-    case BODY_ENCRYPTED:
-        render_encrypted(info, len, out);
-        render_hex(p + off, len - off, off, limit, out);
-        break;
-    case BODY_CLAIM_CHECK:
-        if (info->frame == BODY_FRAME_CLAIM_CHECKED) {
-            sb_adds(out, "acemq claim-check: the payload is in the store, key: ");
-            add_field(out, info->store_key, limit < RENDER_KEY_MAX ? limit : RENDER_KEY_MAX);
-            sb_addc(out, '\n');
-        } else {
-            sb_addf(out, "acemq claim-check: payload inline (%zu bytes)\n", len - off);
-            body_render(info->inner, p + off, len - off, out, flags, limit);
-        }
-        break;
-    case BODY_AVRO_REGISTERED:
-        sb_addf(out, "avro, schema registry framing: schema id %u\n", (unsigned)info->schema_id);
-        render_hex(p + off, len - off, off, limit, out);
-        break;
-    case BODY_MALFORMED_FRAME:
-        sb_addf(out, "malformed %s frame: %s", frame_name(info->frame), info->note);
-        if (info->key_id) {
-            sb_adds(out, " (key id: ");
-            add_field(out, info->key_id, 255);
-            sb_addc(out, ')');
-        }
-        sb_adds(out, "; shown as bytes\n");
-        render_hex(p, len, 0, limit, out);
-        break;
-    }
-}
-
-/* ---- summary -------------------------------------------------------------------------- */
-
-/* Integer arithmetic, so that a locale set by the UI cannot turn "1.2 KB" into "1,2 KB". */
-void body_size_format(size_t n, char out[16])
-{
-    static const char *const units[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
-    const int nunits = (int)(sizeof units / sizeof units[0]);
-    uint64_t v = n, div = 1024;
-    if (v < 1024) {
-        snprintf(out, 16, "%zu B", n);
-        return;
-    }
-    int u = 0;
-    while (u + 1 < nunits && v / div >= 1024)
-        div <<= 10, u++;
-    uint64_t tenths = v / div * 10 + (v % div * 10 + div / 2) / div;
-    if (tenths >= 10240 && u + 1 < nunits) { /* 1023.96 KB reads better as 1.0 MB */
-        div <<= 10, u++;
-        tenths = v / div * 10 + (v % div * 10 + div / 2) / div;
-    }
-    /* tenths < 10240 here; the modulo only tells the compiler the output fits. */
-    snprintf(out, 16, "%u.%u %s", (unsigned)(tenths / 10 % 10000), (unsigned)(tenths % 10),
-             units[u]);
-}
-
-/* The words before the size. */
-static void summary_words(const struct body_info *in, struct strbuf *out)
-{
-    switch (in->kind) {
-    case BODY_EMPTY:
-        sb_adds(out, "empty");
-        return;
-    case BODY_JSON:
-        sb_adds(out, in->json_checked && !in->json_valid ? "json (invalid)" : "json");
-        return;
-    case BODY_TEXT:
-        sb_adds(out, in->format ? in->format : "text");
-        return;
-    case BODY_BINARY:
-        sb_adds(out, in->format ? in->format : "binary");
-        return;
-    case BODY_COMPRESSED:
-        sb_addf(out, "compressed (%s)", in->format);
-        return;
-    case BODY_ENCRYPTED:
-        sb_adds(out, in->frame == BODY_FRAME_ENCRYPTED_GO_OLD    ? "acemq encrypted (legacy go)"
-                     : in->frame == BODY_FRAME_ENCRYPTED_NET_OLD ? "acemq encrypted (legacy .net)"
-                                                                 : "acemq encrypted");
-        sb_adds(out, " key=");
-        add_field(out, in->key_id, SUMMARY_KEY_MAX);
-        return;
-    case BODY_CLAIM_CHECK:
-        if (in->frame == BODY_FRAME_CLAIM_CHECKED) {
-            sb_adds(out, "acemq claim-check store-key=");
-            add_field(out, in->store_key, SUMMARY_KEY_MAX);
-        } else {
-            sb_adds(out, "acemq claim-check inline ");
-            if (in->inner)
-                summary_words(in->inner, out);
-        }
-        return;
-    case BODY_AVRO_REGISTERED:
-        sb_addf(out, "avro schema=%u", (unsigned)in->schema_id);
-        return;
-    case BODY_MALFORMED_FRAME:
-        sb_addf(out, "%s (malformed)", frame_name(in->frame));
-        return;
-    }
-}
-
-void body_summary(const struct body_info *info, struct strbuf *out)
-{
-    summary_words(info, out);
-    if (info->kind == BODY_EMPTY)
-        return;
-    char size[16];
-    body_size_format(info->len, size);
-    sb_addf(out, " %s", size);
 }

@@ -11,6 +11,10 @@
  * The rendered lines and the summary still hold untrusted text (JSON strings, text bodies,
  * key ids): the caller passes them through the terminal sanitizer. Only the hexdump's ASCII
  * column is guaranteed printable ASCII.
+ *
+ * The files: body_media.c (content_type and content_encoding), body.c (classifying: frames,
+ * JSON, text, binary), body_render.c (the lines and the summary); body_internal.h is what
+ * they share.
  */
 #ifndef DLQX_BODY_H
 #define DLQX_BODY_H
