@@ -366,13 +366,33 @@ static bool is_raw_wrap(const json_t *root)
            json_is_object(json_object_get(root, "dead_letter"));
 }
 
+/* An envelope whose identity is missing: no job or urn, but a meta object that holds
+ * schema_version and the producer's lang or created_at, beside a top-level trace_id, attempts
+ * or dead_letter. The SDKs read such a body as an envelope and refuse it (missing_urn); read as
+ * plain AMQP it would pass for an accepted message. A JSON:API-like {"data", "meta"} document,
+ * or meta without schema_version, is not this. */
+static bool has_headless_shape(const json_t *root)
+{
+    static const char *const producer[] = {"lang", "created_at"};
+    static const char *const companions[] = {"trace_id", "attempts", "dead_letter"};
+    const json_t *meta = json_object_get(root, "meta");
+    if (!json_is_object(meta) || !json_object_get(meta, "schema_version"))
+        return false;
+    bool by_producer = false, beside = false;
+    for (size_t i = 0; i < NELEM(producer); i++)
+        by_producer = by_producer || json_object_get(meta, producer[i]);
+    for (size_t i = 0; i < NELEM(companions); i++)
+        beside = beside || json_object_get(root, companions[i]);
+    return by_producer && beside;
+}
+
 static bool has_shape(const json_t *root)
 {
     static const char *const companions[] = {"meta", "trace_id", "data", "attempts"};
     if (!json_is_object(root))
         return false;
     if (!json_object_get(root, "job") && !json_object_get(root, "urn"))
-        return false;
+        return has_headless_shape(root);
     for (size_t i = 0; i < NELEM(companions); i++)
         if (json_object_get(root, companions[i]))
             return true;
