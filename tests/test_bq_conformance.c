@@ -20,7 +20,8 @@
  *   roundtrip      accepted; then the copy dlqx would send back (restamp_build, replay, with
  *                  attempt= the body's attempts + 1: decode → attempts+1 → encode) must read as
  *                  the same document with only attempts changed: unknown keys kept, same
- *                  types; every expect_preserved pointer is checked on its own as well.
+ *                  types; every expect_preserved pointer is checked on its own as well;
+ *                  a projected copy's x-attempts and properties follow its body.
  *   forbidden_keys accepted, a warning naming the key; the replayed copy (no change) must not
  *                  hold any expect_absent_after_reencode pointer, and is otherwise the same.
  * Blocks that are not about reading an envelope from RabbitMQ are listed in NOT_RUN with the
@@ -301,8 +302,32 @@ static bool has_warning(json_t *rec, const char *needle1, const char *needle2)
     return false;
 }
 
+/* The copy keeps the producers' projection in step with its body: x-attempts = attempts,
+ * message_id = meta.id, type = job (or urn), correlation_id = trace_id (manifest "rabbitmq"). */
+static void check_copy_projection(const struct outgoing *out, json_t *body)
+{
+    const struct hval *xa = htable_get(out->headers, "x-attempts");
+    json_t *att = json_object_get(body, "attempts");
+    if (!xa || xa->kind != HV_I32 || xa->v.i != json_integer_value(att))
+        fail_msg("the copy's x-attempts does not follow its attempts (%lld)",
+                 (long long)json_integer_value(att));
+    const struct {
+        enum prop_flag f;
+        json_t *want;
+    } props[] = {
+        {PROP_message_id, json_object_get(json_object_get(body, "meta"), "id")},
+        {PROP_type, json_object_get(body, json_object_get(body, "job") ? "job" : "urn")},
+        {PROP_correlation_id, json_object_get(body, "trace_id")},
+    };
+    for (size_t i = 0; i < sizeof props / sizeof *props; i++) {
+        const struct bytes *b = props_string(&out->props, props[i].f);
+        if (!b || !bytes_eq_cstr(b, json_string_value(props[i].want)))
+            fail_msg("the copy's %s does not follow its body", prop_name(props[i].f));
+    }
+}
+
 /* The copy dlqx would send back (replay), optionally with attempt=N; returns its body parsed. */
-static json_t *replayed(const struct decoded *d, const json_int_t *attempt)
+static json_t *replayed(const struct decoded *d, const json_int_t *attempt, bool projected)
 {
     struct env_change ch;
     memset(&ch, 0, sizeof ch);
@@ -325,6 +350,8 @@ static json_t *replayed(const struct decoded *d, const json_int_t *attempt)
     json_t *doc = json_loadb((const char *)out.body.data, out.body.len, 0, &je);
     if (!doc)
         fail_msg("the replayed body is not JSON: %s", je.text);
+    if (projected)
+        check_copy_projection(&out, doc);
     outgoing_free(&out);
     return doc;
 }
@@ -383,7 +410,7 @@ static void run_case(void **state)
 
     if (strcmp(c->block, "roundtrip") == 0) {
         json_int_t att = json_integer_value(json_object_get(c->doc, "attempts")) + 1;
-        json_t *got = replayed(&d, &att);
+        json_t *got = replayed(&d, &att, c->variant == PROJECTED);
         assert_json_equal(json_object_get(spec, "expect_attempts"), json_object_get(got, "attempts"),
                           "attempts after decode -> attempts+1 -> encode");
         const char *ptr;
@@ -399,7 +426,7 @@ static void run_case(void **state)
         const char *fk = jstr(spec, "forbidden_key");
         if (!has_warning(rec, fk, "forbidden"))
             fail_msg("%s: no warning naming the forbidden key %s", name, fk);
-        json_t *got = replayed(&d, NULL);
+        json_t *got = replayed(&d, NULL, c->variant == PROJECTED);
         json_t *want = json_deep_copy(c->doc);
         size_t i;
         json_t *p;
