@@ -844,7 +844,8 @@ static void test_detect(void **state)
     bq_envelope_free(&e);
     /* An envelope without its identity is detected by its shape and refused. */
     assert_int_equal(parse("{" TRACE "," DATA "," META "," ATT "}", &e), BQ_MISSING_URN);
-    assert_int_equal(e.detected, BQ_DETECT_SHAPE);
+    assert_int_equal(e.detected, BQ_DETECT_NO_URN);
+    assert_string_equal(bq_detected_name(e.detected), "shape_without_urn");
     bq_envelope_free(&e);
     bytes_free(&app);
     assert_string_equal(bq_detected_name(BQ_DETECT_RAW_WRAP), "raw_wrap");

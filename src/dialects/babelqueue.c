@@ -55,6 +55,8 @@ const char *bq_detected_name(enum bq_detected d)
         return "shape";
     case BQ_DETECT_RAW_WRAP:
         return "raw_wrap";
+    case BQ_DETECT_NO_URN:
+        return "shape_without_urn";
     }
     return "?";
 }
@@ -392,7 +394,7 @@ static bool has_shape(const json_t *root)
     if (!json_is_object(root))
         return false;
     if (!json_object_get(root, "job") && !json_object_get(root, "urn"))
-        return has_headless_shape(root);
+        return false;
     for (size_t i = 0; i < NELEM(companions); i++)
         if (json_object_get(root, companions[i]))
             return true;
@@ -407,18 +409,25 @@ enum bq_detected bq_detect_doc(const json_t *doc, const struct bq_props *props)
         return BQ_DETECT_SHAPE;
     if (is_raw_wrap(doc))
         return BQ_DETECT_RAW_WRAP;
+    if (has_headless_shape(doc))
+        return BQ_DETECT_NO_URN;
     return BQ_DETECT_NONE;
+}
+
+enum bq_detected bq_detect_how(const void *body, size_t len, const struct bq_props *props)
+{
+    if (app_id_is_bq(props))
+        return BQ_DETECT_APP_ID;
+    json_error_t jerr;
+    json_t *doc = json_loadb(len ? body : "", len, BQ_JSON_FLAGS, &jerr);
+    enum bq_detected r = bq_detect_doc(doc, props);
+    json_decref(doc);
+    return r;
 }
 
 bool bq_detect(const void *body, size_t len, const struct bq_props *props)
 {
-    if (app_id_is_bq(props))
-        return true;
-    json_error_t jerr;
-    json_t *doc = json_loadb(len ? body : "", len, BQ_JSON_FLAGS, &jerr);
-    bool r = bq_detect_doc(doc, props) != BQ_DETECT_NONE;
-    json_decref(doc);
-    return r;
+    return bq_detect_how(body, len, props) != BQ_DETECT_NONE;
 }
 
 /* ---- duplicate keys ------------------------------------------------------------------- */
