@@ -490,6 +490,6 @@ const struct dialect_ops dialect_babelqueue = {
     .fields = fields,
     .to_json = to_json,
     .restamp = bq_restamp,
-    .replay_rule = "the body's own bytes less dead_letter, attempts 0 (x-attempts too); to "
-                   "dead_letter.original_queue, else meta.queue",
+    .replay_rule = "the body's own bytes less dead_letter and the forbidden legacy keys, "
+                   "attempts 0 (x-attempts too); to dead_letter.original_queue, else meta.queue",
 };
