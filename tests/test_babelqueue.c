@@ -801,8 +801,22 @@ static void test_detect(void **state)
     assert_true(detect("not json at all", "babelqueue"));
     assert_true(detect("{" JOB "," DATA "}", "orders-service"));
 
+    /* No job or urn, but the rest of an envelope (conformance invalid-missing-urn): it is
+     * BabelQueue, and refused as missing_urn below. */
+    assert_true(detect("{" TRACE "," DATA "," META "," ATT "}", NULL));
+    assert_true(detect("{\"attempts\":0,\"meta\":{\"schema_version\":1,\"lang\":\"go\"}}", NULL));
+    assert_true(detect("{\"dead_letter\":{},\"meta\":{\"schema_version\":2,\"created_at\":1}}",
+                       NULL));
+
     assert_false(detect("{\"order_id\":1}", NULL));
     assert_false(detect("{\"order_id\":1,\"data\":{},\"meta\":{}}", NULL));
+    /* Without job/urn the shape needs meta.schema_version, lang or created_at, and trace_id,
+     * attempts or dead_letter: a JSON:API-like document is not an envelope. */
+    assert_false(detect("{\"data\":{},\"meta\":{\"schema_version\":1,\"lang\":\"go\"}}", NULL));
+    assert_false(detect("{\"trace_id\":\"t\",\"meta\":{\"schema_version\":1}}", NULL));
+    assert_false(detect("{\"trace_id\":\"t\",\"meta\":{\"lang\":\"go\"}}", NULL));
+    assert_false(detect("{\"trace_id\":\"t\",\"meta\":[\"schema_version\",\"lang\"]}", NULL));
+    assert_false(detect("{\"trace_id\":\"t\",\"schema_version\":1,\"lang\":\"go\"}", NULL));
     assert_false(detect("{\"job\":\"urn:babel:orders:created\"}", NULL));
     assert_false(detect("{\"raw\":\"garbage\"}", NULL));
     assert_false(detect("{\"raw\":1,\"dead_letter\":{}}", NULL));
@@ -827,6 +841,11 @@ static void test_detect(void **state)
     /* Another producer's JSON is parsed but not detected (and fails the first rule). */
     assert_int_equal(parse("{\"order_id\":1}", &e), BQ_MISSING_URN);
     assert_int_equal(e.detected, BQ_DETECT_NONE);
+    bq_envelope_free(&e);
+    /* An envelope without its identity is detected by its shape and refused. */
+    assert_int_equal(parse("{" TRACE "," DATA "," META "," ATT "}", &e), BQ_MISSING_URN);
+    assert_int_equal(e.detected, BQ_DETECT_NO_URN);
+    assert_string_equal(bq_detected_name(e.detected), "shape_without_urn");
     bq_envelope_free(&e);
     bytes_free(&app);
     assert_string_equal(bq_detected_name(BQ_DETECT_RAW_WRAP), "raw_wrap");

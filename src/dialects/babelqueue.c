@@ -55,6 +55,8 @@ const char *bq_detected_name(enum bq_detected d)
         return "shape";
     case BQ_DETECT_RAW_WRAP:
         return "raw_wrap";
+    case BQ_DETECT_NO_URN:
+        return "shape_without_urn";
     }
     return "?";
 }
@@ -366,6 +368,26 @@ static bool is_raw_wrap(const json_t *root)
            json_is_object(json_object_get(root, "dead_letter"));
 }
 
+/* An envelope whose identity is missing: no job or urn, but a meta object that holds
+ * schema_version and the producer's lang or created_at, beside a top-level trace_id, attempts
+ * or dead_letter. The SDKs read such a body as an envelope and refuse it (missing_urn); read as
+ * plain AMQP it would pass for an accepted message. A JSON:API-like {"data", "meta"} document,
+ * or meta without schema_version, is not this. */
+static bool has_headless_shape(const json_t *root)
+{
+    static const char *const producer[] = {"lang", "created_at"};
+    static const char *const companions[] = {"trace_id", "attempts", "dead_letter"};
+    const json_t *meta = json_object_get(root, "meta");
+    if (!json_is_object(meta) || !json_object_get(meta, "schema_version"))
+        return false;
+    bool by_producer = false, beside = false;
+    for (size_t i = 0; i < NELEM(producer); i++)
+        by_producer = by_producer || json_object_get(meta, producer[i]);
+    for (size_t i = 0; i < NELEM(companions); i++)
+        beside = beside || json_object_get(root, companions[i]);
+    return by_producer && beside;
+}
+
 static bool has_shape(const json_t *root)
 {
     static const char *const companions[] = {"meta", "trace_id", "data", "attempts"};
@@ -387,18 +409,25 @@ enum bq_detected bq_detect_doc(const json_t *doc, const struct bq_props *props)
         return BQ_DETECT_SHAPE;
     if (is_raw_wrap(doc))
         return BQ_DETECT_RAW_WRAP;
+    if (has_headless_shape(doc))
+        return BQ_DETECT_NO_URN;
     return BQ_DETECT_NONE;
+}
+
+enum bq_detected bq_detect_how(const void *body, size_t len, const struct bq_props *props)
+{
+    if (app_id_is_bq(props))
+        return BQ_DETECT_APP_ID;
+    json_error_t jerr;
+    json_t *doc = json_loadb(len ? body : "", len, BQ_JSON_FLAGS, &jerr);
+    enum bq_detected r = bq_detect_doc(doc, props);
+    json_decref(doc);
+    return r;
 }
 
 bool bq_detect(const void *body, size_t len, const struct bq_props *props)
 {
-    if (app_id_is_bq(props))
-        return true;
-    json_error_t jerr;
-    json_t *doc = json_loadb(len ? body : "", len, BQ_JSON_FLAGS, &jerr);
-    bool r = bq_detect_doc(doc, props) != BQ_DETECT_NONE;
-    json_decref(doc);
-    return r;
+    return bq_detect_how(body, len, props) != BQ_DETECT_NONE;
 }
 
 /* ---- duplicate keys ------------------------------------------------------------------- */

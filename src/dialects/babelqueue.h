@@ -90,12 +90,19 @@ enum bq_detected {
     BQ_DETECT_APP_ID,   /* app_id is "babelqueue" (the body may be anything) */
     BQ_DETECT_SHAPE,    /* an object with job or urn plus meta, trace_id, data or attempts */
     BQ_DETECT_RAW_WRAP, /* {"raw": "<body>", "dead_letter": {…}} */
+    BQ_DETECT_NO_URN,   /* neither job nor urn, but a meta holding schema_version and lang or
+                         * created_at, beside trace_id, attempts or dead_letter: an envelope
+                         * that lost its identity. It is read, and refused as missing_urn, as
+                         * the SDKs refuse it (conformance invalid-missing-urn). */
 };
 
 /* Whether the message is BabelQueue: app_id is exactly "babelqueue" (then the body is not
- * even parsed), or the body is an envelope-shaped object, or the wrapped raw form. A JSON
- * body of another producer ({"order_id":1}) is not. Never fails. */
+ * even parsed), or the body is an envelope-shaped object (with its job/urn, or without it:
+ * BQ_DETECT_NO_URN), or the wrapped raw form. A JSON body of another producer
+ * ({"order_id":1}, {"data":{},"meta":{}}) is not. Never fails. */
 bool bq_detect(const void *body, size_t len, const struct bq_props *props);
+/* The same, saying how (BQ_DETECT_NONE: not BabelQueue). */
+enum bq_detected bq_detect_how(const void *body, size_t len, const struct bq_props *props);
 /* The same on an already parsed document (borrowed; NULL for a body that did not parse). */
 enum bq_detected bq_detect_doc(const json_t *doc, const struct bq_props *props);
 

@@ -2,7 +2,9 @@
  * babelqueue_dialect: BabelQueue recognised and decoded (babelqueue_dialect.h).
  *
  *   recognise    app_id "babelqueue", the envelope's shape, or the {"raw", "dead_letter"}
- *                wrapper (bq_detect): 90
+ *                wrapper (bq_detect_how): 90; the shape without job or urn (meta.schema_version
+ *                with lang or created_at, beside trace_id, attempts or dead_letter): 60 — read,
+ *                and refused as missing_urn as the SDKs refuse it
  *   id           meta.id, else the message_id property, else a name-based UUID
  *   type         job (or its alias urn), else the type property, else "message"
  *   correlation  trace_id, else the correlation_id property
@@ -42,11 +44,13 @@ static struct bq_props props_of(const struct message *m)
 static int recognise(const struct dialect_input *in, struct dialect_match *m)
 {
     struct bq_props bp = props_of(in->msg);
-    if (!bq_detect(in->body, in->body_len, &bp))
+    enum bq_detected how = bq_detect_how(in->body, in->body_len, &bp);
+    if (how == BQ_DETECT_NONE)
         return 0;
-    const struct bytes *app = bp.app_id;
-    dialect_match_by(m, app && bytes_eq_cstr(app, "babelqueue") ? "app_id" : "body");
-    return 90;
+    dialect_match_by(m, how == BQ_DETECT_APP_ID ? "app_id" : "body");
+    /* The envelope without its job/urn is weaker evidence (its meta and trace_id alone): a
+     * body envelope without identity, below any framework's own headers. */
+    return how == BQ_DETECT_NO_URN ? 60 : 90;
 }
 
 static struct bytes json_text(const struct bq_str *s)
@@ -323,6 +327,8 @@ static const char *detected_meaning(enum bq_detected how)
         return "the body has the envelope's shape";
     case BQ_DETECT_RAW_WRAP:
         return "the body is the {\"raw\", \"dead_letter\"} wrapper";
+    case BQ_DETECT_NO_URN:
+        return "the body has the envelope's shape but no job or urn";
     case BQ_DETECT_NONE:
     default:
         return NULL;
@@ -484,6 +490,6 @@ const struct dialect_ops dialect_babelqueue = {
     .fields = fields,
     .to_json = to_json,
     .restamp = bq_restamp,
-    .replay_rule = "the body's own bytes less dead_letter, attempts 0 (x-attempts too); to "
-                   "dead_letter.original_queue, else meta.queue",
+    .replay_rule = "the body's own bytes less dead_letter and the forbidden legacy keys, "
+                   "attempts 0 (x-attempts too); to dead_letter.original_queue, else meta.queue",
 };

@@ -292,12 +292,19 @@ static enum status build_bq(const struct decoded *d, const struct restamp_opts *
     enum status st = need_target ? bq_target(d, b, out, err) : ST_OK;
 
     /* The mode's edits, then the changes, each a member of the top-level object. */
-    struct member_edit top[8], meta[2];
+    struct member_edit top[8], meta[8];
     size_t ntop = 0, nmeta = 0;
     edit_slot(top, &ntop, "dead_letter")->remove = true;
     struct member_edit *ed = edit_slot(top, &ntop, "attempts");
     ed->value = xstrdup("0");
     ed->append = true;
+    /* The forbidden legacy keys: the SDKs' decoders drop them (with a warning) and their
+     * encoders never write them, so a redrive through an SDK loses them (conformance
+     * forbidden_keys). */
+    edit_slot(top, &ntop, "timestamp")->remove = true;
+    static const char *const meta_forbidden[] = {"max_retries", "attempts", "source", "ts"};
+    for (size_t i = 0; i < sizeof meta_forbidden / sizeof *meta_forbidden; i++)
+        edit_slot(meta, &nmeta, meta_forbidden[i])->remove = true;
     if (o->mode == RESTAMP_REISSUE) {
         ed = edit_slot(meta, &nmeta, "id");
         ed->value = json_text(&out->id);
@@ -305,11 +312,11 @@ static enum status build_bq(const struct decoded *d, const struct restamp_opts *
         ed = edit_slot(meta, &nmeta, "created_at");
         ed->value = xasprintf("%lld", (long long)o->now_ms);
         ed->append = true;
-        ed = edit_slot(top, &ntop, "meta");
-        ed->sub = meta;
-        ed->nsub = nmeta;
         props_set_string(&out->props, PROP_message_id, out->id.data, out->id.len);
     }
+    ed = edit_slot(top, &ntop, "meta");
+    ed->sub = meta;
+    ed->nsub = nmeta;
     /* x-attempts mirrors attempts (native-typed, as the producers write it). */
     rk_counter_set(out->headers, "x-attempts", 0);
     if (o->bq_bypass)

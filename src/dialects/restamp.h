@@ -18,6 +18,10 @@
  *                 member removed and every top-level `attempts` value replaced by 0 (when
  *                 there is none, ,"attempts":0 is added before the closing brace, as Python
  *                 and PHP do) — key order, number text, escapes and unknown keys untouched;
+ *                 the forbidden legacy keys (top-level timestamp; meta.max_retries,
+ *                 meta.attempts, meta.source, meta.ts) removed, as the conformance suite's
+ *                 forbidden_keys block requires of a re-encode (Go, Node and later Java
+ *                 drop them; Python and PHP redrives carry them);
  *                 header x-attempts → 0. The result must pass the consumer rules.
  *                 Target: dead_letter.original_queue, else meta.queue (default exchange).
  *                 Optional bq-replay-bypass: "1".
