@@ -153,7 +153,7 @@ static size_t check_file(const char *dir, const char *name, size_t *cases_per_di
         assert_true(doc.n > 5);
         detail_doc_free(&doc);
         if (expect) {
-            char where[1100];
+            char where[2200];
             snprintf(where, sizeof where, "%s record %zu", path, n + 1);
             json_t *want = json_array_get(expect, n);
             if (!want) {
