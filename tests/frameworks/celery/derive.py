@@ -132,7 +132,10 @@ def expect_celery(rec):
         },
     }
     if xd:
-        out['error'] = f"dead-lettered by the broker: {first.get('reason')} from {first.get('queue')}"
+        last = xd[0]  # the newest death (x-last-death-* when RabbitMQ 3.13+ writes them)
+        reason = h.get('x-last-death-reason', last.get('reason'))
+        queue = h.get('x-last-death-queue', last.get('queue'))
+        out['error'] = f"dead-lettered by the broker: {reason} from {queue}"
         out['error_from_broker'] = True
         out['source'] = {'queue': h.get('x-first-death-queue', first.get('queue')),
                          'exchange': first.get('exchange'), 'routing_key': rks[0],
