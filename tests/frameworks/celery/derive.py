@@ -131,6 +131,27 @@ def expect_celery(rec):
             'kwargsrepr': sval(src.get('kwargsrepr')),
         },
     }
+    c = out['celery']
+    args = kwargs = embed = None
+    if not proto1 and isinstance(body, list):
+        args, kwargs, embed = (body + [None, None, None])[:3]
+    elif isinstance(body, dict):
+        args, kwargs, embed = body.get('args'), body.get('kwargs'), body
+    if body is not None:
+        c['args'], c['kwargs'] = args, kwargs
+    embed = embed if isinstance(embed, dict) else {}
+
+    def names(v, rev=False):
+        if isinstance(v, dict):
+            return [v.get('task')]
+        if not isinstance(v, list):
+            return None
+        return [x.get('task') if isinstance(x, dict) else None for x in (v[::-1] if rev else v)]
+    c['callbacks'] = names(embed.get('callbacks'))
+    c['errbacks'] = names(embed.get('errbacks'))
+    c['chain'] = names(embed.get('chain'), True)
+    ch = embed.get('chord')
+    c['chord'] = ch.get('task') if isinstance(ch, dict) else None
     if xd:
         last = xd[0]  # the newest death (x-last-death-* when RabbitMQ 3.13+ writes them)
         reason = h.get('x-last-death-reason', last.get('reason'))
