@@ -36,6 +36,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 ok() { pass=$((pass + 1)); }
+say() { echo "celery_live: [$((SECONDS - start)) s] $*"; }
 bad() {
 	echo "FAIL $*"
 	fail=$((fail + 1))
@@ -59,6 +60,7 @@ fi
 dir=$("$root/scripts/broker" start 2>"$tmp/broker.err" | tail -1)
 [ -n "$dir" ] && [ -f "$dir/env" ] || { cat "$tmp/broker.err"; dir=''; die "the broker did not start"; }
 . "$dir/env"
+say "broker up"
 export DLQX_URL DLQX_PASSWORD_FILE DLQX_AMQP_PORT DLQX_BROKER_USER
 export DLQX_JOURNAL=$tmp/journal.jsonl
 export CELERY_DLQX_FLAG=$tmp/fixed CELERY_DLQX_DONE=$tmp/done
@@ -88,6 +90,7 @@ $py -m celery -A app worker -Q celery,tasks --pool=solo --without-mingle --witho
 worker_pid=$!
 wait_for 45 "4 dead letters in celery.dlq" dlq_holds 4
 ok
+say "the worker dead-lettered 4 tasks"
 
 # A live peek, decoded: every field of the dialect from what the real worker dead-lettered.
 "$dlqx" peek celery.dlq -o "$tmp/snap.jsonl" 2>"$tmp/peek.err" || { cat "$tmp/peek.err"; die "peek"; }
@@ -139,6 +142,7 @@ for e in errors:
 sys.exit(1 if errors else 0)
 EOF
 
+say "decoded"
 # The fix is deployed; replay one (Celery's move: same id), re-issue the other (a new id).
 touch "$tmp/fixed"
 "$dlqx" replay celery.dlq --id "$replay_id" --yes >"$tmp/replay.out" 2>&1 ||
@@ -147,6 +151,7 @@ touch "$tmp/fixed"
 	{ cat "$tmp/reissue.out"; die "replay --reissue --id $reissue_id"; }
 wait_for 30 "the worker ran both copies" done_has 2
 ok
+say "the worker ran the replayed and the re-issued task"
 line_replay=$(grep " R-7 " "$tmp/done")
 line_reissue=$(grep " R-8 " "$tmp/done")
 case $line_replay in
