@@ -14,6 +14,7 @@
 #include "hval_json.h"
 #include "restamp.h"
 #include "snapshot.h"
+#include "util.h"
 
 #define NOW 1767330000000LL
 
@@ -501,6 +502,96 @@ static void t_refusals_and_edits(void **state)
         env_change_release(&ch[i], &hv[i]);
 }
 
+/* The fixtures' expected copies (fixtures/celery: CASE.replay.jsonl, what Celery's move wrote,
+ * captured; CASE.reissue.jsonl) are what restamp builds from the dead letters, exactly: properties, headers
+ * (names, kinds, order) and body; "<uuid>" stands for the new id. */
+static char *line_of(const char *path)
+{
+    struct bytes b = test_read_fixture(path);
+    char *nl = memchr(b.data, '\n', b.len);
+    if (nl)
+        *nl = '\0';
+    return (char *)b.data;
+}
+
+static char *part(const struct message *m, const char *key)
+{
+    json_t *j = snapshot_to_json(m);
+    char *s = json_dumps(json_object_get(j, key), JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(j);
+    return s;
+}
+
+static void t_fixture_copies(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {"exception", "default-exchange"};
+    static const char *const uuid = "0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f";
+    for (size_t i = 0; i < 2; i++) {
+        for (int reissue = 0; reissue < 2; reissue++) {
+            char path[128];
+            snprintf(path, sizeof path, "celery/%s.jsonl", cases[i]);
+            char *dead = line_of(path);
+            snprintf(path, sizeof path, "celery/%s.%s.jsonl", cases[i],
+                     reissue ? "reissue" : "replay");
+            char *want_line = line_of(path);
+            /* "<uuid>" → the pinned new id */
+            struct strbuf sb;
+            sb_init(&sb);
+            for (const char *p = want_line; *p;) {
+                if (strncmp(p, "\"<uuid>\"", 8) == 0) {
+                    sb_addf(&sb, "\"%s\"", uuid);
+                    p += 8;
+                } else {
+                    sb_addc(&sb, *p++);
+                }
+            }
+            struct message want;
+            struct error err;
+            if (snapshot_parse_line(sb.buf, sb.len, &want, &err) != ST_OK)
+                fail_msg("%s: %s", path, err.msg);
+            struct dec x;
+            struct outgoing out;
+            struct restamp_opts o = {.mode = reissue ? RESTAMP_REISSUE : RESTAMP_REPLAY,
+                                     .now_ms = NOW, .new_id = uuid, .dlq = "celery.dlq"};
+            build(&x, dead, &o, &out, ST_OK);
+            assert_true(bytes_eq(&out.exchange, &want.exchange));
+            assert_true(bytes_eq(&out.routing_key, &want.queue)); /* the default exchange */
+            struct message got;
+            message_init(&got);
+#define X(name)                                                                                \
+    if (props_has(&out.props, PROP_##name))                                                    \
+        props_set_string(&got.props, PROP_##name, props_string(&out.props, PROP_##name)->data,  \
+                         props_string(&out.props, PROP_##name)->len);
+            PROP_STRING_LIST(X)
+#undef X
+            got.props.present |= out.props.present;
+            got.props.delivery_mode = out.props.delivery_mode;
+            got.props.priority = out.props.priority;
+            got.props.timestamp = out.props.timestamp;
+            htable_free(got.headers);
+            got.headers = htable_copy(out.headers);
+            got.headers_present = true;
+            got.body = bytes_copy(&out.body);
+            static const char *const keys[] = {"properties", "headers", "body"};
+            for (size_t k = 0; k < 3; k++) {
+                char *g = part(&got, keys[k]), *w = part(&want, keys[k]);
+                if (strcmp(g, w) != 0)
+                    fail_msg("%s %s\n got %s\nwant %s", path, keys[k], g, w);
+                free(g);
+                free(w);
+            }
+            message_free(&got);
+            message_free(&want);
+            outgoing_free(&out);
+            dec_free(&x);
+            sb_free(&sb);
+            free(want_line);
+            free(dead);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,7 +600,7 @@ int main(void)
         cmocka_unit_test(t_malformed_bodies),  cmocka_unit_test(t_embed),
         cmocka_unit_test(t_protocol1),         cmocka_unit_test(t_iso_times),
         cmocka_unit_test(t_replay_is_celerys_move), cmocka_unit_test(t_reissue),
-        cmocka_unit_test(t_refusals_and_edits),
+        cmocka_unit_test(t_refusals_and_edits), cmocka_unit_test(t_fixture_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

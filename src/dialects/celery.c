@@ -669,6 +669,12 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
                                e->correlation_id.len);
         rk_header_put(out->headers, "retries", hval_int(HV_I32, 0));
     }
+    /* kombu's Producer.publish sends priority 0 when none is given (captured: Celery's move of a
+     * dead letter without one). */
+    if (!props_has(&out->props, PROP_priority)) {
+        out->props.priority = 0;
+        out->props.present |= 1u << PROP_priority;
+    }
     /* What py-amqp writes back (before the edits: a kind given in --with stays). */
     celery_pyamqp_kinds(out->headers);
     static const struct rk_field map[] = {

@@ -258,8 +258,10 @@ for case in ('exception', 'default-exchange'):
         old = h['id']
         c = {'v': 1, 'queue': first['queue'], 'exchange': first['exchange'],
              'routing_key': first['routing-keys'][0],
+             # kombu's publish sends priority 0 when none is given (as the captured move did)
              'properties': dict(rec['properties'], correlation_id=UUID),
              'headers': {}, 'body': rec['body']}
+        c['properties'].setdefault('priority', 0)
         for k, v in h.items():
             if k in X_DEATH:
                 continue
