@@ -5,12 +5,16 @@
 # dead letters back, captured before and after a worker fails them again.
 # Test-only: run by hand when the fixtures must be made again (see fixtures/celery/SOURCES.md).
 #   tests/frameworks/celery/capture.sh [BUILD_DIR]     (default: build)
+# CELERY_FIXTURES_OUT=DIR writes elsewhere (default: fixtures/celery). derive.py then adds the
+# reconstructed cases, the re-issue expectations and every .expect.json.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 dlqx=$build/dlqx
-out=$root/fixtures/celery
+out=${CELERY_FIXTURES_OUT:-$root/fixtures/celery}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 py=/usr/bin/python3 # Debian's python, with python3-celery (the PATH's may be another)
 tmp=$(mktemp -d)
 dir=''
@@ -76,6 +80,7 @@ grep -F -e "\"id\":\"$exc\"" -e "\"id\":\"$ref\"" "$tmp/dlq2.jsonl" >"$out/dead-
 # Redaction (documented in SOURCES.md): the sender's host name in `origin`, nothing else.
 host=$(hostname)
 sed -i "s/\\(\"origin\":\"[^\"@]*\\)@${host}\"/\\1@host\"/g" "$out"/*.jsonl
+$py derive.py "$out" >/dev/null
 for f in "$out"/*.jsonl; do "$dlqx" cat "$f" >/dev/null || { echo "capture.sh: $f does not read back" >&2; exit 1; }; done
 echo "celery $($py -c 'import celery; print(celery.__version__)')" \
 	"kombu $($py -c 'import kombu; print(kombu.__version__)')" \
