@@ -482,6 +482,8 @@ static void notes(const struct decoded *d, const struct view *v, struct dfields 
     if (df & ED_ID)
         dfields_add_line(f, DF_DEFAULTS, DF_WARN,
                          "id: a name-based UUID of the message (no id that is a string)");
+    if (df & ED_VERSION)
+        dfields_add_line(f, DF_DEFAULTS, DF_DIM, "version: 1 (a Celery task has no version)");
     if (df & ED_CORRELATION)
         dfields_add_line(f, DF_DEFAULTS, DF_WARN,
                          v->protocol == 1 ? "correlation: the id (protocol 1 has no root_id)"
