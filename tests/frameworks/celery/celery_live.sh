@@ -31,7 +31,7 @@ stop_worker() {
 cleanup() {
 	stop_worker
 	[ -n "$dir" ] && "$root/scripts/broker" stop "$dir" --fast >/dev/null 2>&1
-	[ -n "${KEEP_TMP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"
+	if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -58,7 +58,12 @@ if ! $py -c 'import celery' 2>/dev/null; then
 fi
 
 dir=$("$root/scripts/broker" start 2>"$tmp/broker.err" | tail -1)
-[ -n "$dir" ] && [ -f "$dir/env" ] || { cat "$tmp/broker.err"; dir=''; die "the broker did not start"; }
+if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
+	cat "$tmp/broker.err"
+	dir=''
+	die "the broker did not start"
+fi
+# shellcheck disable=SC1091
 . "$dir/env"
 say "broker up"
 export DLQX_URL DLQX_PASSWORD_FILE DLQX_AMQP_PORT DLQX_BROKER_USER
@@ -164,12 +169,18 @@ case $line_reissue in
 *" R-8 3 retries=0 parent=$reissue_id root=$reissue_id") ok ;;
 *) bad "the re-issued task ran as: $line_reissue (expected a new id, parent = root = $reissue_id)" ;;
 esac
-[[ $new_id =~ ^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]] && ok ||
+if [[ $new_id =~ ^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]]; then
+	ok
+else
 	bad "the re-issued task id is not a UUID v4: $new_id"
-grep -q "Task shop.tasks.refund\[$replay_id\] succeeded" "$tmp/worker.log" && ok ||
-	bad "the worker log does not show $replay_id succeeding"
-grep -q "Task shop.tasks.refund\[$new_id\] succeeded" "$tmp/worker.log" && ok ||
-	bad "the worker log does not show $new_id succeeding"
+fi
+for id in "$replay_id" "$new_id"; do
+	if grep -q "Task shop.tasks.refund\[$id\] succeeded" "$tmp/worker.log"; then
+		ok
+	else
+		bad "the worker log does not show $id succeeding"
+	fi
+done
 # Both dead letters left the DLQ (removed after the broker confirmed the copy); the others stay.
 wait_for 10 "2 dead letters left" dlq_holds 2
 ok

@@ -7,7 +7,7 @@ import datetime
 import sys
 
 from celery import chain, group
-from kombu import Connection, Exchange, Producer, Queue
+from kombu import Exchange, Producer, Queue
 
 import app as shop
 from app import app
