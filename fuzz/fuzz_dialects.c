@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "celery.h"
 #include "decode.h"
 #include "detail.h"
 #include "fuzz.h"
@@ -93,7 +94,16 @@ static void check_copy(const struct decoded *d, enum restamp_mode mode, const ui
             /* Only a dialect whose own tool keeps the death history (Celery's move) may, and
              * then it is the dead letter's own header. */
             const struct hval *mine = htable_get(d->msg->headers, (const char *)k->data);
-            if (mode != RESTAMP_REPLAY || !mine || !hval_equal(mine, &a.headers->e[i].val))
+            bool same = false;
+            if (mine) { /* as that tool writes it: Celery's in py-amqp's kinds (celery.h) */
+                struct htable *t = htable_new();
+                htable_add(t, "v", hval_copy(mine));
+                if (d->dialect == &dialect_celery)
+                    celery_pyamqp_kinds(t);
+                same = hval_equal(&t->e[0].val, &a.headers->e[i].val);
+                htable_free(t);
+            }
+            if (mode != RESTAMP_REPLAY || !same)
                 fail("the copy carries a broker-owned header it did not have", data, size);
         }
     }

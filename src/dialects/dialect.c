@@ -21,6 +21,7 @@ static const struct dialect_ops *const table[] = {
     &dialect_amqp,
     &dialect_acemq,
     &dialect_babelqueue,
+    &dialect_celery,
 };
 
 #define N_DIALECTS (sizeof table / sizeof *table)

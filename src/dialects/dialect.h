@@ -172,6 +172,7 @@ const struct dialect_ops *dialect_recognise(const struct dialect_input *in,
 extern const struct dialect_ops dialect_amqp;
 extern const struct dialect_ops dialect_acemq;
 extern const struct dialect_ops dialect_babelqueue;
+extern const struct dialect_ops dialect_celery;
 
 /* ---- helpers for decode hooks ------------------------------------------------------------ */
 
