@@ -40,7 +40,7 @@ struct rebus_failure {
     struct dotnet_exception exc;   /* offsets into the whole text */
 };
 
-#define REBUS_MAX_FAILURES 64 /* more are counted, not kept */
+#define REBUS_MAX_FAILURES 32 /* more are counted, not kept */
 
 struct rebus_details {
     enum rebus_details_form form;
