@@ -514,6 +514,26 @@ static void test_restamp_options(void **state)
     decoded_free(&d);
     drop(m);
 
+    /* a message the broker dead-lettered is not a failure ServiceControl knows: no id added */
+    m = msg();
+    props_set_string(&m->props, PROP_message_id, " \t", 2);
+    hdr(m, "NServiceBus.MessageId", "m-3");
+    hdr(m, "NServiceBus.ProcessingEndpoint", "Sales");
+    decode_message(m, NOW, &d);
+    assert_false(d.accepted); /* a blank message_id is none (IsNullOrWhiteSpace) */
+    o = (struct restamp_opts){.mode = RESTAMP_REPLAY, .now_ms = NOW, .to_exchange = "",
+                              .to_routing_key = "Sales"};
+    assert_int_equal(restamp_build(&d, &o, &out, &err), ST_OK);
+    assert_null(htable_get(out.headers, "ServiceControl.Retry.UniqueMessageId"));
+    outgoing_free(&out);
+    o.mode = RESTAMP_REISSUE;
+    assert_int_equal(restamp_build(&d, &o, &out, &err), ST_OK);
+    assert_null(htable_get(out.headers, "ServiceControl.EditOf"));
+    assert_true(bytes_eq(&htable_get(out.headers, "NServiceBus.MessageId")->v.s, &out.id));
+    outgoing_free(&out);
+    decoded_free(&d);
+    drop(m);
+
     /* no FailedQ and no x-death: nowhere to go back */
     m = msg();
     props_set_string(&m->props, PROP_message_id, "m-2", 3);

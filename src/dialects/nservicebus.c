@@ -349,7 +349,10 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         warn(p, H_FAILEDQ, "names no queue (nothing before '@'): no source");
     p->have_sc_id = nsb_servicecontrol_id(m, &out->env->id, &p->sc_id, &p->sc_id_from_header);
 
-    if (!mid || !mid->len) {
+    bool blank = true; /* string.IsNullOrWhiteSpace */
+    for (size_t i = 0; mid && i < mid->len && blank; i++)
+        blank = mid->data[i] == ' ' || (mid->data[i] >= '\t' && mid->data[i] <= '\r');
+    if (blank) {
         out->accepted = false;
         out->reject_reason = "missing_message_id";
         out->accept_note = "the NServiceBus RabbitMQ transport needs a message_id property: "
@@ -617,7 +620,8 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
     if (st != ST_OK)
         return st;
     rk_headers_strip(out->headers, FAULT_HEADERS);
-    bool sc = p && p->have_sc_id;
+    /* ServiceControl's ids belong to failures it ingested: fault copies only */
+    bool sc = p && p->have_sc_id && p->fault_copy;
     if (o->mode == RESTAMP_REPLAY) {
         /* ServicePulse's retry: the logical id kept; the unique id ServiceControl knows the
          * failure by added when it is not there (an existing one stays where it is). */
