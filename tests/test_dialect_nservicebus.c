@@ -57,15 +57,15 @@ static void test_wire_time_malformed(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "2026-01-02T04:40:12.731904Z",  /* ISO: 27 bytes */
-        "2026-01-02 04:40:11:250125",   /* no " Z" */
+        "2026-01-02T04:40:12.731904Z",   /* ISO: 27 bytes */
+        "2026-01-02 04:40:11:250125",    /* no " Z" */
         "2026-01-02 04:40:11:250125 Z ", /* 29 */
-        "2026-01-02 04:40:1x:731904 Z", /* a letter in a digit place */
-        "2026-13-02 04:40:11:250125 Z", /* month 13 */
-        "2026-00-02 04:40:11:250125 Z", /* month 0 */
-        "2025-02-29 00:00:00:000000 Z", /* not a leap year */
-        "2026-04-31 00:00:00:000000 Z", /* April has 30 days */
-        "2026-01-02 24:00:00:000000 Z", /* hour 24 */
+        "2026-01-02 04:40:1x:731904 Z",  /* a letter in a digit place */
+        "2026-13-02 04:40:11:250125 Z",  /* month 13 */
+        "2026-00-02 04:40:11:250125 Z",  /* month 0 */
+        "2025-02-29 00:00:00:000000 Z",  /* not a leap year */
+        "2026-04-31 00:00:00:000000 Z",  /* April has 30 days */
+        "2026-01-02 24:00:00:000000 Z",  /* hour 24 */
         "2026-01-02 23:60:00:000000 Z",
         "2026-01-02 23:59:60:000000 Z", /* no leap seconds in DateTimeOffset */
         "0000-01-01 00:00:00:000000 Z", /* year 0 */
@@ -103,8 +103,10 @@ static void test_enclosed_types(void **state)
 {
     (void)state;
     first("Core.MessageToSend, MyAssembly, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null",
-          "Core.MessageToSend", "MyAssembly, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null");
-    first("Orders.OrderAccepted, Orders;Orders.IOrderEvent, Orders", "Orders.OrderAccepted", "Orders");
+          "Core.MessageToSend",
+          "MyAssembly, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null");
+    first("Orders.OrderAccepted, Orders;Orders.IOrderEvent, Orders", "Orders.OrderAccepted",
+          "Orders");
     first("Sales.PlaceOrder", "Sales.PlaceOrder", "");
     first("  Sales.PlaceOrder  ;x", "Sales.PlaceOrder", "");
     first("System.Collections.Generic.List`1[[Sales.Item, Sales, Version=1.0.0.0]], mscorlib",
@@ -269,8 +271,8 @@ static void test_decode_rules(void **state)
     struct decoded d;
     decode_message(m, NOW, &d);
     assert_string_equal(d.dialect->name, "nservicebus");
-    assert_true(bytes_eq_cstr(&d.env->id, "p-1"));          /* message_id */
-    assert_true(bytes_eq_cstr(&d.env->type, "Prop.Type"));  /* type property */
+    assert_true(bytes_eq_cstr(&d.env->id, "p-1"));         /* message_id */
+    assert_true(bytes_eq_cstr(&d.env->type, "Prop.Type")); /* type property */
     assert_true(bytes_eq_cstr(&d.env->correlation_id, "corr"));
     assert_int_equal(d.env->first_seen_ms, 1767328811250LL);
     assert_int_equal(d.failed_at_ms, 0);
@@ -327,7 +329,8 @@ static bool wild(json_t *exp, json_t *got, bool ordered)
         if (!ordered) {
             const char *k;
             json_t *v;
-            json_object_foreach(exp, k, v) {
+            json_object_foreach(exp, k, v)
+            {
                 json_t *o = json_object_get(got, k);
                 if (!o || !wild(v, o, false))
                     return false;
@@ -363,8 +366,8 @@ static json_t *copy_json(const struct outgoing *out)
         if (b)
             props_set_string(&t.props, (enum prop_flag)f, b->data, b->len);
     }
-    t.props.present |= out->props.present &
-                       ((1u << PROP_delivery_mode) | (1u << PROP_priority) | (1u << PROP_timestamp));
+    t.props.present |= out->props.present & ((1u << PROP_delivery_mode) | (1u << PROP_priority) |
+                                             (1u << PROP_timestamp));
     t.props.delivery_mode = out->props.delivery_mode;
     t.props.priority = out->props.priority;
     t.props.timestamp = out->props.timestamp;
@@ -426,7 +429,8 @@ static void held_to(const char *name, enum restamp_mode mode)
             fail_msg("%s #%zu: %s", want_rel, i, err.msg);
         json_t *w = json_array_get(want, i);
         assert_true(bytes_eq_cstr(&out.exchange, ""));
-        assert_true(bytes_eq_cstr(&out.routing_key, json_string_value(json_object_get(w, "queue"))));
+        assert_true(
+            bytes_eq_cstr(&out.routing_key, json_string_value(json_object_get(w, "queue"))));
         json_t *got = copy_json(&out);
         check("properties", json_object_get(w, "properties"), json_object_get(got, "properties"),
               false);
@@ -447,8 +451,8 @@ static void held_to(const char *name, enum restamp_mode mode)
 static void test_replay_fixtures(void **state)
 {
     (void)state;
-    static const char *const cases[] = {"typical", "failedq-machine", "inner-exception",
-                                        "delayed-retries", "retried-before", "error-log"};
+    static const char *const cases[] = {"typical",         "failedq-machine", "inner-exception",
+                                        "delayed-retries", "retried-before",  "error-log"};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         held_to(cases[i], RESTAMP_REPLAY);
 }
@@ -468,14 +472,14 @@ static void test_restamp_options(void **state)
     props_set_string(&m->props, PROP_message_id, "m-1", 3);
     hdr(m, "NServiceBus.MessageId", "m-1");
     hdr(m, "NServiceBus.FailedQ", "Sales");
-    hdr(m, "NServiceBus.Retries", "2");             /* any name starting with the prefix goes */
+    hdr(m, "NServiceBus.Retries", "2"); /* any name starting with the prefix goes */
     hdr(m, "NServiceBus.FailedQueueHint", "x");
-    hdr(m, "NServiceBus.ExceptionInfoX", "kept");   /* the prefix is "ExceptionInfo." */
+    hdr(m, "NServiceBus.ExceptionInfoX", "kept"); /* the prefix is "ExceptionInfo." */
     hdr(m, "ServiceControl.EditOfSomething", "x");
     struct decoded d;
     decode_message(m, NOW, &d);
-    struct restamp_opts o = {.mode = RESTAMP_REPLAY, .now_ms = NOW, .ack_queue = true,
-                             .ack_queue_name = "error"};
+    struct restamp_opts o = {
+        .mode = RESTAMP_REPLAY, .now_ms = NOW, .ack_queue = true, .ack_queue_name = "error"};
     struct outgoing out;
     struct error err = {0};
     assert_int_equal(restamp_build(&d, &o, &out, &err), ST_OK);
@@ -500,8 +504,8 @@ static void test_restamp_options(void **state)
     assert_true(bytes_eq_cstr(&htable_get(out.headers, "NServiceBus.EnclosedMessageTypes")->v.s,
                               "Sales.NewType"));
     assert_true(bytes_eq_cstr(props_string(&out.props, PROP_type), "Sales.NewType"));
-    assert_true(bytes_eq_cstr(&htable_get(out.headers, "NServiceBus.ConversationId")->v.s,
-                              "conv-9"));
+    assert_true(
+        bytes_eq_cstr(&htable_get(out.headers, "NServiceBus.ConversationId")->v.s, "conv-9"));
     assert_null(htable_get(out.headers, "ServiceControl.Retry.AcknowledgementQueue"));
     outgoing_free(&out);
     env_change_release(&c[0], &hv[0]);
@@ -521,8 +525,8 @@ static void test_restamp_options(void **state)
     hdr(m, "NServiceBus.ProcessingEndpoint", "Sales");
     decode_message(m, NOW, &d);
     assert_false(d.accepted); /* a blank message_id is none (IsNullOrWhiteSpace) */
-    o = (struct restamp_opts){.mode = RESTAMP_REPLAY, .now_ms = NOW, .to_exchange = "",
-                              .to_routing_key = "Sales"};
+    o = (struct restamp_opts){
+        .mode = RESTAMP_REPLAY, .now_ms = NOW, .to_exchange = "", .to_routing_key = "Sales"};
     assert_int_equal(restamp_build(&d, &o, &out, &err), ST_OK);
     assert_null(htable_get(out.headers, "ServiceControl.Retry.UniqueMessageId"));
     outgoing_free(&out);
@@ -549,16 +553,11 @@ static void test_restamp_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wire_time),
-        cmocka_unit_test(test_wire_time_malformed),
-        cmocka_unit_test(test_enclosed_types),
-        cmocka_unit_test(test_md5),
-        cmocka_unit_test(test_deterministic_guid),
-        cmocka_unit_test(test_recognition),
-        cmocka_unit_test(test_decode_rules),
-        cmocka_unit_test(test_replay_fixtures),
-        cmocka_unit_test(test_reissue_fixtures),
-        cmocka_unit_test(test_restamp_options),
+        cmocka_unit_test(test_wire_time),          cmocka_unit_test(test_wire_time_malformed),
+        cmocka_unit_test(test_enclosed_types),     cmocka_unit_test(test_md5),
+        cmocka_unit_test(test_deterministic_guid), cmocka_unit_test(test_recognition),
+        cmocka_unit_test(test_decode_rules),       cmocka_unit_test(test_replay_fixtures),
+        cmocka_unit_test(test_reissue_fixtures),   cmocka_unit_test(test_restamp_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

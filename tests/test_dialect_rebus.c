@@ -47,9 +47,9 @@ static void test_roundtrip_time(void **state)
         assert_int_equal(off, good[i].off);
     }
     static const char *const bad[] = {
-        "2026-01-02 05:50:00",                /* no T, no offset */
-        "2026-01-02T05:50:00",                /* no offset: local time of an unknown zone */
-        "2026-01-02T05:50:00.0000000+25:00",  /* offset beyond ±14:00 */
+        "2026-01-02 05:50:00",               /* no T, no offset */
+        "2026-01-02T05:50:00",               /* no offset: local time of an unknown zone */
+        "2026-01-02T05:50:00.0000000+25:00", /* offset beyond ±14:00 */
         "2026-01-02T05:50:00.0000000+14:01",
         "2026-01-02T05:50:00.00000000+01:00", /* 8 fraction digits */
         "2026-01-02T05:50:00.+01:00",
@@ -76,19 +76,27 @@ static void culture(const char *s, int64_t want, size_t used_want)
 static void test_culture_time(void **state)
 {
     (void)state;
-    culture("01/02/2026 05:40:11 +01:00: x", 1767328811000LL, 26);    /* invariant */
-    culture("1/1/2026 11:41:02 PM -05:00", 1767328862000LL, 27);      /* en-US */
-    culture("1/2/2026 12:41:02 AM -05:00", 1767332462000LL, 27);      /* 12 AM is 0h */
-    culture("1/2/2026 12:00:00 PM +00:00", 1767355200000LL, 27);      /* 12 PM is noon */
+    culture("01/02/2026 05:40:11 +01:00: x", 1767328811000LL, 26);          /* invariant */
+    culture("1/1/2026 11:41:02 PM -05:00", 1767328862000LL, 27);            /* en-US */
+    culture("1/2/2026 12:41:02 AM -05:00", 1767332462000LL, 27);            /* 12 AM is 0h */
+    culture("1/2/2026 12:00:00 PM +00:00", 1767355200000LL, 27);            /* 12 PM is noon */
     culture("1/1/2026 11:41:02\xe2\x80\xafPM -05:00", 1767328862000LL, 29); /* ICU's U+202F */
-    culture("02.01.2026 05:42:04 +01:00", 1767328924000LL, 26);       /* de-DE */
-    culture("13/01/2026 05:42:04 +00:00", 1768282924000LL, 26);       /* en-GB: day > 12 */
-    culture("2-1-2026 05:42:04 +01:00", 1767328924000LL, 24);         /* nl-NL */
-    culture("2026-01-02 04:42:04 +00:00", 1767328924000LL, 26);       /* sv-SE */
+    culture("02.01.2026 05:42:04 +01:00", 1767328924000LL, 26);             /* de-DE */
+    culture("13/01/2026 05:42:04 +00:00", 1768282924000LL, 26);             /* en-GB: day > 12 */
+    culture("2-1-2026 05:42:04 +01:00", 1767328924000LL, 24);               /* nl-NL */
+    culture("2026-01-02 04:42:04 +00:00", 1767328924000LL, 26);             /* sv-SE */
     static const char *const bad[] = {
-        "13/13/2026 05:50:00 +01:00", "01/02/26 05:50:00 +01:00", "01/02/2026 05:50:00",
-        "01/02/2026 25:50:00 +01:00", "1/1/2026 13:41:02 PM -05:00", "01/02/2026 05:50:00 +15:00",
-        "01-02/2026 05:50:00 +01:00", "something that is not a time", "", "1/", "1/1/",
+        "13/13/2026 05:50:00 +01:00",
+        "01/02/26 05:50:00 +01:00",
+        "01/02/2026 05:50:00",
+        "01/02/2026 25:50:00 +01:00",
+        "1/1/2026 13:41:02 PM -05:00",
+        "01/02/2026 05:50:00 +15:00",
+        "01-02/2026 05:50:00 +01:00",
+        "something that is not a time",
+        "",
+        "1/",
+        "1/1/",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int64_t ms;
@@ -129,8 +137,8 @@ static void test_exception_text(void **state)
     exc("System.ArgumentException: b\nsecond line of b\n   at X.Y()", true,
         "System.ArgumentException", "b\nsecond line of b");
     exc("System.Exception: Ausnahme\n   bei X.Y()", true, "System.Exception", "Ausnahme");
-    exc("My.GenericException`1[System.String]: generic", true, "My.GenericException`1[System.String]",
-        "generic");
+    exc("My.GenericException`1[System.String]: generic", true,
+        "My.GenericException`1[System.String]", "generic");
     exc("My.Outer+Nested: nested", true, "My.Outer+Nested", "nested");
     exc("System.Exception", true, "System.Exception", "");
     exc("System.Exception:", true, "System.Exception", "");
@@ -163,7 +171,8 @@ static void test_details_aggregate(void **state)
     assert_true(d.has_latest);
     assert_int_equal(d.latest_ms, 1767328813000LL);
     const struct rebus_failure *f = rebus_details_last(&d);
-    char *t = part(s, f->exc.type_off, f->exc.type_len), *m = part(s, f->exc.msg_off, f->exc.msg_len);
+    char *t = part(s, f->exc.type_off, f->exc.type_len),
+         *m = part(s, f->exc.msg_off, f->exc.msg_len);
     assert_string_equal(t, "System.IO.IOException");
     assert_string_equal(m, "io\n\nwith a blank line inside"); /* a blank line not before a time */
     free(t);
@@ -173,7 +182,8 @@ static void test_details_aggregate(void **state)
     free(d0);
 
     /* Windows line ends, and the synthetic delivery-count failure listed first */
-    s = "2 unhandled exceptions: 01/02/2026 04:45:30 +00:00: Rebus.Exceptions.RebusApplicationException: "
+    s = "2 unhandled exceptions: 01/02/2026 04:45:30 +00:00: "
+        "Rebus.Exceptions.RebusApplicationException: "
         "Received message with native delivery count header value = 11\r\n\r\n"
         "01/02/2026 04:45:10 +00:00: System.Exception: real\r\n   at X()";
     rebus_details_parse(s, strlen(s), &d);
@@ -202,7 +212,8 @@ static void test_details_forms(void **state)
 {
     (void)state;
     struct rebus_details d;
-    const char *s = "Refund too large: Rebus.Exceptions.RebusApplicationException: Refund too large";
+    const char *s =
+        "Refund too large: Rebus.Exceptions.RebusApplicationException: Refund too large";
     rebus_details_parse(s, strlen(s), &d);
     assert_int_equal(d.form, RD_MESSAGE);
     assert_false(d.has_count);
@@ -345,19 +356,20 @@ static void test_decode_rules(void **state)
     props_set_string(&m->props, PROP_correlation_id, "corr-prop", 9);
     hdr(m, "rbs2-msg-type", "Billing.ChargeCard"); /* no assembly */
     hdr(m, "rbs2-delivery-count", "9");
-    hdr(m, "rbs2-error-details", "2 unhandled exceptions: 01/02/2026 05:40:11 +01:00: "
-                                 "System.Exception: a");
+    hdr(m, "rbs2-error-details",
+        "2 unhandled exceptions: 01/02/2026 05:40:11 +01:00: "
+        "System.Exception: a");
     hdr(m, "rbs2-source-queue", "");
     hdr(m, "rbs2-senttime", "not a time");
     struct decoded d;
     decode_message(m, NOW, &d);
     assert_string_equal(d.dialect->name, "rebus");
-    assert_true(d.env->defaulted & ED_ID);             /* no rbs2-msg-id, no message_id */
+    assert_true(d.env->defaulted & ED_ID); /* no rbs2-msg-id, no message_id */
     assert_true(bytes_eq_cstr(&d.env->type, "Billing.ChargeCard"));
     assert_true(bytes_eq_cstr(&d.env->correlation_id, "corr-prop"));
-    assert_int_equal(d.env->attempt, 10);              /* delivery count + 1 beats N = 2 */
+    assert_int_equal(d.env->attempt, 10);               /* delivery count + 1 beats N = 2 */
     assert_int_equal(d.env->first_seen_ms, NOW - 1000); /* unreadable: when it was read */
-    assert_null(d.source.how);                         /* an empty source queue */
+    assert_null(d.source.how);                          /* an empty source queue */
     assert_false(d.accepted);
     assert_string_equal(d.reject_reason, "missing_content_type");
     assert_int_equal(d.failed_at_ms, 1767328811000LL);
@@ -388,8 +400,9 @@ static json_t *headers_json(const struct htable *h)
     for (size_t i = 0; i < h->n; i++) {
         const struct hval *v = &h->e[i].val;
         json_object_set_new(o, bytes_cstr(&h->e[i].key),
-                            v->kind == HV_STRING ? json_stringn((const char *)v->v.s.data, v->v.s.len)
-                                                 : json_null());
+                            v->kind == HV_STRING
+                                ? json_stringn((const char *)v->v.s.data, v->v.s.len)
+                                : json_null());
     }
     return o;
 }
@@ -418,8 +431,8 @@ static void replay_held_to(const char *name)
         if (restamp_build(&d, &o, &out, &err) != ST_OK)
             fail_msg("%s: %s", want_rel, err.msg);
         assert_true(bytes_eq_cstr(&out.exchange, ""));
-        assert_true(bytes_eq_cstr(&out.routing_key,
-                                  json_string_value(json_object_get(exp, "queue"))));
+        assert_true(
+            bytes_eq_cstr(&out.routing_key, json_string_value(json_object_get(exp, "queue"))));
         /* unchanged: every header in order, the properties, the body */
         json_t *got = headers_json(out.headers);
         char *a = json_dumps(json_object_get(exp, "headers"), JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -429,7 +442,8 @@ static void replay_held_to(const char *name)
         free(b);
         json_decref(got);
         assert_true(bytes_eq(&out.body, &m.body));
-        const char *pm = json_string_value(json_object_get(json_object_get(exp, "properties"), "message_id"));
+        const char *pm =
+            json_string_value(json_object_get(json_object_get(exp, "properties"), "message_id"));
         assert_true(bytes_eq_cstr(props_string(&out.props, PROP_message_id), pm));
         assert_int_equal(out.props.delivery_mode, 2);
         outgoing_free(&out);
@@ -486,8 +500,8 @@ static void test_restamp_rules(void **state)
     assert_true(bytes_eq_cstr(props_string(&out.props, PROP_message_id), "new-1"));
     assert_true(bytes_eq_cstr(&htable_get(h, "rbs2-corr-id")->v.s, "id-1"));
     assert_true(bytes_eq_cstr(&htable_get(h, "rbs2-corr-seq")->v.s, "4"));
-    assert_true(bytes_eq_cstr(&htable_get(h, "rbs2-senttime")->v.s,
-                              "2026-01-02T05:00:00.1230000+00:00"));
+    assert_true(
+        bytes_eq_cstr(&htable_get(h, "rbs2-senttime")->v.s, "2026-01-02T05:00:00.1230000+00:00"));
     assert_null(htable_get(h, "rbs2-error-details"));
     assert_null(htable_get(h, "rbs2-source-queue"));
     assert_null(htable_get(h, "rbs2-delivery-count"));
@@ -522,16 +536,11 @@ static void test_restamp_rules(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip_time),
-        cmocka_unit_test(test_culture_time),
-        cmocka_unit_test(test_exception_text),
-        cmocka_unit_test(test_details_aggregate),
-        cmocka_unit_test(test_details_forms),
-        cmocka_unit_test(test_details_many_and_hostile),
-        cmocka_unit_test(test_recognition),
-        cmocka_unit_test(test_decode_rules),
-        cmocka_unit_test(test_replay_fixtures),
-        cmocka_unit_test(test_restamp_rules),
+        cmocka_unit_test(test_roundtrip_time),  cmocka_unit_test(test_culture_time),
+        cmocka_unit_test(test_exception_text),  cmocka_unit_test(test_details_aggregate),
+        cmocka_unit_test(test_details_forms),   cmocka_unit_test(test_details_many_and_hostile),
+        cmocka_unit_test(test_recognition),     cmocka_unit_test(test_decode_rules),
+        cmocka_unit_test(test_replay_fixtures), cmocka_unit_test(test_restamp_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

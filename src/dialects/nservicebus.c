@@ -210,15 +210,15 @@ struct nsb_priv {
     struct bytes sc_id;
     bool has_retries_ts;
     int64_t retries_ts_ms;
-    unsigned type_from; /* 0 EnclosedMessageTypes, 1 type property, 2 default */
-    unsigned id_from;   /* 0 header, 1 message_id, 2 derived */
+    unsigned type_from;     /* 0 EnclosedMessageTypes, 1 type property, 2 default */
+    unsigned id_from;       /* 0 header, 1 message_id, 2 derived */
     struct strbuf warnings; /* one per line */
 };
 
 static const char *const STRING_HEADERS[] = {
-    H_ID,      H_FAILEDQ,  H_EXC_TYPE, H_EXC_MSG,     H_EXC_STACK, H_TYPES,
-    H_CONV,    H_CORR,     H_RELATED,  H_SENT,        H_FAILED_AT, H_RETRIES_TS,
-    H_PROC_EP, H_REPLY_TO, H_ORIG_EP,  H_ORIG_MACHINE, H_SC_ID,    NULL};
+    H_ID,      H_FAILEDQ,  H_EXC_TYPE, H_EXC_MSG,      H_EXC_STACK, H_TYPES,
+    H_CONV,    H_CORR,     H_RELATED,  H_SENT,         H_FAILED_AT, H_RETRIES_TS,
+    H_PROC_EP, H_REPLY_TO, H_ORIG_EP,  H_ORIG_MACHINE, H_SC_ID,     NULL};
 
 static void warn(struct nsb_priv *p, const char *name, const char *what)
 {
@@ -363,7 +363,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     }
     static const char *const from[NF_COUNT] = {
         [NF_ID] = "the logical message id (NServiceBus.MessageId)",
-        [NF_TYPE] = "the first enclosed type without its assembly (NServiceBus.EnclosedMessageTypes)",
+        [NF_TYPE] =
+            "the first enclosed type without its assembly (NServiceBus.EnclosedMessageTypes)",
         [NF_VERSION] = "NServiceBus has no schema version",
         [NF_CORRELATION] = "the whole conversation (NServiceBus.ConversationId)",
         [NF_CAUSATION] = "the message being handled when this one was sent (NServiceBus.RelatedTo)",
@@ -390,8 +391,8 @@ static void release(struct decoded *d)
 /* ---- fields ---------------------------------------------------------------------------- */
 
 /* Labelled with the header's name less "NServiceBus." (the section says whose they are). */
-static void add_text(struct dfields *f, const struct message *m, const char *key,
-                     const char *name, const char *meaning)
+static void add_text(struct dfields *f, const struct message *m, const char *key, const char *name,
+                     const char *meaning)
 {
     const struct bytes *b = text(m, name);
     const char *label = strncmp(name, P, strlen(P)) == 0 ? name + strlen(P) : name;
@@ -431,8 +432,8 @@ static void add_types(struct dfields *f, const struct message *m)
         }
         nsb_first_type(b->data, b->len, &tn);
     }
-    struct dfield *d = b ? dfields_add(f, "enclosed_types", "EnclosedMessageTypes", b->data,
-                                       b->len, "every type the message is, most derived first")
+    struct dfield *d = b ? dfields_add(f, "enclosed_types", "EnclosedMessageTypes", b->data, b->len,
+                                       "every type the message is, most derived first")
                          : dfields_adds(f, "enclosed_types", "EnclosedMessageTypes", NULL,
                                         "every type the message is, most derived first");
     json_decref(d->json);
@@ -463,9 +464,9 @@ static void add_data(struct dfields *f, const struct message *m)
             json_object_set_new(o, k, bytes_json(e->val.v.s.data, e->val.v.s.len));
         free(k);
     }
-    struct dfield *d = dfields_add_int(f, "exception_data", "ExceptionInfo.Data",
-                                       (int64_t)json_object_size(o),
-                                       "Exception.Data entries, below");
+    struct dfield *d =
+        dfields_add_int(f, "exception_data", "ExceptionInfo.Data", (int64_t)json_object_size(o),
+                        "Exception.Data entries, below");
     json_decref(d->json);
     d->json = o;
     for (size_t i = 0; h && i < h->n; i++) {
@@ -491,9 +492,9 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
                          "moved to the error queue by the NServiceBus endpoint itself (no "
                          "broker dead-lettering: no x-death)");
     if (d->stack_trace.len) {
-        struct dfield *e = dfields_add(f, NULL, "stack trace", d->stack_trace.data,
-                                       d->stack_trace.len,
-                                       "Exception.ToString() (NServiceBus.ExceptionInfo.StackTrace)");
+        struct dfield *e =
+            dfields_add(f, NULL, "stack trace", d->stack_trace.data, d->stack_trace.len,
+                        "Exception.ToString() (NServiceBus.ExceptionInfo.StackTrace)");
         e->where = DF_DEATH;
         e->style = DF_ERROR;
     }
@@ -534,13 +535,12 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         dfields_adds(f, "delayed_retry_first_ms", "Retries.Timestamp", NULL,
                      "the first delayed retry (absent: none recorded)");
     if (p->have_sc_id) {
-        struct dfield *x = dfields_add(f, "servicecontrol_id", "ServicePulse id", p->sc_id.data,
-                                       p->sc_id.len,
-                                       p->sc_id_from_header
-                                           ? "ServiceControl's id for this failure "
-                                             "(ServiceControl.Retry.UniqueMessageId)"
-                                           : "ServiceControl's id for this failure "
-                                             "(MD5 of MessageId + processing endpoint)");
+        struct dfield *x =
+            dfields_add(f, "servicecontrol_id", "ServicePulse id", p->sc_id.data, p->sc_id.len,
+                        p->sc_id_from_header ? "ServiceControl's id for this failure "
+                                               "(ServiceControl.Retry.UniqueMessageId)"
+                                             : "ServiceControl's id for this failure "
+                                               "(MD5 of MessageId + processing endpoint)");
         x->style = DF_ACCENT;
     } else {
         dfields_adds(f, "servicecontrol_id", "ServicePulse id", NULL,
@@ -563,8 +563,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         json_array_append_new(w, json_stringn(q, n));
         q = nl ? nl + 1 : q + n;
     }
-    struct dfield *x = dfields_add_int(f, "warnings", "warnings", (int64_t)nw,
-                                       "what could not be read (below)");
+    struct dfield *x =
+        dfields_add_int(f, "warnings", "warnings", (int64_t)nw, "what could not be read (below)");
     json_decref(x->json);
     x->json = w;
     for (const char *q = p->warnings.buf; q && *q;) {
@@ -580,8 +580,9 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         dfields_add_line(f, DF_DEFAULTS, DF_WARN,
                          "id: a name-based UUID (no NServiceBus.MessageId, no message_id)");
     else if (p->id_from == 1)
-        dfields_add_line(f, DF_DEFAULTS, DF_WARN, "id: the message_id property (no "
-                                                  "NServiceBus.MessageId)");
+        dfields_add_line(f, DF_DEFAULTS, DF_WARN,
+                         "id: the message_id property (no "
+                         "NServiceBus.MessageId)");
     if (p->type_from)
         dfields_add_line(f, DF_DEFAULTS, DF_WARN,
                          p->type_from == 1 ? "type: the type property (no EnclosedMessageTypes)"
@@ -600,7 +601,7 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
 /* What ServiceControl's HeaderFilter.RemoveErrorMessageHeaders removes: every header whose
  * name starts with one of these (ordinal). */
 static const char *const FAULT_HEADERS[] = {
-    "NServiceBus.Retries*", "NServiceBus.FailedQ*", "NServiceBus.TimeOfFailure*",
+    "NServiceBus.Retries*",        "NServiceBus.FailedQ*",   "NServiceBus.TimeOfFailure*",
     "NServiceBus.ExceptionInfo.*", "ServiceControl.EditOf*", NULL};
 
 static const struct rk_field CHANGES[] = {

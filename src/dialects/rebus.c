@@ -94,15 +94,15 @@ struct rebus_priv {
     int offset_min;
     bool has_dcount;
     int64_t dcount;
-    unsigned type_from; /* 0 rbs2-msg-type, 1 type property, 2 default */
-    unsigned id_from;   /* 0 rbs2-msg-id, 1 message_id, 2 derived */
+    unsigned type_from;    /* 0 rbs2-msg-type, 1 type property, 2 default */
+    unsigned id_from;      /* 0 rbs2-msg-id, 1 message_id, 2 derived */
     unsigned attempt_from; /* 0 details count, 1 delivery count, 2 deaths, 3 default */
     struct strbuf warnings;
 };
 
-static const char *const STRING_HEADERS[] = {H_ID,      H_TYPE,    H_CORR,   H_REPLY,
-                                             H_SENT,    H_SENDER,  H_CTYPE,  H_DETAILS,
-                                             H_SOURCE,  H_DCOUNT,  H_SEQ,    NULL};
+static const char *const STRING_HEADERS[] = {H_ID,     H_TYPE,   H_CORR,  H_REPLY,
+                                             H_SENT,   H_SENDER, H_CTYPE, H_DETAILS,
+                                             H_SOURCE, H_DCOUNT, H_SEQ,   NULL};
 
 static void warn(struct rebus_priv *p, const char *name, const char *what)
 {
@@ -249,7 +249,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         if (b)
             warn(p, H_SENT, "is not a round-trip (\"O\") date and time: not read");
         in.defaulted |= ED_FIRST_SEEN;
-        if (props_has(&m->props, PROP_timestamp) && m->props.timestamp <= (uint64_t)INT64_MAX / 1000)
+        if (props_has(&m->props, PROP_timestamp) &&
+            m->props.timestamp <= (uint64_t)INT64_MAX / 1000)
             in.first_seen_ms = (int64_t)m->props.timestamp * 1000;
         else if (x->death->has_times)
             in.first_seen_ms = x->death->first_time_ms;
@@ -282,8 +283,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         [NF_VERSION] = "Rebus has no schema version",
         [NF_CORRELATION] = "the whole chain (rbs2-corr-id)",
         [NF_CAUSATION] = "the request this replies to (rbs2-in-reply-to)",
-        [NF_ATTEMPT] = "failures Rebus counted (rbs2-error-details), or deliveries "
-                       "(rbs2-delivery-count + 1)",
+        [NF_ATTEMPT] = "failures counted (rbs2-error-details) or deliveries (delivery-count+1)",
         [NF_FIRST_SEEN] = "when it was sent (rbs2-senttime)",
         [NF_ORIGIN] = "the sender's input queue (rbs2-sender-address)",
         [NF_ERROR] = "the last failure in rbs2-error-details",
@@ -309,8 +309,8 @@ static json_t *bj(const void *s, size_t n)
     return bytes_to_json(n ? s : "", n);
 }
 
-static void add_text(struct dfields *f, const struct message *m, const char *key,
-                     const char *name, const char *meaning)
+static void add_text(struct dfields *f, const struct message *m, const char *key, const char *name,
+                     const char *meaning)
 {
     const struct bytes *b = text(m, name);
     if (b)
@@ -326,8 +326,8 @@ static void add_bool(struct dfields *f, const char *key, const char *label, bool
     d->json = json_boolean(v);
 }
 
-static void add_count(struct dfields *f, const char *key, const char *label, bool has,
-                      int64_t v, const char *meaning)
+static void add_count(struct dfields *f, const char *key, const char *label, bool has, int64_t v,
+                      const char *meaning)
 {
     if (has)
         dfields_add_int(f, key, label, v, meaning);
@@ -337,8 +337,8 @@ static void add_count(struct dfields *f, const char *key, const char *label, boo
 
 static const char *form_name(enum rebus_details_form k)
 {
-    static const char *const names[] = {"empty", "aggregate", "message", "caught", "exception",
-                                        "text"};
+    static const char *const names[] = {"empty",  "aggregate", "message",
+                                        "caught", "exception", "text"};
     return names[k];
 }
 
@@ -355,9 +355,8 @@ static void add_failures(struct dfields *f, const struct message *m, const struc
         json_t *o = json_object();
         json_object_set_new(o, "at_ms", x->has_time ? json_integer(x->time_ms) : json_null());
         json_object_set_new(o, "at", x->has_time ? bj(s + x->time_off, x->time_len) : json_null());
-        json_object_set_new(o, "type",
-                            x->has_exception ? bj(s + x->exc.type_off, x->exc.type_len)
-                                             : json_null());
+        json_object_set_new(
+            o, "type", x->has_exception ? bj(s + x->exc.type_off, x->exc.type_len) : json_null());
         json_object_set_new(o, "message",
                             x->has_exception ? bj(s + x->exc.msg_off, x->exc.msg_len)
                                              : bj(s + x->details_off, x->details_len));
@@ -403,9 +402,9 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
                          "moved to the error queue by the Rebus endpoint itself (no broker "
                          "dead-lettering: no x-death)");
     if (d->stack_trace.len) {
-        struct dfield *e = dfields_add(f, NULL, "stack trace", d->stack_trace.data,
-                                       d->stack_trace.len,
-                                       "the last failure's exception.ToString() (rbs2-error-details)");
+        struct dfield *e =
+            dfields_add(f, NULL, "stack trace", d->stack_trace.data, d->stack_trace.len,
+                        "the last failure's exception.ToString() (rbs2-error-details)");
         e->where = DF_DEATH;
         e->style = DF_ERROR;
     }
@@ -445,19 +444,18 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     add_count(f, "delivery_count", H_DCOUNT, p->has_dcount, p->dcount,
               "earlier deliveries a quorum queue counted (x-delivery-count)");
     has = small_count(m, H_DEFER, &v);
-    add_count(f, "defer_count", H_DEFER, has, v,
-              "second-level retries (deferrals)");
+    add_count(f, "defer_count", H_DEFER, has, v, "second-level retries (deferrals)");
     add_text(f, m, "content_type", H_CTYPE, "the serializer's content type");
     const struct bytes *id = text(m, H_ID);
     add_bool(f, "pseudo_id", "id made up", id && id->len >= 6 && memcmp(id->data, "knuth-", 6) == 0,
              "Rebus.RabbitMq made the id from the body (no rbs2-msg-id, no message_id)");
     add_text(f, m, "rabbitmq_correlation_id", "rabbitmq-corr-id",
              "the correlation_id property a non-Rebus sender set");
-    struct dfield *x = dfields_adds(f, "error_details_form", "error details form",
-                                    form_name(p->form),
-                                    "how rbs2-error-details is written (aggregate: after "
-                                    "retries; message: a manual dead-letter; caught: "
-                                    "auto-forward)");
+    struct dfield *x =
+        dfields_adds(f, "error_details_form", "error details form", form_name(p->form),
+                     "how rbs2-error-details is written (aggregate: after "
+                     "retries; message: a manual dead-letter; caught: "
+                     "auto-forward)");
     x->style = DF_DIM;
     add_failures(f, m, p);
     add_text(f, m, "trace", "rbs-ot-tracestate", "the W3C activity id (Rebus diagnostics)");
@@ -525,8 +523,10 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
 {
     (void)dlq;
     enum status st = rk_target_source(
-        d, out, "it has no rbs2-source-queue header (Rebus's own tool leaves such a message in "
-                "the error queue)", err);
+        d, out,
+        "it has no rbs2-source-queue header (Rebus's own tool leaves such a message in "
+        "the error queue)",
+        err);
     if (st != ST_OK)
         return st;
     if (o->mode == RESTAMP_REPLAY) {

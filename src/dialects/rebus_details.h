@@ -23,21 +23,21 @@
 #include "dotnet_text.h"
 
 enum rebus_details_form {
-    RD_EMPTY,       /* nothing there */
-    RD_AGGREGATE,   /* "N unhandled exceptions: time: exception…" */
-    RD_MESSAGE,     /* "message: exception" (a manual dead-letter) */
-    RD_CAUGHT,      /* "Caught exception: exception" */
-    RD_EXCEPTION,   /* "exception" alone */
-    RD_TEXT,        /* none of these: free text */
+    RD_EMPTY,     /* nothing there */
+    RD_AGGREGATE, /* "N unhandled exceptions: time: exception…" */
+    RD_MESSAGE,   /* "message: exception" (a manual dead-letter) */
+    RD_CAUGHT,    /* "Caught exception: exception" */
+    RD_EXCEPTION, /* "exception" alone */
+    RD_TEXT,      /* none of these: free text */
 };
 
 struct rebus_failure {
     bool has_time;
     int64_t time_ms;
-    size_t time_off, time_len;     /* the time as written (culture-dependent) */
+    size_t time_off, time_len;       /* the time as written (culture-dependent) */
     size_t details_off, details_len; /* exception.ToString() (or the free text) */
-    bool has_exception;            /* details start with a .NET type name */
-    struct dotnet_exception exc;   /* offsets into the whole text */
+    bool has_exception;              /* details start with a .NET type name */
+    struct dotnet_exception exc;     /* offsets into the whole text */
 };
 
 #define REBUS_MAX_FAILURES 32 /* more are counted, not kept */
@@ -45,12 +45,12 @@ struct rebus_failure {
 struct rebus_details {
     enum rebus_details_form form;
     bool has_count;
-    int64_t count;       /* N of "N unhandled exceptions" */
-    size_t n;            /* failures kept */
-    size_t seen;         /* failures found (n <= seen) */
+    int64_t count; /* N of "N unhandled exceptions" */
+    size_t n;      /* failures kept */
+    size_t seen;   /* failures found (n <= seen) */
     struct rebus_failure f[REBUS_MAX_FAILURES];
     bool has_latest;
-    int64_t latest_ms;   /* the newest time of any failure */
+    int64_t latest_ms; /* the newest time of any failure */
 };
 
 void rebus_details_parse(const void *s, size_t n, struct rebus_details *out);
