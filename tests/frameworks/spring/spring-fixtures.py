@@ -166,8 +166,8 @@ TRACE_NESTED = (LEFE.replace("OrderListener.onOrder(com.acme.orders.OrderPlaced)
                           "org.springframework.orm.jpa.vendor.HibernateJpaDialect.translateExceptionIfPossible(HibernateJpaDialect.java:241)",
                           "org.springframework.orm.jpa.JpaTransactionManager.doCommit(JpaTransactionManager.java:565)",
                           "com.acme.billing.InvoiceListener.onInvoice(InvoiceListener.java:44)"] + HANDLER_FRAMES)
-                + SUPPRESSED
                 + "\t... 24 more\n"
+                + SUPPRESSED
                 + "Caused by: org.hibernate.exception.ConstraintViolationException: " + HIB_MSG + "\n"
                 + frames(["org.hibernate.exception.internal.SQLStateConversionDelegate.convert(SQLStateConversionDelegate.java:97)",
                           "org.hibernate.exception.internal.StandardSQLExceptionConverter.convert(StandardSQLExceptionConverter.java:58)",
