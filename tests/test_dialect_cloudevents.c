@@ -72,11 +72,11 @@ static void test_prefixes(void **state)
         read_it(m, &ev, 80);
         assert_int_equal(ev.mode, CE_BINARY);
         assert_int_equal(ev.prefix, want[i]);
-        assert_string_equal(ev.reject, "");
+        assert_null(ev.reject);
         assert_true(bytes_eq_cstr(&ev.attr[CE_ID].text, "e-1"));
         assert_true(bytes_eq_cstr(&ev.attr[CE_DATACONTENTTYPE].text, "application/json"));
         assert_string_equal(json_string_value(json_object_get(ev.extensions, "tenant")), "acme");
-        assert_int_equal(ev.nby, 4);
+        assert_int_equal(__builtin_popcount(ev.core_seen), 4);
         ce_event_free(&ev);
         msg_free(m);
     }
@@ -180,7 +180,7 @@ static void test_extension_kinds(void **state)
     htable_add(m->headers, "ce_bin", hval_bytes("\x80", 1));
     struct ce_event ev;
     read_it(m, &ev, 80);
-    assert_string_equal(ev.reject, "");
+    assert_null(ev.reject);
     assert_int_equal(json_integer_value(json_object_get(ev.extensions, "seq")), 7);
     assert_true(json_is_null(json_object_get(ev.extensions, "big")));
     assert_true(json_is_true(json_object_get(ev.extensions, "flag")));
@@ -202,7 +202,7 @@ static void test_structured(void **state)
     struct ce_event ev;
     read_it(m, &ev, 80);
     assert_int_equal(ev.mode, CE_STRUCTURED);
-    assert_string_equal(ev.reject, "");
+    assert_null(ev.reject);
     assert_int_equal(ev.time_ms, 1767322800250LL);
     assert_string_equal(ev.trace_id, TRACE);
     assert_true(bytes_eq_cstr(&ev.attr[CE_DATACONTENTTYPE].text, "application/json"));
@@ -235,8 +235,9 @@ static void test_structured_malformed(void **state)
         struct message *m = msg_new("application/cloudevents+json", cases[i].body);
         struct ce_event ev;
         read_it(m, &ev, 80);
-        if (strcmp(ev.reject, cases[i].reject)) {
-            fprintf(stderr, "case %zu: reject \"%s\", want \"%s\"\n", i, ev.reject, cases[i].reject);
+        const char *got = ev.reject ? ev.reject : "";
+        if (strcmp(got, cases[i].reject)) {
+            fprintf(stderr, "case %zu: reject \"%s\", want \"%s\"\n", i, got, cases[i].reject);
             fail();
         }
         ce_event_free(&ev);

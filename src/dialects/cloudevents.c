@@ -1,9 +1,12 @@
 /* cloudevents: see cloudevents.h. */
 #include "cloudevents.h"
 
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
+#include "dialect.h"
+#include "restamp_kit.h"
 #include "util.h"
 
 /* ---- the reader (exported for the unit tests: cloudevents.h) ---- */
@@ -54,7 +57,18 @@ static int attr_index(const unsigned char *name, size_t n)
     return -1;
 }
 
-size_t ce_binary_prefix(const struct htable *h, enum ce_prefix *best)
+const char *ce_header_name(enum ce_prefix p, enum ce_attr a)
+{
+    static const char *const names[CE_PREFIX_COUNT][4] = {
+        {"cloudEvents_id", "cloudEvents_source", "cloudEvents_specversion", "cloudEvents_type"},
+        {"cloudEvents:id", "cloudEvents:source", "cloudEvents:specversion", "cloudEvents:type"},
+        {"ce_id", "ce_source", "ce_specversion", "ce_type"},
+        {"ce-id", "ce-source", "ce-specversion", "ce-type"},
+    };
+    return (unsigned)p < CE_PREFIX_COUNT && (unsigned)a <= CE_TYPE ? names[p][a] : "";
+}
+
+size_t ce_binary_prefix(const struct htable *h, enum ce_prefix *best, unsigned *best_seen)
 {
     unsigned seen[CE_PREFIX_COUNT] = {0};
     for (size_t i = 0; h && i < h->n; i++)
@@ -67,11 +81,13 @@ size_t ce_binary_prefix(const struct htable *h, enum ce_prefix *best)
         }
     size_t most = 0;
     *best = CE_PREFIX_AMQP;
+    *best_seen = 0;
     for (int p = 0; p < CE_PREFIX_COUNT; p++) {
         size_t c = (size_t)__builtin_popcount(seen[p]);
         if (c > most) {
             most = c;
             *best = (enum ce_prefix)p;
+            *best_seen = seen[p];
         }
     }
     return most;
@@ -89,50 +105,25 @@ bool ce_structured_type(const struct bytes *ct)
     return c == ';' || c == ' ' || c == '\t';
 }
 
-static void by_add(struct ce_event *ev, const void *name, size_t n)
-{
-    if (ev->nby >= CE_ATTR_COUNT)
-        return;
-    if (n >= sizeof ev->by[0])
-        n = sizeof ev->by[0] - 1;
-    memcpy(ev->by[ev->nby], name, n);
-    ev->by[ev->nby][n] = '\0';
-    ev->nby++;
-}
-
 int ce_recognise(const struct message *m, struct ce_event *ev)
 {
     memset(ev, 0, sizeof *ev);
     if (ce_structured_type(props_string(&m->props, PROP_content_type))) {
         ev->mode = CE_STRUCTURED;
-        by_add(ev, "content_type", 12);
         return 80;
     }
-    enum ce_prefix p;
-    size_t n = ce_binary_prefix(m->headers, &p);
+    size_t n = ce_binary_prefix(m->headers, &ev->prefix, &ev->core_seen);
     if (n < 2)
         return 0;
     ev->mode = CE_BINARY;
-    ev->prefix = p;
-    bool spec = false;
-    for (size_t i = 0; i < m->headers->n; i++) {
-        size_t an;
-        const struct bytes *k = &m->headers->e[i].key;
-        const unsigned char *a = after_prefix(k, p, &an);
-        int ai = a ? attr_index(a, an) : -1;
-        if (ai >= 0 && ai <= CE_TYPE) {
-            by_add(ev, k->data, k->len);
-            spec |= ai == CE_SPECVERSION;
-        }
-    }
-    return spec && n >= 3 ? 80 : 60;
+    return (ev->core_seen & (1u << CE_SPECVERSION)) && n >= 3 ? 80 : 60;
 }
 
-/* The first reason stands: "BEFORE" + "NAME" + "AFTER". */
-static void set_reject(struct ce_event *ev, const char *before, const char *name, const char *after)
+/* The first reason stands. */
+static void set_reject(struct ce_event *ev, const char *why)
 {
-    if (!ev->reject[0])
-        snprintf(ev->reject, sizeof ev->reject, "%s%s%s", before, name, after);
+    if (!ev->reject)
+        ev->reject = why;
 }
 
 static bool ext_name_ok(const unsigned char *s, size_t n)
@@ -238,11 +229,11 @@ static void read_structured(const struct message *m, struct ce_event *ev)
     json_error_t jerr;
     json_t *root = json_loadb((const char *)m->body.data, m->body.len, JSON_ALLOW_NUL, &jerr);
     if (!root) {
-        set_reject(ev, "structured body is not valid JSON", "", "");
+        set_reject(ev, "structured body is not valid JSON");
         return;
     }
     if (!json_is_object(root)) {
-        set_reject(ev, "structured body is not a JSON object", "", "");
+        set_reject(ev, "structured body is not a JSON object");
         json_decref(root);
         return;
     }
@@ -286,24 +277,33 @@ void ce_read(const struct message *m, struct ce_event *ev)
     if (json_is_string(tp) && !traceparent_trace_id(json_string_value(tp), json_string_length(tp),
                                                     ev->trace_id))
         ev->trace_id[0] = '\0';
-    if (ev->reject[0])
+    if (ev->reject)
         return;
+    static const char *const missing[4] = {
+        "missing required attribute: id", "missing required attribute: source",
+        "missing required attribute: specversion", "missing required attribute: type"};
+    static const char *const not_string[4] = {
+        "attribute id is not a string", "attribute source is not a string",
+        "attribute specversion is not a string", "attribute type is not a string"};
+    static const char *const empty[4] = {"attribute id is empty", "attribute source is empty",
+                                         "attribute specversion is empty",
+                                         "attribute type is empty"};
     for (int a = CE_ID; a <= CE_TYPE; a++) {
         const struct ce_value *cv = &ev->attr[a];
         if (!cv->present)
-            set_reject(ev, "missing required attribute: ", attr_names[a], "");
+            set_reject(ev, missing[a]);
         else if (!cv->text_ok)
-            set_reject(ev, "attribute ", attr_names[a], " is not a string");
+            set_reject(ev, not_string[a]);
         else if (!cv->text.len)
-            set_reject(ev, "attribute ", attr_names[a], " is empty");
+            set_reject(ev, empty[a]);
     }
     const struct ce_value *sv = &ev->attr[CE_SPECVERSION];
     if (sv->text_ok && !bytes_eq_cstr(&sv->text, "1.0"))
-        set_reject(ev, "unsupported specversion (not 1.0)", "", "");
+        set_reject(ev, "unsupported specversion (not 1.0)");
     if (t->present && !ev->time_ok)
-        set_reject(ev, "attribute time is not an RFC 3339 time", "", "");
+        set_reject(ev, "attribute time is not an RFC 3339 time");
     if (ev->bad_name)
-        set_reject(ev, "invalid extension attribute name (not [a-z0-9])", "", "");
+        set_reject(ev, "invalid extension attribute name (not [a-z0-9])");
 }
 
 void ce_event_free(struct ce_event *ev)
@@ -313,3 +313,290 @@ void ce_event_free(struct ce_event *ev)
     json_decref(ev->extensions);
     ev->extensions = NULL;
 }
+
+/* ---- the dialect ---------------------------------------------------------------------- */
+
+static int recognise(const struct dialect_input *in, struct dialect_match *m)
+{
+    struct ce_event ev;
+    int c = ce_recognise(in->msg, &ev);
+    if (c && ev.mode == CE_STRUCTURED)
+        dialect_match_by(m, "content_type");
+    for (int a = CE_ID; c && ev.mode == CE_BINARY && a <= CE_TYPE; a++)
+        if (ev.core_seen & (1u << a))
+            dialect_match_by(m, ce_header_name(ev.prefix, (enum ce_attr)a));
+    return c;
+}
+
+static const struct bytes *attr_text(const struct ce_event *ev, enum ce_attr a)
+{
+    const struct ce_value *v = &ev->attr[a];
+    return v->text_ok && v->text.len ? &v->text : NULL;
+}
+
+static void decode(const struct dialect_input *x, struct decoded *out)
+{
+    const struct message *m = x->msg;
+    const struct props *p = &m->props;
+    struct ce_event *ev = calloc(1, sizeof *ev);
+    if (!ev)
+        abort();
+    out->priv = ev;
+    ce_recognise(m, ev);
+    ce_read(m, ev);
+
+    struct envelope_init in;
+    memset(&in, 0, sizeof in);
+    const struct bytes *id = attr_text(ev, CE_ID), *type = attr_text(ev, CE_TYPE);
+    struct bytes derived = {0, NULL};
+    if (id) {
+        in.id = *id;
+    } else {
+        derived = dialect_derived_id(m);
+        in.id = derived;
+        in.defaulted |= ED_ID;
+    }
+    const struct bytes *rk = death_first_routing_key(x->death);
+    struct bytes message = {7, (unsigned char *)"message"};
+    if (type) {
+        in.type = *type;
+    } else {
+        in.defaulted |= ED_TYPE;
+        in.type = rk && rk->len ? *rk : m->routing_key.len ? m->routing_key : message;
+    }
+    if (ev->trace_id[0])
+        in.correlation_id = (struct bytes){TRACEPARENT_ID_LEN, (unsigned char *)ev->trace_id};
+    else
+        in.defaulted |= ED_CORRELATION;
+    in.version = 1;
+    in.defaulted |= ED_VERSION;
+    if (x->death->total > 0) {
+        in.attempt = x->death->total;
+    } else {
+        in.attempt = 1;
+        in.defaulted |= ED_ATTEMPT;
+    }
+    if (ev->time_ok) {
+        in.first_seen_ms = ev->time_ms;
+    } else {
+        in.defaulted |= ED_FIRST_SEEN;
+        in.first_seen_ms = props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000
+                               ? (int64_t)p->timestamp * 1000
+                           : x->death->has_times ? x->death->first_time_ms
+                           : m->fetched_at_ms    ? m->fetched_at_ms
+                                                 : x->now_ms;
+    }
+    const struct bytes *src = attr_text(ev, CE_SOURCE);
+    if (src)
+        in.origin = *src;
+    in.headers = m->headers;
+    dialect_envelope(out, &in);
+    bytes_free(&derived);
+    out->accepted = ev->reject == NULL;
+    out->reject_reason = ev->reject;
+    out->accept_note = ev->reject ? "a CloudEvents SDK refuses it (the spec's required "
+                                    "attributes, specversion 1.0, a valid time)"
+                                  : "a valid CloudEvent (id, source, specversion 1.0, type)";
+    static const char *const from[NF_COUNT] = {
+        [NF_ID] = "the event id (id attribute; unique with source)",
+        [NF_TYPE] = "the event type (type attribute)",
+        [NF_VERSION] = "CloudEvents has no schema version (specversion is the spec's)",
+        [NF_CORRELATION] = "the trace id of the traceparent extension (CloudEvents has no "
+                           "correlation attribute)",
+        [NF_CAUSATION] = "CloudEvents carries no causation",
+        [NF_ATTEMPT] = "times the broker dead-lettered it (x-death)",
+        [NF_FIRST_SEEN] = "when the occurrence happened (time attribute)",
+        [NF_ORIGIN] = "the event's source attribute",
+        [NF_ERROR] = "CloudEvents carries no failure: the broker's death",
+        [NF_FAILED_AT] = "the newest x-death time",
+    };
+    memcpy(out->read_from, from, sizeof from);
+}
+
+static void release(struct decoded *d)
+{
+    if (d->priv) {
+        ce_event_free(d->priv);
+        free(d->priv);
+    }
+    d->priv = NULL;
+}
+
+static void add_attr(struct dfields *f, const struct ce_event *ev, enum ce_attr a,
+                     const char *meaning)
+{
+    const struct ce_value *v = &ev->attr[a];
+    if (v->text_ok)
+        dfields_add(f, attr_names[a], attr_names[a], v->text.data ? (const void *)v->text.data : "",
+                    v->text.len, meaning);
+    else
+        dfields_adds(f, attr_names[a], attr_names[a], v->present ? "(not a string)" : NULL,
+                     meaning)->json = json_null();
+}
+
+static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
+{
+    (void)now_ms;
+    const struct ce_event *ev = d->priv;
+    dfields_adds(f, "mode", "mode", ev->mode == CE_STRUCTURED ? "structured" : "binary",
+                 ev->mode == CE_STRUCTURED ? "the whole event in the body "
+                                             "(application/cloudevents+json)"
+                                           : "attributes in prefixed headers, data in the body");
+    dfields_adds(f, "prefix", "prefix", ev->mode == CE_BINARY ? ce_prefix_name(ev->prefix) : NULL,
+                 "cloudEvents_ / cloudEvents: (AMQP binding), ce_ (Kafka), ce- (HTTP)");
+    add_attr(f, ev, CE_SPECVERSION, "the CloudEvents version");
+    add_attr(f, ev, CE_SUBJECT, "what the event is about, within its source");
+    add_attr(f, ev, CE_DATACONTENTTYPE, "the data's media type");
+    add_attr(f, ev, CE_DATASCHEMA, "the schema the data adheres to");
+    add_attr(f, ev, CE_TIME, "when the occurrence happened");
+    struct strbuf sb;
+    sb_init(&sb);
+    const char *key;
+    json_t *val;
+    json_object_foreach(ev->extensions, key, val) {
+        if (sb.len)
+            sb_adds(&sb, ", ");
+        sb_adds(&sb, key);
+        sb_addc(&sb, '=');
+        char *t = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
+        if (t)
+            sb_adds(&sb, t);
+        free(t);
+    }
+    struct dfield *e = dfields_add(f, "extensions", "extensions", sb.len ? sb.buf : "", sb.len,
+                                   "every other attribute (traceparent: the trace it belongs to)");
+    e->json = json_deep_copy(ev->extensions);
+    sb_free(&sb);
+    unsigned df = d->env->defaulted;
+    if (df & ED_ID)
+        dfields_add_line(f, DF_DEFAULTS, DF_WARN, "id: a name-based UUID (no id attribute)");
+    if (df & ED_TYPE)
+        dfields_add_line(f, DF_DEFAULTS, DF_WARN, "type: the routing key (no type attribute)");
+    if (df & ED_CORRELATION)
+        dfields_add_line(f, DF_DEFAULTS, DF_WARN,
+                         "correlation: the id (no valid traceparent extension)");
+    if (df & ED_ATTEMPT)
+        dfields_add_line(f, DF_DEFAULTS, DF_WARN, "attempt: 1 (no x-death to count)");
+    if (df & ED_FIRST_SEEN)
+        dfields_add_line(f, DF_DEFAULTS, DF_WARN, "first seen: no valid time attribute");
+}
+
+/* The span of the top-level member "id"'s value in a JSON object's text; false when there is
+ * none (or the text is not an object). Strings and nesting are skipped exactly. */
+static bool top_level_id(const unsigned char *s, size_t n, size_t *off, size_t *len)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    if (i >= n || s[i] != '{')
+        return false;
+    int depth = 0;
+    bool want_key = true, is_id = false;
+    size_t vstart = 0;
+    for (; i < n; i++) {
+        unsigned char c = s[i];
+        if (c == '"') {
+            size_t st = i++;
+            while (i < n && s[i] != '"')
+                i += s[i] == '\\' ? 2 : 1;
+            if (i >= n)
+                return false;
+            if (depth == 1 && want_key)
+                is_id = i - st == 3 && s[st + 1] == 'i' && s[st + 2] == 'd';
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+            if (depth == 1)
+                want_key = true;
+        } else if (c == '}' || c == ']' || (c == ',' && depth == 1)) {
+            if (depth == 1 && !want_key && is_id) {
+                size_t e = i;
+                while (e > vstart && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\n' ||
+                                      s[e - 1] == '\r'))
+                    e--;
+                *off = vstart;
+                *len = e - vstart;
+                return true;
+            }
+            if (c == ',')
+                want_key = true;
+            else
+                depth--;
+        } else if (c == ':' && depth == 1 && want_key) {
+            want_key = false;
+            vstart = i + 1;
+            while (vstart < n && (s[vstart] == ' ' || s[vstart] == '\t' || s[vstart] == '\n' ||
+                                  s[vstart] == '\r'))
+                vstart++;
+        }
+    }
+    return false;
+}
+
+/* Replay: the plain AMQP rule (CloudEvents has no replay tool). Re-issue: a new event id in
+ * the place the id is (the same header, or the body's top-level "id"), nothing else changed. */
+static enum status restamp(const struct decoded *d, const struct restamp_opts *o,
+                           const struct bytes *dlq, struct outgoing *out, struct error *err)
+{
+    (void)dlq;
+    const struct ce_event *ev = d->priv;
+    enum status st =
+        rk_target_source(d, out, "it has no x-death history naming where it came from", err);
+    if (st != ST_OK)
+        return st;
+    if (o->mode == RESTAMP_REISSUE) {
+        if (ev->mode == CE_BINARY) {
+            const char *h = ev->attr[CE_ID].header ? ev->attr[CE_ID].header
+                                                   : ce_header_name(ev->prefix, CE_ID);
+            rk_header_put_text(out->headers, h, out->id.data, out->id.len);
+        } else {
+            size_t off, len;
+            if (!top_level_id(out->body.data, out->body.len, &off, &len))
+                return error_set(err, ST_EUNSUPPORTED,
+                                 "this structured CloudEvent has no top-level \"id\" member to "
+                                 "give a new id");
+            json_t *j = json_stringn((const char *)out->id.data, out->id.len);
+            char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+            json_decref(j);
+            if (!t)
+                return error_set(err, ST_EINVAL, "the new id is not UTF-8");
+            struct strbuf sb;
+            sb_init(&sb);
+            sb_add(&sb, out->body.data, off);
+            sb_adds(&sb, t);
+            sb_add(&sb, out->body.data + off + len, out->body.len - off - len);
+            free(t);
+            size_t nl;
+            char *nb = sb_detach(&sb, &nl);
+            bytes_free(&out->body);
+            out->body = (struct bytes){nl, (unsigned char *)nb};
+        }
+    }
+    for (size_t i = 0; i < o->n_changes; i++) {
+        const struct env_change *c = &o->changes[i];
+        if (c->field != EF_HEADER_SET && c->field != EF_HEADER_REMOVE)
+            return error_set(err, ST_EUNSUPPORTED,
+                             "%s cannot be changed on a CloudEvent here (header.NAME can)",
+                             rk_field_name(c->field));
+        st = rk_header_change(out->headers, c, err);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+const struct dialect_ops dialect_cloudevents = {
+    .name = "cloudevents",
+    .title = "CloudEvents",
+    .summary = "CloudEvent (cloudEvents_ / cloudEvents: / ce_ / ce- headers, or "
+               "application/cloudevents+json)",
+    .section = "CloudEvents attributes",
+    .recognise = recognise,
+    .decode = decode,
+    .release = release,
+    .fields = fields,
+    .restamp = restamp,
+    .replay_rule = "the message as it was (the broker's headers dropped), to the first death's "
+                   "exchange and routing key; a re-issue gets a new event id",
+};

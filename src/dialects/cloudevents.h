@@ -45,14 +45,15 @@ struct ce_event {
     int64_t time_ms;
     json_t *extensions; /* name -> value; never NULL after ce_read */
     char trace_id[TRACEPARENT_ID_LEN + 1]; /* "" unless the traceparent extension is valid */
-    bool bad_name;                          /* an extension name that is not [a-z0-9] */
-    char reject[160];                       /* "" when its consumers would accept it */
-    char by[CE_ATTR_COUNT][48];             /* the names that decided recognition */
-    size_t nby;
+    bool bad_name;      /* an extension name that is not [a-z0-9] */
+    const char *reject; /* static; NULL when its consumers would accept it */
+    unsigned core_seen; /* binary: bit per required attribute found (1u << CE_ID, …) */
 };
 
-/* Which prefix holds the most required attributes, and how many (0: none). */
-size_t ce_binary_prefix(const struct htable *h, enum ce_prefix *best);
+/* Which prefix holds the most required attributes, and how many (0: none); seen: their bits. */
+size_t ce_binary_prefix(const struct htable *h, enum ce_prefix *best, unsigned *seen);
+/* The header name of a required attribute under a prefix ("cloudEvents_id"): static. */
+const char *ce_header_name(enum ce_prefix p, enum ce_attr a);
 
 /* Whether a content type is application/cloudevents+json (case-insensitive, parameters
  * allowed). */

@@ -22,6 +22,8 @@ static const struct dialect_ops *const table[] = {
     &dialect_acemq,
     &dialect_babelqueue,
     &dialect_celery,
+    &dialect_spring,
+    &dialect_cloudevents,
 };
 
 #define N_DIALECTS (sizeof table / sizeof *table)

@@ -173,6 +173,8 @@ extern const struct dialect_ops dialect_amqp;
 extern const struct dialect_ops dialect_acemq;
 extern const struct dialect_ops dialect_babelqueue;
 extern const struct dialect_ops dialect_celery;
+extern const struct dialect_ops dialect_spring;
+extern const struct dialect_ops dialect_cloudevents;
 
 /* ---- helpers for decode hooks ------------------------------------------------------------ */
 
