@@ -15,6 +15,10 @@ import os
 OUT = os.path.join("fixtures", "spring")
 FETCHED = 1767326645678          # 2026-01-02T03:04:05.678Z
 DEATH_S = 1767326400             # 2026-01-02T03:00:00Z
+# The ids dlqx derives for the records without a message_id (a name-based UUID of the
+# message's identity digest: dialect_derived_id); they change when those records change.
+SCS1_ID = "62f6da85-566a-5b27-898d-20837d6e67ce"
+BDLX1_ID = "92500d16-5ec6-5b2e-8b18-6ea3208ea4ef"
 
 def i64(v): return {"type": "int64", "value": v}
 def ts(v): return {"type": "timestamp", "value": v}
@@ -193,7 +197,7 @@ write_json("republish-nested-cause.expect.json", [{
     "correlation_id": INV_PROPS["message_id"], "causation_id": None, "attempt": 1,
     "error_type": "org.postgresql.util.PSQLException", "error_message": DIVE_MSG,
     "stack_trace": TRACE_NESTED, "failed_at_ms": None,
-    "source": {"queue": None, "exchange": "billing", "routing_key": "invoice.issued", "how": "x-original-routingKey"},
+    "source": {"queue": None, "exchange": "billing", "routing_key": "invoice.issued", "how": "x-original-exchange"},
     "spring": {"flavour": "republish", "original_exchange": "billing", "original_routing_key": "invoice.issued",
                "exception_types": ["org.springframework.amqp.rabbit.support.ListenerExecutionFailedException",
                                    "org.springframework.dao.DataIntegrityViolationException",
@@ -315,12 +319,13 @@ def reissued(r, corr, target):
 write("scst-dlq.reissue.jsonl", [reissued(s1, "<uuid>", "orders.billing"),
                                  reissued(s2, "billing-run-2026-01-02", "orders.billing")])
 write_json("scst-dlq.expect.json", [
-    {"dialect": "spring", "causation_id": None, "attempt": 1,
+    {"dialect": "spring", "id": SCS1_ID, "correlation_id": SCS1_ID, "type": "orders.billing",
+     "causation_id": None, "attempt": 1,
      "error_type": "java.lang.IllegalStateException", "error_message": "Invoice 17 not found",
      "error": "java.lang.IllegalStateException: Invoice 17 not found", "error_from_broker": False,
      "stack_trace": scs_trace("Invoice 17 not found"), "failed_at_ms": None,
-     "source": {"queue": "orders.billing", "exchange": "orders", "routing_key": "orders", "how": "dlq-name"},
-     "recognised": {"confidence": 95},
+     "source": {"queue": "orders.billing", "exchange": "", "routing_key": "orders.billing", "how": "dlq-name"},
+     "recognised": {"confidence": 95, "by": ["x-exception-message", "x-original-routingKey"]},
      "spring": {"flavour": "cloud-stream", "consumer_queue": "orders.billing", "destination": "orders", "group": "billing",
                 "retry_count": 1, "original_exchange": "orders", "original_routing_key": "orders",
                 "exception_types": ["org.springframework.messaging.MessageHandlingException",
@@ -328,7 +333,7 @@ write_json("scst-dlq.expect.json", [
     {"dialect": "spring", "id": s2props["message_id"], "correlation_id": "billing-run-2026-01-02",
      "causation_id": None, "attempt": 3, "error_type": "java.lang.IllegalStateException",
      "error_message": "Invoice 18 not found", "failed_at_ms": None,
-     "source": {"queue": "orders.billing", "exchange": "orders", "routing_key": "orders", "how": "dlq-name"},
+     "source": {"queue": "orders.billing", "exchange": "", "routing_key": "orders.billing", "how": "dlq-name"},
      "spring": {"flavour": "cloud-stream", "retry_count": 3}},
 ])
 
@@ -355,15 +360,16 @@ write("broker-dlx.replay.jsonl", [
 ])
 DEATH_ERR = "dead-lettered by the broker: rejected from orders"
 write_json("broker-dlx.expect.json", [
-    {"dialect": "spring", "type": TYPE_ID, "causation_id": None, "attempt": 1,
+    {"dialect": "spring", "id": BDLX1_ID, "correlation_id": BDLX1_ID, "type": TYPE_ID,
+     "causation_id": None, "attempt": 1,
      "error_type": None, "error_message": None, "error": DEATH_ERR, "error_from_broker": True,
      "stack_trace": None, "failed_at_ms": DEATH_S * 1000,
-     "source": {"queue": "orders", "exchange": "orders.exchange", "routing_key": "order.placed", "how": "x-death"},
+     "source": {"queue": "orders", "exchange": "", "routing_key": "orders", "how": "x-death"},
      "spring": {"flavour": "broker-dlx", "type_id": TYPE_ID, "retry_count": None}},
     {"dialect": "spring", "id": b_props2["message_id"], "type": TYPE_ID, "correlation_id": b_props2["message_id"],
      "causation_id": None, "attempt": 2, "error_type": None, "error_message": None, "error": DEATH_ERR,
      "failed_at_ms": DEATH_S * 1000,
-     "source": {"queue": "orders", "exchange": "orders.exchange", "routing_key": "order.placed", "how": "x-death"},
+     "source": {"queue": "orders", "exchange": "", "routing_key": "orders", "how": "x-death"},
      "spring": {"flavour": "broker-dlx", "retry_count": 2}},
 ])
 
@@ -378,7 +384,7 @@ write_json("typeid-collection.expect.json", [
     {"dialect": "spring", "id": "6f1f2c1e-4a1b-4c57-9a55-3c0e8f1d2a07", "type": "java.util.ArrayList",
      "correlation_id": "6f1f2c1e-4a1b-4c57-9a55-3c0e8f1d2a07", "causation_id": None, "attempt": 2,
      "error_type": None, "error_message": None, "failed_at_ms": DEATH_S * 1000,
-     "source": {"queue": "orders.batch", "exchange": "", "routing_key": "orders.batch"},
+     "source": {"queue": "orders.batch", "exchange": "", "routing_key": "orders.batch", "how": "x-death"},
      "spring": {"type_id": "java.util.ArrayList", "content_type_id": "com.acme.orders.OrderLine", "key_type_id": None}},
 ])
 
@@ -399,9 +405,9 @@ write("nearmiss-amqp.jsonl", [n2, n3])
 write_json("nearmiss-amqp.expect.json", [{"dialect": "amqp", "id": "nm-2"}, {"dialect": "amqp", "id": "nm-3"}])
 
 # ---- hostile ----
-ESC_MSG = "Card declined \x1b]52;c;ZWNobyBwd25lZA==\x07 then \x1b[2J\x1b[31mred\x00nul"
+ESC_MSG = "Card declined \x1b]52;c;ZWNobyBwd25lZA==\x07 then \x1b[2J\x1b[31mred\x9b31m"
 HOSTILE_TRACE = ("org.springframework.amqp.rabbit.support.ListenerExecutionFailedException: Listener failed\r\n"
-                 "\tat a.B.c(B.java:1)\r\n"
+                 "\tat a.B.c(B.java:1)\x00nul\r\n"
                  "Caused by: com.acme.Real1Exception: first\r\n"
                  "\tat a.B.c(B.java:2)\r\n"
                  "Caused by: \x1b[31mevil.Type\x1b[0m: not a type\r\n"
