@@ -10,7 +10,13 @@
 #include <string.h>
 
 #include "cloudevents.h"
+#include "decode.h"
+#include "dialect.h"
+#include "restamp.h"
+#include "snapshot.h"
 #include "traceparent.h"
+
+#define NOW 1767330000000LL
 
 #define TRACE "4bf92f3577b34da6a3ce929d0e0e4736"
 
@@ -300,6 +306,183 @@ static void test_traceparent(void **state)
     hval_free(&x);
 }
 
+
+static void test_body_id_span(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body, *value; /* value NULL: not found */
+    } cases[] = {
+        {"{\"id\":\"e-1\",\"type\":\"t\"}", "\"e-1\""},
+        {" { \"type\" : \"t\" , \"id\" : \"e-2\" } ", "\"e-2\""},
+        {"{\"data\":{\"id\":\"inner\"},\"id\":\"outer\"}", "\"outer\""},
+        {"{\"data\":[\"id\",{\"id\":1}],\"x\":\"\\\"id\\\"\",\"id\":7}", "7"},
+        {"{\"idx\":1,\"xid\":2,\"id\":{\"a\":[1,2]}}", "{\"a\":[1,2]}"},
+        {"{\"\\u0069d\":\"escaped key\"}", NULL},
+        {"{\"type\":\"t\"}", NULL},
+        {"[\"id\",1]", NULL},
+        {"{\"id\":\"unterminated", NULL},
+        {"", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t off = 0, len = 0;
+        bool got = ce_body_id_span((const unsigned char *)cases[i].body, strlen(cases[i].body),
+                                   &off, &len);
+        if (got != (cases[i].value != NULL) ||
+            (got && (len != strlen(cases[i].value) ||
+                     memcmp(cases[i].body + off, cases[i].value, len)))) {
+            fprintf(stderr, "case %zu: %d [%zu,+%zu)\n", i, got, off, len);
+            fail();
+        }
+    }
+}
+
+struct dec {
+    struct message m;
+    struct decoded d;
+};
+
+static void dec(struct dec *x, const char *line)
+{
+    struct error err;
+    error_clear(&err);
+    if (snapshot_parse_line(line, strlen(line), &x->m, &err) != ST_OK) {
+        fprintf(stderr, "%s: %s\n", line, err.msg);
+        fail();
+    }
+    decode_message(&x->m, NOW, &x->d);
+}
+
+static void dec_free(struct dec *x)
+{
+    decoded_free(&x->d);
+    message_free(&x->m);
+}
+
+#define DEATH "\"x-death\":[{\"count\":2,\"queue\":\"ev\",\"exchange\":\"\",\"routing-keys\":[\"ev\"]," \
+              "\"reason\":\"rejected\",\"time\":{\"type\":\"timestamp\",\"value\":1767326400}}]"
+
+static void test_decode_binary(void **state)
+{
+    (void)state;
+    struct dec x;
+    dec(&x, "{\"queue\":\"ev.dlq\",\"properties\":{\"content_type\":\"application/json\"},"
+            "\"headers\":{\"cloudEvents:id\":\"e-1\",\"cloudEvents:source\":\"/shop\","
+            "\"cloudEvents:specversion\":\"1.0\",\"cloudEvents:type\":\"t.placed\","
+            "\"cloudEvents:time\":\"2026-01-02T01:00:00Z\",\"cloudEvents:traceparent\":\"00-" TRACE
+            "-00f067aa0ba902b7-01\"," DEATH "},\"body\":\"{}\"}");
+    assert_string_equal(x.d.dialect->name, "cloudevents");
+    assert_int_equal(x.d.match.confidence, 80);
+    assert_int_equal(x.d.match.n_by, 4);
+    assert_string_equal(x.d.match.by[0], "cloudEvents:id");
+    assert_true(bytes_eq_cstr(&x.d.env->id, "e-1"));
+    assert_true(bytes_eq_cstr(&x.d.env->type, "t.placed"));
+    assert_true(bytes_eq_cstr(&x.d.env->origin, "/shop"));
+    assert_true(bytes_eq_cstr(&x.d.env->correlation_id, TRACE));
+    assert_false(x.d.env->defaulted & ED_CORRELATION);
+    assert_int_equal(x.d.env->first_seen_ms, 1767315600000LL);
+    assert_int_equal(x.d.env->attempt, 2);
+    assert_true(x.d.accepted);
+    assert_true(x.d.error_from_broker);
+    assert_int_equal(x.d.failed_at_ms, 1767326400000LL);
+    struct dfields f = {0};
+    x.d.dialect->fields(&x.d, NOW, &f);
+    json_t *o = dfields_to_json(&f);
+    dfields_free(&f);
+    assert_string_equal(json_string_value(json_object_get(o, "prefix")), "cloudEvents:");
+    assert_string_equal(json_string_value(json_object_get(o, "datacontenttype")),
+                        "application/json");
+    assert_true(json_is_null(json_object_get(o, "subject")));
+    assert_non_null(json_object_get(json_object_get(o, "extensions"), "traceparent"));
+    json_decref(o);
+    dec_free(&x);
+}
+
+static void test_decode_rejected(void **state)
+{
+    (void)state;
+    struct dec x;
+    dec(&x, "{\"headers\":{\"ce-id\":\"e-1\",\"ce-type\":\"t\"}}");
+    assert_string_equal(x.d.dialect->name, "cloudevents");
+    assert_int_equal(x.d.match.confidence, 60);
+    assert_false(x.d.accepted);
+    assert_string_equal(x.d.reject_reason, "missing required attribute: source");
+    dec_free(&x);
+    dec(&x, "{\"properties\":{\"content_type\":\"application/cloudevents+json\"},\"body\":\"nope\"}");
+    assert_false(x.d.accepted);
+    assert_string_equal(x.d.reject_reason, "structured body is not valid JSON");
+    assert_true(x.d.env->defaulted & ED_ID);
+    dec_free(&x);
+}
+
+static enum status copy_of(const char *line, enum restamp_mode mode, struct dec *x,
+                           struct outgoing *out)
+{
+    dec(x, line);
+    struct restamp_opts o = {.mode = mode, .now_ms = NOW, .new_id = "new-id"};
+    struct error err;
+    error_clear(&err);
+    memset(out, 0, sizeof *out);
+    return restamp_build(&x->d, &o, out, &err);
+}
+
+static void test_restamp(void **state)
+{
+    (void)state;
+    struct dec x;
+    struct outgoing out;
+    const char *binary = "{\"queue\":\"ev.dlq\",\"headers\":{\"ce_specversion\":\"1.0\",\"ce_id\":"
+                         "\"e-1\",\"ce_source\":\"/s\",\"ce_type\":\"t\"," DEATH "},\"body\":\"{}\"}";
+    assert_int_equal(copy_of(binary, RESTAMP_REPLAY, &x, &out), ST_OK);
+    assert_true(bytes_eq_cstr(hval_str(htable_get(out.headers, "ce_id")), "e-1"));
+    assert_null(htable_get(out.headers, "x-death"));
+    assert_true(bytes_eq_cstr(&out.routing_key, "ev"));
+    outgoing_free(&out);
+    dec_free(&x);
+    assert_int_equal(copy_of(binary, RESTAMP_REISSUE, &x, &out), ST_OK);
+    assert_true(bytes_eq_cstr(hval_str(htable_get(out.headers, "ce_id")), "new-id"));
+    assert_string_equal((const char *)out.headers->e[1].key.data, "ce_id"); /* in its place */
+    outgoing_free(&out);
+    dec_free(&x);
+    const char *structured =
+        "{\"queue\":\"ev.dlq\",\"properties\":{\"content_type\":\"application/cloudevents+json\"},"
+        "\"headers\":{" DEATH "},\"body\":\"{\\\"specversion\\\":\\\"1.0\\\",\\\"id\\\" : "
+        "\\\"e-9\\\",\\\"source\\\":\\\"/s\\\",\\\"type\\\":\\\"t\\\",\\\"n\\\":1.50}\"}";
+    assert_int_equal(copy_of(structured, RESTAMP_REISSUE, &x, &out), ST_OK);
+    assert_true(bytes_eq_cstr(&out.body, "{\"specversion\":\"1.0\",\"id\" : \"new-id\",\"source\":"
+                                         "\"/s\",\"type\":\"t\",\"n\":1.50}"));
+    outgoing_free(&out);
+    dec_free(&x);
+    assert_int_equal(copy_of("{\"properties\":{\"content_type\":\"application/cloudevents+json\"},"
+                             "\"headers\":{" DEATH "},\"body\":\"{\\\"id\\\":\\\"x\\\",\"}",
+                             RESTAMP_REISSUE, &x, &out),
+                     ST_EUNSUPPORTED);
+    outgoing_free(&out);
+    dec_free(&x);
+}
+
+static void test_traceparent_link(void **state)
+{
+    (void)state;
+    struct dec x;
+    dec(&x, "{\"properties\":{\"message_id\":\"m-1\"},\"headers\":{\"traceparent\":\"00-" TRACE
+            "-00f067aa0ba902b7-01\"}}");
+    assert_string_equal(x.d.dialect->name, "amqp");
+    assert_true(bytes_eq_cstr(&x.d.env->correlation_id, TRACE));
+    assert_false(x.d.env->defaulted & ED_CORRELATION);
+    assert_non_null(strstr(x.d.read_from[NF_CORRELATION], "traceparent"));
+    dec_free(&x);
+    dec(&x, "{\"properties\":{\"message_id\":\"m-2\",\"correlation_id\":\"mine\"},"
+            "\"headers\":{\"traceparent\":\"00-" TRACE "-00f067aa0ba902b7-01\"}}");
+    assert_true(bytes_eq_cstr(&x.d.env->correlation_id, "mine"));
+    dec_free(&x);
+    dec(&x, "{\"properties\":{\"message_id\":\"m-3\"},\"headers\":{\"traceparent\":\"00-" TRACE
+            "-0000000000000000-01\"}}");
+    assert_true(bytes_eq_cstr(&x.d.env->correlation_id, "m-3"));
+    assert_true(x.d.env->defaulted & ED_CORRELATION);
+    dec_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +494,11 @@ int main(void)
         cmocka_unit_test(test_structured),
         cmocka_unit_test(test_structured_malformed),
         cmocka_unit_test(test_traceparent),
+        cmocka_unit_test(test_body_id_span),
+        cmocka_unit_test(test_decode_binary),
+        cmocka_unit_test(test_decode_rejected),
+        cmocka_unit_test(test_restamp),
+        cmocka_unit_test(test_traceparent_link),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
+#include "dialect.h"
+#include "restamp.h"
+#include "snapshot.h"
 #include "spring.h"
+
+#define NOW 1767330000000LL
 
 static void span_is(const char *text, struct spring_span sp, const char *want)
 {
@@ -272,6 +278,269 @@ static void test_scs_dlq(void **state)
     bytes_free(&nogroup);
 }
 
+
+/* ---- the dialect on whole messages ------------------------------------------------------- */
+
+struct dec {
+    struct message m;
+    struct decoded d;
+};
+
+static void dec(struct dec *x, const char *line)
+{
+    struct error err;
+    error_clear(&err);
+    if (snapshot_parse_line(line, strlen(line), &x->m, &err) != ST_OK) {
+        fprintf(stderr, "%s: %s\n", line, err.msg);
+        fail();
+    }
+    decode_message(&x->m, NOW, &x->d);
+}
+
+static void dec_free(struct dec *x)
+{
+    decoded_free(&x->d);
+    message_free(&x->m);
+}
+
+static void test_recognition_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *dialect;
+        int confidence;
+    } cases[] = {
+        {"{\"headers\":{\"x-exception-message\":\"m\",\"x-original-routingKey\":\"q\"}}",
+         "spring", 95},
+        {"{\"headers\":{\"x-exception-message\":{\"type\":\"int32\",\"value\":1},"
+         "\"x-original-routingKey\":null}}",
+         "spring", 95},
+        {"{\"headers\":{\"x-exception-message\":\"m\"}}", "spring", 75},
+        {"{\"headers\":{\"__TypeId__\":\"a.B\"}}", "spring", 65},
+        {"{\"headers\":{\"x-original-exchange\":\"\",\"x-original-routingKey\":\"q\","
+         "\"retry-count\":3}}",
+         "amqp", 1},
+        {"{\"headers\":{\"retry-count\":3}}", "amqp", 1},
+        {"{\"queue\":\"orders.billing.dlq\"}", "amqp", 1},
+        {"{\"headers\":{\"x-exception\":\"m\",\"TypeId\":\"a.B\"}}", "amqp", 1},
+        /* a Spring failure copy of a CloudEvent: the failure copy wins */
+        {"{\"headers\":{\"ce_id\":\"1\",\"ce_source\":\"/s\",\"ce_specversion\":\"1.0\","
+         "\"ce_type\":\"t\",\"x-exception-message\":\"m\",\"x-original-routingKey\":\"q\"}}",
+         "spring", 95},
+        /* a CloudEvent a Jackson converter also typed: the event wins */
+        {"{\"headers\":{\"ce_id\":\"1\",\"ce_source\":\"/s\",\"ce_specversion\":\"1.0\","
+         "\"ce_type\":\"t\",\"__TypeId__\":\"a.B\"}}",
+         "cloudevents", 80},
+        /* AceMQ's reserved headers tie at 95 with Spring's: the earlier table entry reads it */
+        {"{\"headers\":{\"x-acemq-id\":\"1\",\"x-exception-message\":\"m\","
+         "\"x-original-routingKey\":\"q\"}}",
+         "acemq", 95},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct dec x;
+        dec(&x, cases[i].line);
+        if (strcmp(x.d.dialect->name, cases[i].dialect) ||
+            x.d.match.confidence != cases[i].confidence) {
+            fprintf(stderr, "case %zu: %s %d, want %s %d\n", i, x.d.dialect->name,
+                    x.d.match.confidence, cases[i].dialect, cases[i].confidence);
+            fail();
+        }
+        dec_free(&x);
+    }
+}
+
+static json_t *spring_obj(const struct decoded *d)
+{
+    struct dfields f = {0};
+    d->dialect->fields(d, NOW, &f);
+    json_t *o = dfields_to_json(&f);
+    dfields_free(&f);
+    return o;
+}
+
+static void test_decode_fields(void **state)
+{
+    (void)state;
+    struct dec x;
+    dec(&x, "{\"queue\":\"orders.billing.dlq\",\"properties\":{\"correlation_id\":\"c-1\"},"
+            "\"headers\":{\"x-exception-stacktrace\":\"a.Head: h\\n\\tat x\\nCaused by: b.Inner: "
+            "boom\\n\\tat y\\n\",\"x-exception-message\":\"boom\",\"x-original-exchange\":"
+            "\"orders\",\"x-original-routingKey\":\"orders\",\"retry-count\":2}}");
+    assert_string_equal(x.d.dialect->name, "spring");
+    assert_true(bytes_eq_cstr(&x.d.error_type, "b.Inner"));
+    assert_true(bytes_eq_cstr(&x.d.error_message, "boom"));
+    assert_true(bytes_eq_cstr(&x.d.error, "b.Inner: boom"));
+    assert_int_equal(x.d.env->attempt, 2);
+    assert_true(bytes_eq_cstr(&x.d.env->correlation_id, "c-1"));
+    assert_true(bytes_eq_cstr(&x.d.source.queue, "orders.billing"));
+    assert_true(bytes_eq_cstr(&x.d.source.exchange, ""));
+    assert_string_equal(x.d.source.how, "dlq-name");
+    json_t *o = spring_obj(&x.d);
+    assert_string_equal(json_string_value(json_object_get(o, "flavour")), "cloud-stream");
+    assert_string_equal(json_string_value(json_object_get(o, "destination")), "orders");
+    assert_string_equal(json_string_value(json_object_get(o, "group")), "billing");
+    assert_int_equal(json_integer_value(json_object_get(o, "retry_count")), 2);
+    assert_int_equal(json_array_size(json_object_get(o, "exception_types")), 2);
+    assert_string_equal(json_string_value(json_object_get(o, "root_cause_message")), "boom");
+    assert_true(json_is_false(json_object_get(o, "stack_trace_truncated")));
+    assert_non_null(strstr(json_string_value(json_object_get(o, "replay_warning")),
+                           "every consumer group"));
+    json_decref(o);
+    dec_free(&x);
+}
+
+static void test_attempt_sources(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int64_t attempt;
+        bool defaulted;
+    } cases[] = {
+        /* retry-count wins over x-death; x-death[0] (the newest) when it is absent */
+        {"{\"headers\":{\"__TypeId__\":\"a.B\",\"retry-count\":4,\"x-death\":[{\"count\":9,"
+         "\"queue\":\"q\",\"reason\":\"rejected\"}]}}", 4, false},
+        {"{\"headers\":{\"__TypeId__\":\"a.B\",\"x-death\":[{\"count\":3,\"queue\":\"q2\","
+         "\"reason\":\"rejected\"},{\"count\":7,\"queue\":\"q1\",\"reason\":\"expired\"}]}}",
+         3, false},
+        /* a string is not a Number to Spring: x-death, else 1 */
+        {"{\"headers\":{\"__TypeId__\":\"a.B\",\"retry-count\":\"7\"}}", 1, true},
+        {"{\"headers\":{\"__TypeId__\":\"a.B\",\"retry-count\":0}}", 1, true},
+        {"{\"headers\":{\"__TypeId__\":\"a.B\",\"retry-count\":{\"type\":\"uint8\",\"value\":"
+         "6}}}", 6, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct dec x;
+        dec(&x, cases[i].line);
+        assert_string_equal(x.d.dialect->name, "spring");
+        assert_int_equal(x.d.env->attempt, cases[i].attempt);
+        assert_int_equal(!!(x.d.env->defaulted & ED_ATTEMPT), cases[i].defaulted);
+        dec_free(&x);
+    }
+}
+
+static void test_source_order(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *how, *queue, *exchange, *rk;
+    } cases[] = {
+        {"{\"queue\":\"x.dlq\",\"headers\":{\"__TypeId__\":\"a.B\",\"x-death\":[{\"count\":1,"
+         "\"queue\":\"orders\",\"exchange\":\"ex\",\"routing-keys\":[\"rk\"],"
+         "\"reason\":\"rejected\"}]}}",
+         "x-death", "orders", "", "orders"},
+        {"{\"queue\":\"errors\",\"headers\":{\"x-exception-message\":\"m\",\"x-original-exchange\":"
+         "\"\",\"x-original-routingKey\":\"orders\"}}",
+         "x-original-routingKey", "orders", "", "orders"},
+        {"{\"queue\":\"errors\",\"headers\":{\"x-exception-message\":\"m\",\"x-original-exchange\":"
+         "\"ex\",\"x-original-routingKey\":\"rk\"}}",
+         "x-original-exchange", "", "ex", "rk"},
+        {"{\"queue\":\"errors\",\"headers\":{\"x-exception-message\":\"m\",\"x-original-exchange\":"
+         "\"\",\"x-original-routingKey\":\"\"}}",
+         NULL, NULL, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct dec x;
+        dec(&x, cases[i].line);
+        if (!cases[i].how) {
+            assert_null(x.d.source.how);
+        } else {
+            assert_string_equal(x.d.source.how, cases[i].how);
+            assert_true(bytes_eq_cstr(&x.d.source.queue, cases[i].queue));
+            assert_true(bytes_eq_cstr(&x.d.source.exchange, cases[i].exchange));
+            assert_true(bytes_eq_cstr(&x.d.source.routing_key, cases[i].rk));
+        }
+        dec_free(&x);
+    }
+}
+
+static enum status copy_of(const char *line, enum restamp_mode mode, struct dec *x,
+                           struct outgoing *out)
+{
+    dec(x, line);
+    struct restamp_opts o = {.mode = mode, .now_ms = NOW, .new_id = "new-id"};
+    struct error err;
+    error_clear(&err);
+    memset(out, 0, sizeof *out);
+    return restamp_build(&x->d, &o, out, &err);
+}
+
+static void header_names(const struct htable *h, const char *want)
+{
+    char got[512] = "";
+    for (size_t i = 0; i < h->n; i++) {
+        strncat(got, i ? "," : "", sizeof got - strlen(got) - 1);
+        strncat(got, (const char *)h->e[i].key.data, sizeof got - strlen(got) - 1);
+    }
+    if (strcmp(got, want)) {
+        fprintf(stderr, "headers %s, want %s\n", got, want);
+        fail();
+    }
+}
+
+static void test_restamp_replay(void **state)
+{
+    (void)state;
+    struct dec x;
+    struct outgoing out;
+    /* retry-count in its place, + 1, a Long whatever kind it had */
+    assert_int_equal(
+        copy_of("{\"queue\":\"orders.billing.dlq\",\"headers\":{\"contentType\":\"a\","
+                "\"retry-count\":{\"type\":\"int32\",\"value\":3},\"x-exception-message\":\"m\","
+                "\"x-original-exchange\":\"orders\",\"x-original-routingKey\":\"orders\"}}",
+                RESTAMP_REPLAY, &x, &out),
+        ST_OK);
+    header_names(out.headers,
+                 "contentType,retry-count,x-exception-message,x-original-exchange,"
+                 "x-original-routingKey");
+    const struct hval *rc = htable_get(out.headers, "retry-count");
+    assert_int_equal(rc->kind, HV_I64);
+    assert_int_equal(rc->v.i, 4);
+    assert_true(bytes_eq_cstr(&out.exchange, ""));
+    assert_true(bytes_eq_cstr(&out.routing_key, "orders.billing"));
+    outgoing_free(&out);
+    dec_free(&x);
+    /* absent: x-death's count + 1, at the end; the death headers not sent back */
+    assert_int_equal(
+        copy_of("{\"queue\":\"orders.dlq\",\"headers\":{\"__TypeId__\":\"a.B\",\"x-death\":[{"
+                "\"count\":2,\"queue\":\"orders\",\"reason\":\"rejected\"}],"
+                "\"x-first-death-queue\":\"orders\"}}",
+                RESTAMP_REPLAY, &x, &out),
+        ST_OK);
+    header_names(out.headers, "__TypeId__,retry-count");
+    assert_int_equal(htable_get(out.headers, "retry-count")->v.i, 3);
+    assert_true(bytes_eq_cstr(&out.routing_key, "orders"));
+    outgoing_free(&out);
+    dec_free(&x);
+    /* nowhere to go: refused, naming why */
+    assert_int_equal(copy_of("{\"queue\":\"errors\",\"headers\":{\"x-exception-message\":\"m\","
+                             "\"x-original-routingKey\":null}}",
+                             RESTAMP_REPLAY, &x, &out),
+                     ST_ENOTFOUND);
+    outgoing_free(&out);
+    dec_free(&x);
+}
+
+static void test_restamp_reissue(void **state)
+{
+    (void)state;
+    struct dec x;
+    struct outgoing out;
+    assert_int_equal(
+        copy_of("{\"queue\":\"error.orders\",\"properties\":{\"message_id\":\"old\"},"
+                "\"headers\":{\"__TypeId__\":\"a.B\",\"x-exception-stacktrace\":\"t\","
+                "\"x-exception-message\":\"m\",\"x-original-exchange\":\"\","
+                "\"x-original-routingKey\":\"orders\",\"retry-count\":2,\"tenant\":\"acme\"}}",
+                RESTAMP_REISSUE, &x, &out),
+        ST_OK);
+    header_names(out.headers, "__TypeId__,tenant");
+    assert_true(bytes_eq_cstr(props_string(&out.props, PROP_message_id), "new-id"));
+    assert_true(bytes_eq_cstr(props_string(&out.props, PROP_correlation_id), "old"));
+    assert_true(bytes_eq_cstr(&out.routing_key, "orders"));
+    outgoing_free(&out);
+    dec_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +556,12 @@ int main(void)
         cmocka_unit_test(test_retry_count),
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_scs_dlq),
+        cmocka_unit_test(test_recognition_table),
+        cmocka_unit_test(test_decode_fields),
+        cmocka_unit_test(test_attempt_sources),
+        cmocka_unit_test(test_source_order),
+        cmocka_unit_test(test_restamp_replay),
+        cmocka_unit_test(test_restamp_reissue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

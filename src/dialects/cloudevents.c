@@ -481,9 +481,7 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         dfields_add_line(f, DF_DEFAULTS, DF_WARN, "first seen: no valid time attribute");
 }
 
-/* The span of the top-level member "id"'s value in a JSON object's text; false when there is
- * none (or the text is not an object). Strings and nesting are skipped exactly. */
-static bool top_level_id(const unsigned char *s, size_t n, size_t *off, size_t *len)
+bool ce_body_id_span(const unsigned char *s, size_t n, size_t *off, size_t *len)
 {
     size_t i = 0;
     while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
@@ -552,7 +550,11 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
             rk_header_put_text(out->headers, h, out->id.data, out->id.len);
         } else {
             size_t off, len;
-            if (!top_level_id(out->body.data, out->body.len, &off, &len))
+            if (ev->reject && !strncmp(ev->reject, "structured body", 15))
+                return error_set(err, ST_EUNSUPPORTED,
+                                 "this structured CloudEvent's body is not a JSON object: there "
+                                 "is no id to renew (give a new body)");
+            if (!ce_body_id_span(out->body.data, out->body.len, &off, &len))
                 return error_set(err, ST_EUNSUPPORTED,
                                  "this structured CloudEvent has no top-level \"id\" member to "
                                  "give a new id");

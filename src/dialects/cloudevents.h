@@ -68,4 +68,10 @@ int ce_recognise(const struct message *m, struct ce_event *ev);
 void ce_read(const struct message *m, struct ce_event *ev);
 void ce_event_free(struct ce_event *ev);
 
+/* The span of the top-level member "id"'s value in a JSON object's text (what a structured
+ * re-issue replaces); false when there is none or the text is not an object. Strings (with
+ * their escapes) and nested values are skipped exactly; a key written with escapes ("\u0069d")
+ * is not matched. */
+bool ce_body_id_span(const unsigned char *s, size_t n, size_t *off, size_t *len);
+
 #endif
