@@ -401,8 +401,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         [NF_ID] = "the event id (id attribute; unique with source)",
         [NF_TYPE] = "the event type (type attribute)",
         [NF_VERSION] = "CloudEvents has no schema version (specversion is the spec's)",
-        [NF_CORRELATION] = "the trace id of the traceparent extension (CloudEvents has no "
-                           "correlation attribute)",
+        [NF_CORRELATION] = ("the trace id of the traceparent extension (CloudEvents has no "
+                            "correlation attribute)"),
         [NF_CAUSATION] = "CloudEvents carries no causation",
         [NF_ATTEMPT] = "times the broker dead-lettered it (x-death)",
         [NF_FIRST_SEEN] = "when the occurrence happened (time attribute)",

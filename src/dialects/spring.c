@@ -343,8 +343,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         [NF_ATTEMPT] = "republishes so far (retry-count), else x-death[0].count",
         [NF_FIRST_SEEN] = "first publish (timestamp property)",
         [NF_ORIGIN] = "the producing app (app_id property)",
-        [NF_ERROR] = "the innermost Caused by: of x-exception-stacktrace, and x-exception-message "
-                     "(the first cause's message)",
+        [NF_ERROR] = ("the innermost Caused by: of x-exception-stacktrace, and "
+                      "x-exception-message (the first cause's message)"),
         [NF_FAILED_AT] = "Spring writes no failure time: the newest x-death time",
     };
     memcpy(out->read_from, from, sizeof from);
@@ -390,6 +390,24 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     const struct priv *pv = d->priv;
     const struct bytes *trace = text(m, H_STACK);
     const struct bytes *oex = text(m, H_OEXCHANGE), *ork = text(m, H_ORKEY);
+    size_t first = f->n;
+    if (pv->flavour == FL_REPUBLISH || pv->flavour == FL_CLOUD_STREAM) {
+        if (!d->death.present)
+            dfields_add_line(f, DF_DEATH, DF_VALUE,
+                             pv->flavour == FL_CLOUD_STREAM
+                                 ? "republished to the DLQ by Spring Cloud Stream's binder itself "
+                                   "(no broker dead-lettering: no x-death)"
+                                 : "republished by Spring's RepublishMessageRecoverer (no broker "
+                                   "dead-lettering: no x-death)");
+        const struct bytes *msg = text(m, H_MESSAGE);
+        if (msg) {
+            struct dfield *e = dfields_add(f, NULL, H_MESSAGE, msg->data, msg->len,
+                                           "the failure's message (the first cause's)");
+            e->where = DF_DEATH;
+            e->style = DF_ERROR;
+            e->label_w = 20;
+        }
+    }
     static const char *const flavour_meaning[] = {
         "a Spring message that did not fail (no failure headers, no x-death)",
         "a RepublishMessageRecoverer copy (x-exception-* headers)",
@@ -446,6 +464,9 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     struct dfield *w = dfields_adds(f, "replay_warning", "replay", warn, "where a replay goes");
     if (warn)
         w->style = DF_WARN;
+    for (size_t i = first; i < f->n; i++)
+        if (f->v[i].where == DF_DIALECT && f->v[i].label)
+            f->v[i].label_w = 22;
     unsigned df = d->env->defaulted;
     if (df & ED_ID)
         dfields_add_line(f, DF_DEFAULTS, DF_WARN,
