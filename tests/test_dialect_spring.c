@@ -432,6 +432,13 @@ static void test_source_order(void **state)
         {"{\"queue\":\"errors\",\"headers\":{\"x-exception-message\":\"m\",\"x-original-exchange\":"
          "\"\",\"x-original-routingKey\":\"orders\"}}",
          "x-original-routingKey", "orders", "", "orders"},
+        /* the received queue is more precise than a name */
+        {"{\"queue\":\"other.dlq\",\"headers\":{\"x-exception-message\":\"m\",\"x-original-exchange\":"
+         "\"\",\"x-original-routingKey\":\"orders\"}}",
+         "x-original-routingKey", "orders", "", "orders"},
+        {"{\"queue\":\"orders.billing.dlq\",\"headers\":{\"x-exception-message\":\"m\","
+         "\"x-original-exchange\":\"orders\",\"x-original-routingKey\":\"orders\"}}",
+         "dlq-name", "orders.billing", "", "orders.billing"},
         {"{\"queue\":\"errors\",\"headers\":{\"x-exception-message\":\"m\",\"x-original-exchange\":"
          "\"ex\",\"x-original-routingKey\":\"rk\"}}",
          "x-original-exchange", "", "ex", "rk"},

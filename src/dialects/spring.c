@@ -226,9 +226,10 @@ static const struct bytes *death_queue(const struct death_summary *d)
     return d->first_queue.len ? &d->first_queue : NULL;
 }
 
-/* Where a replay goes, in this order: the queue the broker dead-lettered it from (default
- * exchange), the DLQ's name minus .dlq, x-original-routingKey as a queue when the original
- * exchange is the default one, else the original exchange and routing key. */
+/* Where a replay goes, the most precise first: the queue the broker dead-lettered it from
+ * (default exchange), x-original-routingKey as a queue when the original exchange is the
+ * default one (it is then the queue it was received from), the DLQ's name minus .dlq, else
+ * the original exchange and routing key. */
 static void find_source(const struct message *m, const struct death_summary *death,
                         struct decoded *out)
 {
@@ -238,13 +239,13 @@ static void find_source(const struct message *m, const struct death_summary *dea
     if (q) {
         dialect_source_queue(out, "x-death", q->data, q->len);
         out->source.how_text = "the queue the broker dead-lettered it from (x-death)";
-    } else if (dlq->len > 4 && !memcmp(dlq->data + dlq->len - 4, ".dlq", 4)) {
-        dialect_source_queue(out, "dlq-name", dlq->data, dlq->len - 4);
-        out->source.how_text = "the DLQ's name minus .dlq (Spring Cloud Stream's <queue>.dlq)";
     } else if (oex && ork && !oex->len && ork->len) {
         dialect_source_queue(out, "x-original-routingKey", ork->data, ork->len);
         out->source.how_text = "x-original-routingKey: a queue, through the default exchange "
                                "(x-original-exchange is \"\")";
+    } else if (dlq->len > 4 && !memcmp(dlq->data + dlq->len - 4, ".dlq", 4)) {
+        dialect_source_queue(out, "dlq-name", dlq->data, dlq->len - 4);
+        out->source.how_text = "the DLQ's name minus .dlq (Spring Cloud Stream's <queue>.dlq)";
     } else if (oex && ork && oex->len) {
         dialect_source_route(out, "x-original-exchange", NULL, 0, oex->data, oex->len, ork->data,
                              ork->len);
