@@ -53,7 +53,9 @@ def valid(r, id_, prefix, mode, first_seen_ms, extensions, datacontenttype="appl
 
 def replay_of(r, target):
     h = {k: v for k, v in r.get("headers", {}).items() if k not in BROKER_OWNED}
-    out = {"v": 1, "queue": target, "properties": dict(r["properties"]), "headers": h}
+    # published through the default exchange to the queue (the first death's exchange is "")
+    out = {"v": 1, "queue": target, "exchange": "", "routing_key": target,
+           "properties": dict(r["properties"]), "headers": h}
     if "body" in r: out["body"] = r["body"]
     else: out["body_base64"] = r["body_base64"]
     return out

@@ -114,7 +114,7 @@ r1 = rec("error.orders", "errors", "error.orders", dict(ORDER_PROPS), {
     "x-original-routingKey": "orders",
 }, ORDER_BODY)
 write("republish-stacktrace.jsonl", [r1])
-replay1 = dict(r1); replay1 = {"v": 1, "queue": "orders", "properties": dict(ORDER_PROPS),
+replay1 = {"v": 1, "queue": "orders", "exchange": "", "routing_key": "orders", "properties": dict(ORDER_PROPS),
     "headers": dict(r1["headers"]) | {"retry-count": i64(1)}, "body": ORDER_BODY}
 write("republish-stacktrace.replay.jsonl", [replay1])
 
@@ -192,6 +192,13 @@ r3 = rec("billing.errors", "errors", "billing.errors", INV_PROPS, {
     "x-original-routingKey": "invoice.issued",
 }, '{"invoiceId":17,"amount":12.50}')
 write("republish-nested-cause.jsonl", [r3])
+# Replay through the original exchange (no x-death, no .dlq name, not the default exchange):
+# the copy reaches every queue bound to `billing` with `invoice.issued` (here one, a queue of
+# the application's: billing.invoices) - the route the binder docs' partitioned example takes.
+write("republish-nested-cause.replay.jsonl", [
+    {"v": 1, "queue": "billing.invoices", "exchange": "billing", "routing_key": "invoice.issued",
+     "properties": dict(INV_PROPS), "headers": dict(r3["headers"]) | {"retry-count": i64(1)},
+     "body": r3["body"]}])
 write_json("republish-nested-cause.expect.json", [{
     "dialect": "spring", "id": INV_PROPS["message_id"], "type": "com.acme.billing.InvoiceIssued",
     "correlation_id": INV_PROPS["message_id"], "causation_id": None, "attempt": 1,
@@ -308,14 +315,16 @@ s2 = rec("orders.billing.dlq", "DLX", "orders.billing", s2props, scs_headers("In
 write("scst-dlq.jsonl", [s1, s2])
 def replayed(r, count, target):
     h = dict(r["headers"]); h["retry-count"] = i64(count)
-    return {"v": 1, "queue": target, "properties": dict(r["properties"]), "headers": h, "body": r["body"]}
+    return {"v": 1, "queue": target, "exchange": "", "routing_key": target,
+            "properties": dict(r["properties"]), "headers": h, "body": r["body"]}
 write("scst-dlq.replay.jsonl", [replayed(s1, 2, "orders.billing"), replayed(s2, 4, "orders.billing")])
 def reissued(r, corr, target):
     h = {k: v for k, v in r["headers"].items()
          if k not in ("x-exception-stacktrace", "x-exception-message", "x-original-exchange",
                       "x-original-routingKey", "retry-count")}
     p = dict(r["properties"]); p["message_id"] = "<uuid>"; p["correlation_id"] = corr
-    return {"v": 1, "queue": target, "properties": p, "headers": h, "body": r["body"]}
+    return {"v": 1, "queue": target, "exchange": "", "routing_key": target, "properties": p, "headers": h,
+            "body": r["body"]}
 write("scst-dlq.reissue.jsonl", [reissued(s1, "<uuid>", "orders.billing"),
                                  reissued(s2, "billing-run-2026-01-02", "orders.billing")])
 write_json("scst-dlq.expect.json", [
@@ -353,9 +362,9 @@ b2 = rec("orders.dlq", "orders.dlx", "order.placed", b_props2, {
 }, '{"orderId":"A-1006","total":2.00,"currency":"EUR"}')
 write("broker-dlx.jsonl", [b1, b2])
 write("broker-dlx.replay.jsonl", [
-    {"v": 1, "queue": "orders", "properties": dict(b_props1),
+    {"v": 1, "queue": "orders", "exchange": "", "routing_key": "orders", "properties": dict(b_props1),
      "headers": {"__TypeId__": TYPE_ID, "retry-count": i64(2)}, "body": b1["body"]},
-    {"v": 1, "queue": "orders", "properties": dict(b_props2),
+    {"v": 1, "queue": "orders", "exchange": "", "routing_key": "orders", "properties": dict(b_props2),
      "headers": {"__TypeId__": TYPE_ID, "retry-count": i64(3)}, "body": b2["body"]},
 ])
 DEATH_ERR = "dead-lettered by the broker: rejected from orders"
