@@ -88,6 +88,14 @@ s2 = valid(s[1], "evt-0007", None, "structured", 1796455860000, {}, datacontentt
            type_="com.example.sensor.reading", source="/sensors/tn-1234567", subject=None, dataschema=None)
 dump_json("structured.expect.json", [valid(s[0], "evt-0006", None, "structured", T1, EXT), s2])
 dump_jsonl("structured.replay.jsonl", [replay_of(r, death(r)[1]) for r in s])
+sre = []
+for r in s:
+    x = replay_of(r, death(r)[1])
+    old_id = json.loads(r["body"])["id"]
+    assert x["body"].count('"id":"%s"' % old_id) == 1
+    x["body"] = x["body"].replace('"id":"%s"' % old_id, '"id":"<uuid>"')
+    sre.append(x)
+dump_jsonl("structured.reissue.jsonl", sre)
 
 inv = load("invalid-missing-source")
 def invalid(r, reason, **kw):
