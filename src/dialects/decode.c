@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sha256.h"
+#include "traceparent.h"
 #include "util.h"
 
 static void source_from_death(const struct death_summary *d, struct source *src)
@@ -63,6 +64,26 @@ static void error_from_parts(struct decoded *out)
     out->error = (struct bytes){len, (unsigned char *)s};
 }
 
+/* W3C traceparent, any dialect: a correlation that defaulted (the dialect found none on the
+ * message) takes the trace id of a valid traceparent header, so that one trace is one tree
+ * (docs/dialects.md). A correlation the message carries is never replaced. */
+static void link_by_traceparent(const struct message *m, struct decoded *out)
+{
+    char tid[TRACEPARENT_ID_LEN + 1];
+    if (!(out->env->defaulted & ED_CORRELATION) ||
+        !traceparent_from_hval(htable_get(m->headers, "traceparent"), tid))
+        return;
+    struct env_change c = {.field = EF_CORRELATION,
+                           .text = {TRACEPARENT_ID_LEN, (unsigned char *)tid}};
+    const struct envelope *linked = NULL;
+    if (envelope_with(out->env, &c, 1, &linked, NULL) != ST_OK)
+        return;
+    envelope_free(out->env);
+    out->env = linked;
+    out->read_from[NF_CORRELATION] = "the trace id of the traceparent header (the message "
+                                     "carries no correlation of its own)";
+}
+
 void decode_message(const struct message *m, int64_t now_ms, struct decoded *out)
 {
     decode_message_ex(m, now_ms, 0, out);
@@ -98,6 +119,8 @@ void decode_message_ex(const struct message *m, int64_t now_ms, unsigned flags,
         bytes_free(&id);
         bytes_free(&ei.type);
     }
+
+    link_by_traceparent(m, out);
 
     if (!out->error.len && out->env->error.len) {
         bytes_free(&out->error);

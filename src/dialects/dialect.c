@@ -24,6 +24,8 @@ static const struct dialect_ops *const table[] = {
     &dialect_celery,
     &dialect_nservicebus,
     &dialect_rebus,
+    &dialect_spring,
+    &dialect_cloudevents,
 };
 
 #define N_DIALECTS (sizeof table / sizeof *table)

@@ -175,6 +175,8 @@ extern const struct dialect_ops dialect_babelqueue;
 extern const struct dialect_ops dialect_celery;
 extern const struct dialect_ops dialect_nservicebus;
 extern const struct dialect_ops dialect_rebus;
+extern const struct dialect_ops dialect_spring;
+extern const struct dialect_ops dialect_cloudevents;
 
 /* ---- helpers for decode hooks ------------------------------------------------------------ */
 
