@@ -26,6 +26,8 @@ static const struct dialect_ops *const table[] = {
     &dialect_rebus,
     &dialect_spring,
     &dialect_cloudevents,
+    &dialect_masstransit,
+    &dialect_wolverine,
 };
 
 #define N_DIALECTS (sizeof table / sizeof *table)

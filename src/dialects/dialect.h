@@ -177,6 +177,8 @@ extern const struct dialect_ops dialect_nservicebus;
 extern const struct dialect_ops dialect_rebus;
 extern const struct dialect_ops dialect_spring;
 extern const struct dialect_ops dialect_cloudevents;
+extern const struct dialect_ops dialect_masstransit;
+extern const struct dialect_ops dialect_wolverine;
 
 /* ---- helpers for decode hooks ------------------------------------------------------------ */
 
