@@ -36,4 +36,7 @@ bool mt_address_queue(const void *uri, size_t n, struct bytes *queue, struct byt
  * runs the endpoint's retry policy again. Negative counts read as 0; saturates at INT32_MAX. */
 int64_t mt_attempts(int64_t retries, int64_t redeliveries);
 
+/* Whether the n bytes at s begin with the ASCII-lowercase prefix p, ignoring case. */
+bool mt_has_prefix_ci(const unsigned char *s, size_t n, const char *p);
+
 #endif
