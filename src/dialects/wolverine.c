@@ -402,6 +402,26 @@ static void add_bool(struct dfields *f, const char *key, const char *label, bool
     d->json = json_boolean(v);
 }
 
+/* A ,-joined header as a JSON array (absent: null). */
+static void add_list(struct dfields *f, const char *key, const char *label, const struct bytes *b,
+                     const char *meaning)
+{
+    if (!b->len) {
+        dfields_adds(f, key, label, NULL, meaning);
+        return;
+    }
+    struct dfield *d = dfields_add(f, key, label, b->data, b->len, meaning);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < b->len;) {
+        size_t s = i;
+        while (i < b->len && b->data[i] != ',')
+            i++;
+        json_array_append_new(arr, bytes_to_json(b->data + s, i - s));
+        i++;
+    }
+    d->json = arr;
+}
+
 static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
 {
     (void)now_ms;
@@ -447,18 +467,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
                          "time-to-send");
     else
         dfields_adds(f, "time_to_send_ms", "scheduled for", NULL, "time-to-send");
-    struct dfield *ac = dfields_add(f, "accepted_content_types", "accepts",
-                                    t->accepted_types.data, t->accepted_types.len,
-                                    "accepted-content-types (,-joined)");
-    json_t *arr = json_array();
-    for (size_t i = 0; i < t->accepted_types.len;) {
-        size_t b = i;
-        while (i < t->accepted_types.len && t->accepted_types.data[i] != ',')
-            i++;
-        json_array_append_new(arr, bytes_to_json(t->accepted_types.data + b, i - b));
-        i++;
-    }
-    ac->json = arr;
+    add_list(f, "accepted_content_types", "accepts", &t->accepted_types,
+             "accepted-content-types (,-joined)");
     unsigned df = d->env->defaulted;
     if (df & ED_ID)
         dfields_add_line(f, DF_DEFAULTS, DF_WARN,
