@@ -462,8 +462,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         [NF_TYPE] = "the first messageType URN as Namespace.Name",
         [NF_VERSION] = "MassTransit has no schema version",
         [NF_CORRELATION] = "the conversation (conversationId): the whole causal chain",
-        [NF_CAUSATION] = "initiatorId: the CorrelationId or RequestId of the message whose "
-                         "consumer sent this one",
+        [NF_CAUSATION] = ("initiatorId: the CorrelationId or RequestId of the message whose "
+                          "consumer sent this one"),
         [NF_ATTEMPT] = "(MT-Redelivery-Count + 1) x (MT-Fault-RetryCount + 1)",
         [NF_FIRST_SEEN] = "when it was sent (envelope sentTime)",
         [NF_ORIGIN] = "the sending host (envelope host: assembly@machine)",
