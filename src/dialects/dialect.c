@@ -15,19 +15,20 @@
 
 /* ---- the table ------------------------------------------------------------------------ */
 
-/* Tie-break order: the more specific first; plain AMQP (confidence 1 for everything) last but
- * at index 0 of the store's byte, so that a zeroed entry reads as plain AMQP. */
+/* Tie-break order: the earlier wins a tie, so the more specific come first. Plain AMQP is
+ * asked last of all (it answers 1 for everything) but sits at index 0 of the store's byte, so
+ * that a zeroed entry reads as plain AMQP. */
 static const struct dialect_ops *const table[] = {
     &dialect_amqp,
     &dialect_acemq,
     &dialect_babelqueue,
-    &dialect_celery,
     &dialect_nservicebus,
-    &dialect_rebus,
-    &dialect_spring,
-    &dialect_cloudevents,
     &dialect_masstransit,
+    &dialect_spring,
+    &dialect_rebus,
     &dialect_wolverine,
+    &dialect_celery,
+    &dialect_cloudevents, /* last of all: any framework may carry CloudEvents attributes */
 };
 
 #define N_DIALECTS (sizeof table / sizeof *table)
