@@ -1,0 +1,1 @@
+decode --format table $FIXTURES/snapshots/frameworks.jsonl

@@ -1,0 +1,1 @@
+groups $FIXTURES/snapshots/frameworks.jsonl

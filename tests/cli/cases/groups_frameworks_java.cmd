@@ -1,0 +1,1 @@
+groups --json --filter 'exception:java.*' $FIXTURES/snapshots/frameworks.jsonl

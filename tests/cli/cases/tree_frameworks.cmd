@@ -1,0 +1,1 @@
+tree $FIXTURES/snapshots/frameworks.jsonl
