@@ -80,14 +80,10 @@ void detail_render_summary(struct detail_doc *doc, const struct decoded *d, int6
                                                                  "the whole causal chain"));
     if (e->causation_id.len)
         detail_add_fieldb(doc, 2, SUM_W, "causation", e->causation_id.data, e->causation_id.len,
-                          DS_ACCENT,
-                          d->dialect == &dialect_acemq || !d->read_from[NF_CAUSATION]
-                              ? "what caused this one (x-acemq-causation)"
-                              : d->read_from[NF_CAUSATION]);
+                          DS_ACCENT, from(d, NF_CAUSATION, "what caused this one"));
     else
         detail_add_field(doc, 2, SUM_W, "causation", "(none)", DS_DIM,
-                         d->dialect == &dialect_acemq ? "a chain root: nothing caused it"
-                                                      : from(d, NF_CAUSATION, "none carried"));
+                         from(d, NF_CAUSATION, "none carried"));
     snprintf(buf, sizeof buf, "%lld", (long long)e->attempt);
     detail_add_field(doc, 2, SUM_W, "attempt", buf, DS_VALUE,
                      df & ED_ATTEMPT ? dflt : from(d, NF_ATTEMPT, "delivery attempt"));

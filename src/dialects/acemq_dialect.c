@@ -123,6 +123,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         [NF_ERROR] = "why the library set it aside (x-acemq-error)",
     };
     memcpy(out->read_from, from, sizeof from);
+    if (out->env && !out->env->causation_id.len)
+        out->read_from[NF_CAUSATION] = "a chain root: nothing caused it";
 }
 
 /* What a header of the envelope looked like, for a default's explanation. */
