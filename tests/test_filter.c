@@ -350,6 +350,7 @@ static void test_issue_example_and_bare_words(void **state)
     check("gateway*30012", "0");
     check("orders.dlq -placed", "2");
     check("\"type:order\"", ""); /* quoted: searched for, not a field */
+    check("\"or\" type=order.placed", "0 3"); /* a quoted keyword is the word */
     check("Net\\:\\:ReadTimeout", "");
     check("sku", ""); /* bodies are not searched by bare words */
 }
@@ -446,6 +447,13 @@ static void test_errors(void **state)
         {"error:/(a)\\1/", "back-references are not supported in a regex at column 11", 11},
         {"error:/x/g", "unknown regex flag g at column 10 (only i, ignore case, is known)", 10},
         {"error:/x{1000}/", "a regex repeat count over 255 at column 9", 9},
+        {"type:x or error:y",
+         "\"or\" is not a keyword at column 8 (the keyword is OR, in capitals; to search for the "
+         "word, put it in \"quotes\")",
+         8},
+        {"Not type:x", "\"Not\" is not a keyword at column 1 (the keyword is NOT, in capitals; to "
+                       "search for the word, put it in \"quotes\")",
+         1},
         {"type>3",
          "type is text at column 5 (> >= < <= work on attempt, age, size, first_seen, failed_at and "
          "header.NAME)",

@@ -205,6 +205,22 @@ bool filter_unknown_field(struct parser *p, size_t at, const char *name, size_t 
  * with the form meant: read as a search it matches nothing, and `-error~Declined` all. */
 bool filter_check_word(struct parser *p, size_t start, size_t end)
 {
+    /* A keyword in small letters between terms ("dialect:a or dialect:b") would be a search for
+     * the word, and AND what the writer meant to OR: refused with the form meant. */
+    static const char *const keywords[] = {"OR", "AND", "NOT"};
+    for (size_t k = 0; p->hints && k < sizeof keywords / sizeof *keywords; k++) {
+        size_t n = strlen(keywords[k]);
+        if (end - start == n && filter_ci_eq(p->s + start, n, keywords[k]) &&
+            memcmp(p->s + start, keywords[k], n) != 0) {
+            char hint[160];
+            snprintf(hint, sizeof hint,
+                     "the keyword is %s, in capitals; to search for the word, put it in "
+                     "\"quotes\"",
+                     keywords[k]);
+            filter_fail_hint(p, start, hint, "\"%.*s\" is not a keyword", (int)n, p->s + start);
+            return false;
+        }
+    }
     struct word_typo ty;
     if (!p->hints || !filter_word_typo(p->s + start, end - start, &ty))
         return true;
