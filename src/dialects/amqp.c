@@ -58,12 +58,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     in.version = 1;
     in.defaulted |= ED_VERSION;
     /* Plain AMQP has no attempt counter: the broker's count of deaths stands in. */
-    if (x->death->total > 0) {
-        in.attempt = x->death->total;
-    } else {
-        in.attempt = 1;
-        in.defaulted |= ED_ATTEMPT;
-    }
+    dialect_attempt_from_deaths(&in, x->death);
     if (props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000) {
         in.first_seen_ms = (int64_t)p->timestamp * 1000;
     } else if (x->death->has_times) {

@@ -370,12 +370,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.defaulted |= ED_CORRELATION;
     in.version = 1;
     in.defaulted |= ED_VERSION;
-    if (x->death->total > 0) {
-        in.attempt = x->death->total;
-    } else {
-        in.attempt = 1;
-        in.defaulted |= ED_ATTEMPT;
-    }
+    dialect_attempt_from_deaths(&in, x->death);
     if (ev->time_ok) {
         in.first_seen_ms = ev->time_ms;
     } else {

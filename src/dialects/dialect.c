@@ -283,6 +283,56 @@ void dialect_source_route(struct decoded *out, const char *how, const void *queu
     s->routing_key = bytes_dup(rn ? routing_key : "", rn);
 }
 
+int dialect_id_of(const struct message *m, const char *header, struct bytes *id,
+                  struct bytes *owned, unsigned *defaulted)
+{
+    const struct bytes *b = header ? dialect_header_text(m, header) : NULL;
+    const struct bytes *mid = props_string(&m->props, PROP_message_id);
+    *owned = (struct bytes){0, NULL};
+    if (b && b->len) {
+        *id = *b;
+        return 0;
+    }
+    if (mid && mid->len) {
+        *id = *mid;
+        return 1;
+    }
+    *owned = dialect_derived_id(m);
+    *id = *owned;
+    *defaulted |= ED_ID;
+    return 2;
+}
+
+void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_summary *d)
+{
+    if (d && d->total > 0) {
+        in->attempt = d->total;
+    } else {
+        in->attempt = 1;
+        in->defaulted |= ED_ATTEMPT;
+    }
+}
+
+void dialect_warn(struct strbuf *warnings, const char *name, const char *what)
+{
+    if (warnings->len)
+        sb_addc(warnings, '\n');
+    sb_addf(warnings, "%s %s", name, what);
+}
+
+void dialect_warn_not_strings(const struct message *m, const char *const *names,
+                              struct strbuf *warnings)
+{
+    for (size_t i = 0; names[i]; i++) {
+        const struct hval *v = htable_get(m->headers, names[i]);
+        if (v && v->kind != HV_STRING && v->kind != HV_BYTES) {
+            char what[64];
+            snprintf(what, sizeof what, "is %s, not a string: not read", hkind_name(v->kind));
+            dialect_warn(warnings, names[i], what);
+        }
+    }
+}
+
 const struct bytes *dialect_header_text(const struct message *m, const char *name)
 {
     const struct hval *v = htable_get(m->headers, name);

@@ -56,6 +56,7 @@
 #include "envelope.h"
 #include "message.h"
 #include "status.h"
+#include "util.h"
 
 struct decoded;
 struct restamp_opts;
@@ -199,6 +200,19 @@ void dialect_set_error(struct decoded *out, const void *type, size_t type_len,
 void dialect_source_queue(struct decoded *out, const char *how, const void *queue, size_t n);
 void dialect_source_route(struct decoded *out, const char *how, const void *queue, size_t qn,
                           const void *exchange, size_t en, const void *routing_key, size_t rn);
+/* The id the .NET transports' way: a string header, else the message_id property, else the
+ * derived id (ED_ID added to *defaulted; *owned holds it and the caller frees it after
+ * dialect_envelope). Returns 0, 1 or 2: which one. */
+int dialect_id_of(const struct message *m, const char *header, struct bytes *id,
+                  struct bytes *owned, unsigned *defaulted);
+/* The broker's deaths as the attempt where a framework writes none, else 1 (ED_ATTEMPT). */
+void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_summary *d);
+/* A line "NAME WHAT" added to a dialect's warnings (shown with its fields). */
+void dialect_warn(struct strbuf *warnings, const char *name, const char *what);
+/* "NAME is KIND, not a string: not read" for every name (NULL-terminated) the message has
+ * with a value that is not a string. */
+void dialect_warn_not_strings(const struct message *m, const char *const *names,
+                              struct strbuf *warnings);
 /* A header's value as text when it is a string (longstr or bytes); NULL otherwise. */
 const struct bytes *dialect_header_text(const struct message *m, const char *name);
 /* Whether the message has a header of that name (any kind). */

@@ -222,9 +222,7 @@ static const char *const STRING_HEADERS[] = {
 
 static void warn(struct nsb_priv *p, const char *name, const char *what)
 {
-    if (p->warnings.len)
-        sb_addc(&p->warnings, '\n');
-    sb_addf(&p->warnings, "%s %s", name, what);
+    dialect_warn(&p->warnings, name, what);
 }
 
 static bool read_time(const struct message *m, const char *name, struct nsb_priv *p, int64_t *ms)
@@ -244,32 +242,14 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     struct nsb_priv *p = xcalloc(1, sizeof *p);
     sb_init(&p->warnings);
     out->priv = p;
-    for (size_t i = 0; STRING_HEADERS[i]; i++) {
-        const struct hval *v = htable_get(m->headers, STRING_HEADERS[i]);
-        if (v && v->kind != HV_STRING && v->kind != HV_BYTES) {
-            char what[64];
-            snprintf(what, sizeof what, "is %s, not a string: not read", hkind_name(v->kind));
-            warn(p, STRING_HEADERS[i], what);
-        }
-    }
+    dialect_warn_not_strings(m, STRING_HEADERS, &p->warnings);
     p->fault_copy = dialect_has_header(m, H_FAILEDQ) || dialect_has_header(m, H_EXC_TYPE);
 
     struct envelope_init in;
     memset(&in, 0, sizeof in);
-    struct bytes derived = {0, NULL};
-    const struct bytes *b = text(m, H_ID);
-    const struct bytes *mid = props_string(&m->props, PROP_message_id);
-    if (b && b->len) {
-        in.id = *b;
-    } else if (mid && mid->len) {
-        in.id = *mid;
-        p->id_from = 1;
-    } else {
-        derived = dialect_derived_id(m);
-        in.id = derived;
-        in.defaulted |= ED_ID;
-        p->id_from = 2;
-    }
+    struct bytes derived;
+    p->id_from = dialect_id_of(m, H_ID, &in.id, &derived, &in.defaulted);
+    const struct bytes *b;
 
     struct nsb_type_name tn = {0};
     b = text(m, H_TYPES);
@@ -302,12 +282,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.causation_id = *b;
     in.version = 1;
     in.defaulted |= ED_VERSION;
-    if (x->death->total > 0) {
-        in.attempt = x->death->total;
-    } else {
-        in.attempt = 1;
-        in.defaulted |= ED_ATTEMPT;
-    }
+    dialect_attempt_from_deaths(&in, x->death);
     if (!read_time(m, H_SENT, p, &in.first_seen_ms)) {
         in.defaulted |= ED_FIRST_SEEN;
         if (x->death->has_times)
@@ -349,6 +324,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         warn(p, H_FAILEDQ, "names no queue (nothing before '@'): no source");
     p->have_sc_id = nsb_servicecontrol_id(m, &out->env->id, &p->sc_id, &p->sc_id_from_header);
 
+    const struct bytes *mid = props_string(&m->props, PROP_message_id);
     bool blank = true; /* string.IsNullOrWhiteSpace */
     for (size_t i = 0; mid && i < mid->len && blank; i++)
         blank = mid->data[i] == ' ' || (mid->data[i] >= '\t' && mid->data[i] <= '\r');

@@ -106,9 +106,7 @@ static const char *const STRING_HEADERS[] = {H_ID,     H_TYPE,   H_CORR,  H_REPL
 
 static void warn(struct rebus_priv *p, const char *name, const char *what)
 {
-    if (p->warnings.len)
-        sb_addc(&p->warnings, '\n');
-    sb_addf(&p->warnings, "%s %s", name, what);
+    dialect_warn(&p->warnings, name, what);
 }
 
 /* A count Rebus wrote with int.ToString(): 0 .. INT32_MAX. */
@@ -155,32 +153,14 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     struct rebus_priv *p = xcalloc(1, sizeof *p);
     sb_init(&p->warnings);
     out->priv = p;
-    for (size_t i = 0; STRING_HEADERS[i]; i++) {
-        const struct hval *v = htable_get(m->headers, STRING_HEADERS[i]);
-        if (v && v->kind != HV_STRING && v->kind != HV_BYTES) {
-            char what[64];
-            snprintf(what, sizeof what, "is %s, not a string: not read", hkind_name(v->kind));
-            warn(p, STRING_HEADERS[i], what);
-        }
-    }
+    dialect_warn_not_strings(m, STRING_HEADERS, &p->warnings);
     p->fault_copy = dialect_has_header(m, H_SOURCE) || dialect_has_header(m, H_DETAILS);
 
     struct envelope_init in;
     memset(&in, 0, sizeof in);
-    struct bytes derived = {0, NULL};
-    const struct bytes *b = text(m, H_ID);
-    const struct bytes *mid = props_string(&m->props, PROP_message_id);
-    if (b && b->len) {
-        in.id = *b;
-    } else if (mid && mid->len) {
-        in.id = *mid;
-        p->id_from = 1;
-    } else {
-        derived = dialect_derived_id(m);
-        in.id = derived;
-        in.defaulted |= ED_ID;
-        p->id_from = 2;
-    }
+    struct bytes derived;
+    p->id_from = dialect_id_of(m, H_ID, &in.id, &derived, &in.defaulted);
+    const struct bytes *b;
     b = text(m, H_TYPE);
     const struct bytes *tp = props_string(&m->props, PROP_type);
     struct bytes message = {7, (unsigned char *)"message"};
