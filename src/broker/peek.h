@@ -5,8 +5,9 @@
  * each message with manual acks and holds it — a message is only visible once every message
  * before it is held — copies it to the sink, and then closes the channel, which returns every
  * held message to the queue in its original order (measured on RabbitMQ 3.10 for classic and
- * quorum queues; a nack per message is quadratic on 3.10 and reorders). It never acks during a
- * peek. Streams are read with a stream offset and are not changed at all.
+ * quorum queues; a nack per message is quadratic on 3.10 and reorders). It never acks a classic
+ * or quorum queue. Streams are read with a stream offset and are not changed at all: there the
+ * acks only grant the consumer credit (docs/peek.md).
  *
  * It knows its cost and says it before it pays it (peek_plan): the queue type, its depth and
  * consumers, and for a quorum queue the delivery limit — every return adds 1 to a message's
