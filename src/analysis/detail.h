@@ -5,7 +5,7 @@
  * AMQP properties and delivery, every header with its AMQP kind, the dialect's own section
  * (from its fields: dialect.h), and the body rendered by content type.
  *
- * A model, not a widget (STYLE.md: models never call curses): each line is text that is
+ * A model, not a widget (docs/style.md: models never call curses): each line is text that is
  * already SANITIZED (valid UTF-8, no control character, no bidi override: what came from the
  * message is shown as visible escapes), a style, an indent and the section it belongs to, so
  * that the detail view only paints it and tests compare it as text.
