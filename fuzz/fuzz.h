@@ -9,7 +9,8 @@
  *   bits 5-7  sanitizer flags: 5 SAN_ESCAPE_BACKSLASH, 6 SAN_ASCII, 7 SAN_PAD
  *
  * And the checks several harnesses make: the terminal-safety promise of sanitize.h
- * (fuzz_unsafe) and the lossless snapshot round trip (fuzz_snapshot_round_trip).
+ * (fuzz_unsafe), the lossless snapshot round trip (fuzz_snapshot_round_trip) and which of
+ * the broker's headers a copy may carry (fuzz_copy_header_ok).
  */
 #ifndef DLQX_FUZZ_H
 #define DLQX_FUZZ_H
@@ -24,8 +25,11 @@
 #include <locale.h>
 
 #include "bytes.h"
+#include "celery.h"
 #include "decode.h"
+#include "hval.h"
 #include "message.h"
+#include "restamp.h"
 #include "sanitize.h"
 #include "snapshot.h"
 #include "status.h"
@@ -176,6 +180,30 @@ static inline const char *fuzz_snapshot_round_trip(const struct message *m, stru
     bool same = message_equal(m, &back);
     message_free(&back);
     return same ? NULL : "the written line parses back into a different message";
+}
+
+/* Whether a copy restamp_build made of d in mode may carry the header k = v. Never the
+ * delivery's counters (x-delivery-count, x-stream-offset). A move carries the dead letter as
+ * it is. After a replay or re-issue no other header the broker owns, except on a replay whose
+ * framework's own tool keeps the death history (Celery's move, MassTransit's shovel), and then
+ * only the dead letter's own value, in the kinds that tool writes (Celery's in py-amqp's). */
+static inline bool fuzz_copy_header_ok(const struct decoded *d, enum restamp_mode mode,
+                                       const struct bytes *k, const struct hval *v)
+{
+    if (bytes_eq_cstr(k, "x-delivery-count") || bytes_eq_cstr(k, "x-stream-offset"))
+        return false;
+    if (mode == RESTAMP_MOVE || !restamp_broker_owned((const char *)k->data, k->len))
+        return true;
+    const struct hval *mine = htable_get(d->msg->headers, (const char *)k->data);
+    if (mode != RESTAMP_REPLAY || !mine)
+        return false;
+    struct htable *t = htable_new();
+    htable_add(t, "v", hval_copy(mine));
+    if (d->dialect == &dialect_celery)
+        celery_pyamqp_kinds(t);
+    bool same = hval_equal(&t->e[0].val, v);
+    htable_free(t);
+    return same;
 }
 
 #endif
