@@ -30,8 +30,11 @@ tmp=$(mktemp -d)
 sock=dlqx-live-$$
 own=0
 dir=${DLQX_TEST_BROKER_DIR:-}
+. "$(dirname "$0")/reap.sh"
+screen_tag_init
 cleanup() {
   tmux -L "$sock" kill-server 2>/dev/null
+  screen_reap live
   [ $own -eq 1 ] && "$root/scripts/broker" stop "$dir" --fast >/dev/null 2>&1
   if [ "${LIVE_KEEP:-}" = 1 ]; then echo "live: kept $tmp"; else rm -rf "$tmp"; fi
 }

@@ -31,7 +31,9 @@ infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen-256color
 infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen
 sock=dlqx-screen-$$
 tmp=$(mktemp -d)
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/reap.sh"
+screen_tag_init
+trap 'tmux -L "$sock" kill-server 2>/dev/null; screen_reap screen; rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
