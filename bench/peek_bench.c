@@ -65,7 +65,6 @@ static void die(const char *fmt, ...)
     exit(1);
 }
 
-
 static double peak_rss_mb(void)
 {
     struct rusage ru;

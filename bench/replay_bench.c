@@ -52,10 +52,10 @@
 #include "sha256.h"
 #include "util.h"
 
-#define CTL_CH 1     /* declares, deletes, passive declares (replay_run checks on it too) */
-#define BASE_READ 2  /* the baseline's consumer (the engine reads on 2 as well) */
-#define BASE_PUB 3   /* the baseline's confirm-mode channel (the engine publishes on 3) */
-#define PLAN_CH 4    /* reading the DLQ to make the plan */
+#define CTL_CH 1    /* declares, deletes, passive declares (replay_run checks on it too) */
+#define BASE_READ 2 /* the baseline's consumer (the engine reads on 2 as well) */
+#define BASE_PUB 3  /* the baseline's confirm-mode channel (the engine publishes on 3) */
+#define PLAN_CH 4   /* reading the DLQ to make the plan */
 #define RATIO_TARGET 5.0
 #define MAX_WINDOWS 8
 
@@ -86,7 +86,6 @@ static void die(const char *fmt, ...)
     va_end(ap);
     exit(1);
 }
-
 
 /* This process's CPU time (user + system): what the client spends, apart from the broker. */
 static double cpu_s(void)
@@ -485,8 +484,7 @@ __attribute__((noinline)) static double baseline_pass(struct conn *c, const stru
         seq++;
         /* Wait for this publish's confirm, and only then remove the dead letter. */
         for (;;) {
-            if (baseline_frame(st, &q, &tag, &multiple) &&
-                (tag == seq || (multiple && tag >= seq)))
+            if (baseline_frame(st, &q, &tag, &multiple) && (tag == seq || (multiple && tag >= seq)))
                 break;
         }
         amqp_basic_ack(st, BASE_READ, h.tag, 0);
@@ -678,8 +676,8 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
     res.read_consumers = r.read_consumers;
     res.cancelled = s.cancelled && r.end == RE_CANCELLED;
     if (res.cancelled) {
-        printf("  CANCELLED after %.0f s (--pass-limit): %" PRIu64 " done of %" PRIu32
-               ", %" PRIu64 " not sent (still in the DLQ): %s\n",
+        printf("  CANCELLED after %.0f s (--pass-limit): %" PRIu64 " done of %" PRIu32 ", %" PRIu64
+               " not sent (still in the DLQ): %s\n",
                dt, r.done, n, r.not_sent, r.detail);
     } else if (r.done != n || r.kept || r.unknown || replay_plan_size(plan)) {
         res.failed = true;
@@ -756,8 +754,8 @@ static void check_nothing_lost(struct conn *c, const struct names *nm, uint32_t 
         die("after %s the DLQ holds %" PRIu32 " and the source %" PRIu32 " (%" PRIu32
             " done, %" PRIu32 " unknown): messages were LOST or counted wrong",
             what, d, s, done, unknown);
-    printf("  check: DLQ %" PRIu32 " + source %" PRIu32 " = %" PRIu32 " of %" PRIu32
-           " (%" PRIu32 " possible duplicates, all counted unknown): nothing lost: ok\n",
+    printf("  check: DLQ %" PRIu32 " + source %" PRIu32 " = %" PRIu32 " of %" PRIu32 " (%" PRIu32
+           " possible duplicates, all counted unknown): nothing lost: ok\n",
            d, s, d + s, n, d + s - n);
 }
 
@@ -831,8 +829,12 @@ static void print_figure(const struct figure *f, const char *extra)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    struct config cfg = {.count = 100000, .size = 1024, .prefetch = 256,
-                         .seed_bin = "build/dlqx-seed", .run_a = true, .run_b = true,
+    struct config cfg = {.count = 100000,
+                         .size = 1024,
+                         .prefetch = 256,
+                         .seed_bin = "build/dlqx-seed",
+                         .run_a = true,
+                         .run_b = true,
                          .run_c = true};
     parse_windows(&cfg, "0,2000");
     for (int i = 1; i < argc; i++) {
@@ -865,8 +867,7 @@ int main(int argc, char **argv)
             cfg.run_c = strchr(ps, 'c') != NULL;
             if (!*ps || strspn(ps, "abc") != strlen(ps))
                 die("--passes takes letters from abc");
-        }
-        else
+        } else
             usage();
     }
     if (!cfg.w1_count)
@@ -922,8 +923,13 @@ int main(int argc, char **argv)
         struct conn *bc = connect_broker(&brk, "dlqx replay_bench (baseline)");
         double dt = baseline_pass(bc, &nm, cfg.count, cfg.prefetch);
         conn_close(bc);
-        struct figure f = {"(a) baseline, one confirm per message", cfg.count, dt,
-                           (cpu_s() - c0) * 1e6 / cfg.count, cfg.count / dt, false, false};
+        struct figure f = {"(a) baseline, one confirm per message",
+                           cfg.count,
+                           dt,
+                           (cpu_s() - c0) * 1e6 / cfg.count,
+                           cfg.count / dt,
+                           false,
+                           false};
         ia = (int)nf;
         figs[nf++] = f;
         print_figure(&f, "");
@@ -983,8 +989,8 @@ int main(int argc, char **argv)
         free(jpath);
     }
 
-    printf("== figures (%" PRIu32 " x %zu B, RabbitMQ %s, peak RSS %.1f MB)\n", cfg.count,
-           cfg.size, conn_server_version(ctl()), peak_rss_mb());
+    printf("== figures (%" PRIu32 " x %zu B, RabbitMQ %s, peak RSS %.1f MB)\n", cfg.count, cfg.size,
+           conn_server_version(ctl()), peak_rss_mb());
     for (size_t i = 0; i < nf; i++)
         print_figure(&figs[i], "");
     size_t first_c = (size_t)(ia >= 0) + (size_t)(ib >= 0), best = first_c;

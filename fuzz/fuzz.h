@@ -108,8 +108,8 @@ static inline void fuzz_decode(const struct message *m, const char *harness)
 }
 
 /* Prints "harness: what", then up to 512 bytes of p in hex, and aborts. */
-static inline void fuzz_fail_bytes(const char *harness, const char *what, const void *p,
-                                   size_t n) __attribute__((noreturn));
+static inline void fuzz_fail_bytes(const char *harness, const char *what, const void *p, size_t n)
+    __attribute__((noreturn));
 static inline void fuzz_fail_bytes(const char *harness, const char *what, const void *p, size_t n)
 {
     fprintf(stderr, "%s: %s\n  bytes (%zu):", harness, what, n);

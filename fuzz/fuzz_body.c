@@ -103,8 +103,9 @@ static void json_differential(const uint8_t *p, size_t n)
     json_error_t e;
     json_t *j = json_loadb((const char *)p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
     if (!j) {
-        fprintf(stderr, "fuzz_body: json_surely_valid is sure of a body jansson refuses: %s "
-                        "(line %d, column %d, position %d)\n  body:",
+        fprintf(stderr,
+                "fuzz_body: json_surely_valid is sure of a body jansson refuses: %s "
+                "(line %d, column %d, position %d)\n  body:",
                 e.text, e.line, e.column, e.position);
         for (size_t i = 0; i < n && i < 512; i++)
             fprintf(stderr, " %02x", p[i]);

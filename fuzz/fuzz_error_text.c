@@ -59,8 +59,8 @@ static void check_error(enum status st, const struct error *err, unsigned san, c
         abort();
     }
     if (err->code != st) {
-        fprintf(stderr, "fuzz_error_text: %s returned %s but err.code is %s\n", who,
-                status_str(st), status_str(err->code));
+        fprintf(stderr, "fuzz_error_text: %s returned %s but err.code is %s\n", who, status_str(st),
+                status_str(err->code));
         abort();
     }
     struct strbuf sb;
@@ -106,7 +106,9 @@ static void from_file(const char *p, size_t n, unsigned san)
                 message_free(&m);
             if (rc == SNAP_RECORD)
                 continue;
-            check_error(rc == SNAP_IO_ERROR ? ST_EIO : err.code == ST_OK ? ST_EPARSE : err.code,
+            check_error(rc == SNAP_IO_ERROR ? ST_EIO
+                        : err.code == ST_OK ? ST_EPARSE
+                                            : err.code,
                         &err, san, "snapshot_read");
             if (rc == SNAP_IO_ERROR)
                 break;

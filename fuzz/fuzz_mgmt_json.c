@@ -116,10 +116,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const char *gv = kind == 0 ? q[r].vhost : kind == 1 ? x[r].vhost : b[r].vhost;
             if (!g0 || !g1 || !gv || strcmp(g0, k0) || strcmp(g1, k1) || strcmp(gv, vh))
                 fail("an item kept with other names than it had", data, size);
-            if (kind == 0 && (q[r].messages < -1 || q[r].ready < -1 || q[r].unacked < -1 ||
-                              q[r].consumers < -1 || q[r].delivery_limit < -1 ||
-                              q[r].max_length < -1 || q[r].max_length_bytes < -1 ||
-                              q[r].message_ttl < -1 || !(q[r].publish_rate >= -1)))
+            if (kind == 0 &&
+                (q[r].messages < -1 || q[r].ready < -1 || q[r].unacked < -1 ||
+                 q[r].consumers < -1 || q[r].delivery_limit < -1 || q[r].max_length < -1 ||
+                 q[r].max_length_bytes < -1 || q[r].message_ttl < -1 || !(q[r].publish_rate >= -1)))
                 fail("a queue's count below -1 (unknown)", data, size);
             r++;
         }

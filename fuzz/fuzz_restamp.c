@@ -56,7 +56,9 @@ static bool same_outgoing(const struct outgoing *a, const struct outgoing *b)
     ma.headers_present = a->headers_present;
     mb.headers_present = b->headers_present;
     return a->mode == b->mode && a->dialect == b->dialect && bytes_eq(&a->exchange, &b->exchange) &&
-           bytes_eq(&a->routing_key, &b->routing_key) && ((!a->target_how && !b->target_how) || (a->target_how && b->target_how && strcmp(a->target_how, b->target_how) == 0)) &&
+           bytes_eq(&a->routing_key, &b->routing_key) &&
+           ((!a->target_how && !b->target_how) ||
+            (a->target_how && b->target_how && strcmp(a->target_how, b->target_how) == 0)) &&
            bytes_eq(&a->body, &b->body) && bytes_eq(&a->id, &b->id) &&
            bytes_eq(&a->old_id, &b->old_id) && message_equal(&ma, &mb);
 }
@@ -154,8 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             acemq_replay_read(out.headers, &r);
             int64_t want = d.replay.count < INT64_MAX ? d.replay.count + 1 : INT64_MAX;
             if (r.count != want)
-                fail("a replay's acemq-replay-count is not one more than before", data, size,
-                     NULL);
+                fail("a replay's acemq-replay-count is not one more than before", data, size, NULL);
             acemq_replay_free(&r);
         }
     }

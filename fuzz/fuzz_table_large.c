@@ -76,8 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct htable *small = NULL;
     if (htable_decode_wire(data + 2, size - 2, &small, NULL) != ST_OK)
         return 0;
-    size_t small_len = 4 + ((size_t)data[2] << 24 | (size_t)data[3] << 16 |
-                            (size_t)data[4] << 8 | (size_t)data[5]);
+    size_t small_len = 4 + ((size_t)data[2] << 24 | (size_t)data[3] << 16 | (size_t)data[4] << 8 |
+                            (size_t)data[5]);
     if (!small->n || small_len <= 4) {
         htable_free(small);
         return 0;

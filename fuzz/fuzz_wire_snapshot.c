@@ -33,14 +33,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void fail(const char *what, size_t depth, const struct strbuf *line,
-                 const struct error *err)
+static void fail(const char *what, size_t depth, const struct strbuf *line, const struct error *err)
 {
     fprintf(stderr, "fuzz_wire_snapshot: %s (depth %zu)%s%s\n", what, depth,
             err && err->msg[0] ? ": " : "", err && err->msg[0] ? err->msg : "");
     if (line && line->len)
-        fprintf(stderr, "  written (first 400 bytes): %.*s\n", (int)(line->len > 400 ? 400 : line->len),
-                line->buf);
+        fprintf(stderr, "  written (first 400 bytes): %.*s\n",
+                (int)(line->len > 400 ? 400 : line->len), line->buf);
     abort();
 }
 

@@ -420,8 +420,8 @@ int main(int argc, char **argv)
     make_dir(out_dir);
     static const char *const harnesses[] = {
         "fuzz_snapshot_line",   "fuzz_headers_wire",  "fuzz_body",       "fuzz_wire_snapshot",
-        "fuzz_properties_wire", "fuzz_snapshot_read", "fuzz_error_text",    "fuzz_table_large",
-        "fuzz_fingerprint",     "fuzz_restamp",       "fuzz_mgmt_json",     "fuzz_journal",
+        "fuzz_properties_wire", "fuzz_snapshot_read", "fuzz_error_text", "fuzz_table_large",
+        "fuzz_fingerprint",     "fuzz_restamp",       "fuzz_mgmt_json",  "fuzz_journal",
         "fuzz_dialects",
     };
     for (size_t i = 0; i < sizeof harnesses / sizeof *harnesses; i++) {
@@ -434,8 +434,8 @@ int main(int argc, char **argv)
     DIR *top = opendir(argv[1]);
     struct dirent *fe;
     while (top && (fe = readdir(top))) {
-        static const char *const skip[] = {"snapshots", "journal", "acemq", "babelqueue",
-                                           "bodies", "mgmt"};
+        static const char *const skip[] = {"snapshots",  "journal", "acemq",
+                                           "babelqueue", "bodies",  "mgmt"};
         bool other = fe->d_name[0] == '.';
         for (size_t i = 0; i < sizeof skip / sizeof *skip && !other; i++)
             other = strcmp(fe->d_name, skip[i]) == 0;

@@ -92,8 +92,8 @@ static void test_fixture_round_trip(void **state)
         const struct hval *fs = htable_get(out, ACEMQ_FIRST_SEEN);
         assert_non_null(fs);
         assert_int_equal(fs->kind, HV_I64);
-        assert_int_equal(fs->v.i, json_integer_value(json_object_get(
-                                      json_object_get(c, "headers"), ACEMQ_FIRST_SEEN)));
+        assert_int_equal(fs->v.i, json_integer_value(json_object_get(json_object_get(c, "headers"),
+                                                                     ACEMQ_FIRST_SEEN)));
         assert_int_equal(htable_get(out, ACEMQ_VERSION)->kind, HV_I32);
         assert_int_equal(htable_get(out, ACEMQ_ATTEMPT)->kind, HV_I32);
         const struct hval *ra = htable_get(out, ACEMQ_REPLAYED_AT);
@@ -315,7 +315,8 @@ static void test_unknown_reserved_kept(void **state)
     struct htable *out = acemq_to_headers(e, &rk);
     assert_true(hval_equal(htable_get(out, "x-acemq-priority-lane"),
                            htable_get(h, "x-acemq-priority-lane")));
-    assert_true(hval_equal(htable_get(out, ACEMQ_ROUTE_POSITION), htable_get(h, ACEMQ_ROUTE_POSITION)));
+    assert_true(
+        hval_equal(htable_get(out, ACEMQ_ROUTE_POSITION), htable_get(h, ACEMQ_ROUTE_POSITION)));
     assert_true(hval_equal(htable_get(out, ACEMQ_ERROR), htable_get(h, ACEMQ_ERROR)));
     /* Empty values are absent rather than empty. */
     assert_null(htable_get(out, ACEMQ_CAUSATION));

@@ -805,8 +805,8 @@ static void test_detect(void **state)
      * BabelQueue, and refused as missing_urn below. */
     assert_true(detect("{" TRACE "," DATA "," META "," ATT "}", NULL));
     assert_true(detect("{\"attempts\":0,\"meta\":{\"schema_version\":1,\"lang\":\"go\"}}", NULL));
-    assert_true(detect("{\"dead_letter\":{},\"meta\":{\"schema_version\":2,\"created_at\":1}}",
-                       NULL));
+    assert_true(
+        detect("{\"dead_letter\":{},\"meta\":{\"schema_version\":2,\"created_at\":1}}", NULL));
 
     assert_false(detect("{\"order_id\":1}", NULL));
     assert_false(detect("{\"order_id\":1,\"data\":{},\"meta\":{}}", NULL));

@@ -51,13 +51,16 @@ static const struct {
     {"data-array-rejected", "invalid_data"},
 };
 
-static const char *const RUN[] = {"cases", "data_shape", "roundtrip", "forbidden_keys",
-                                  "rabbitmq"};
+static const char *const RUN[] = {"cases", "data_shape", "roundtrip", "forbidden_keys", "rabbitmq"};
 /* Not run, and why (also in fixtures/babelqueue/SOURCES.md). */
 static const char *const NOT_RUN[] = {
-    "idempotency",            /* the consumer's optional handler wrapper (dedupe on meta.id) */
-    "sqs", "asb", "pulsar",   /* other brokers' projections */
-    "kafka", "artemis", "redis",
+    "idempotency", /* the consumer's optional handler wrapper (dedupe on meta.id) */
+    "sqs",
+    "asb",
+    "pulsar", /* other brokers' projections */
+    "kafka",
+    "artemis",
+    "redis",
     "payload_schema",         /* opt-in per-URN data validation; dlqx has no schema registry */
     "payload_schema_unicode", /* the same validator's minLength */
 };
@@ -66,13 +69,13 @@ static const char *const SCALARS[] = {"schema_version", "description"};
 enum variant { BARE, PROJECTED };
 
 struct bq_case {
-    char *title;          /* manifest:block/name/variant, for cmocka's report */
-    const char *block;    /* static: one of RUN */
-    json_t *spec;         /* the case object in the manifest (borrowed from the manifest) */
-    struct bytes body;    /* the fixture's bytes, exactly */
-    json_t *doc;          /* the fixture parsed */
+    char *title;       /* manifest:block/name/variant, for cmocka's report */
+    const char *block; /* static: one of RUN */
+    json_t *spec;      /* the case object in the manifest (borrowed from the manifest) */
+    struct bytes body; /* the fixture's bytes, exactly */
+    json_t *doc;       /* the fixture parsed */
     enum variant variant;
-    json_t *projection;   /* the manifest's rabbitmq.property_projection (borrowed) */
+    json_t *projection; /* the manifest's rabbitmq.property_projection (borrowed) */
 };
 
 /* ---- helpers ------------------------------------------------------------------------- */
@@ -149,16 +152,16 @@ static char *dump(const json_t *j)
     return j ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("(none)");
 }
 
-#define assert_json_equal(want, got, what)                                                     \
-    do {                                                                                       \
-        const json_t *w_ = (want), *g_ = (got);                                                \
-        if (!g_ || !json_equal(w_, g_)) {                                                      \
-            char *ws_ = dump(w_), *gs_ = dump(g_);                                             \
-            print_error("%s: want %s, got %s\n", (what), ws_, gs_);                            \
-            free(ws_);                                                                         \
-            free(gs_);                                                                         \
-            fail();                                                                            \
-        }                                                                                      \
+#define assert_json_equal(want, got, what)                                                         \
+    do {                                                                                           \
+        const json_t *w_ = (want), *g_ = (got);                                                    \
+        if (!g_ || !json_equal(w_, g_)) {                                                          \
+            char *ws_ = dump(w_), *gs_ = dump(g_);                                                 \
+            print_error("%s: want %s, got %s\n", (what), ws_, gs_);                                \
+            free(ws_);                                                                             \
+            free(gs_);                                                                             \
+            fail();                                                                                \
+        }                                                                                          \
     } while (0)
 
 static const char *jstr(const json_t *o, const char *key)
@@ -412,7 +415,8 @@ static void run_case(void **state)
     if (strcmp(c->block, "roundtrip") == 0) {
         json_int_t att = json_integer_value(json_object_get(c->doc, "attempts")) + 1;
         json_t *got = replayed(&d, &att, c->variant == PROJECTED);
-        assert_json_equal(json_object_get(spec, "expect_attempts"), json_object_get(got, "attempts"),
+        assert_json_equal(json_object_get(spec, "expect_attempts"),
+                          json_object_get(got, "attempts"),
                           "attempts after decode -> attempts+1 -> encode");
         const char *ptr;
         json_t *v;
@@ -434,8 +438,7 @@ static void run_case(void **state)
         json_array_foreach(json_object_get(spec, "expect_absent_after_reencode"), i, p)
         {
             if (pointer_get(got, json_string_value(p)))
-                fail_msg("%s: %s is still in the re-encoded envelope", name,
-                         json_string_value(p));
+                fail_msg("%s: %s is still in the re-encoded envelope", name, json_string_value(p));
             pointer_remove(want, json_string_value(p));
         }
         json_object_set_new(want, "attempts", json_integer(0));
@@ -507,8 +510,8 @@ static void load_manifest(struct suite *s, const char *dir, const char *file)
         if (!in_list(key, RUN, sizeof RUN / sizeof *RUN) &&
             !in_list(key, NOT_RUN, sizeof NOT_RUN / sizeof *NOT_RUN) &&
             !in_list(key, SCALARS, sizeof SCALARS / sizeof *SCALARS)) {
-            fprintf(stderr, "%s: block \"%s\" is neither run nor listed as not applicable\n",
-                    file, key);
+            fprintf(stderr, "%s: block \"%s\" is neither run nor listed as not applicable\n", file,
+                    key);
             s->errors++;
         }
     }

@@ -35,9 +35,11 @@ static void test_broker_written(void **state)
         "\"time\":{\"type\":\"timestamp\",\"value\":1767323051},"
         "\"original-expiration\":\"60000\"},"
         "{\"count\":3,\"exchange\":\"mail\",\"queue\":\"emails\",\"reason\":\"rejected\","
-        "\"routing-keys\":[\"emails.send\",\"cc\"],\"time\":{\"type\":\"timestamp\",\"value\":1767323046}}],"
+        "\"routing-keys\":[\"emails.send\",\"cc\"],\"time\":{\"type\":\"timestamp\",\"value\":"
+        "1767323046}}],"
         "\"x-first-death-exchange\":\"mail\",\"x-first-death-queue\":\"emails\","
-        "\"x-first-death-reason\":\"rejected\",\"x-delivery-count\":{\"type\":\"int64\",\"value\":4}}");
+        "\"x-first-death-reason\":\"rejected\",\"x-delivery-count\":{\"type\":\"int64\",\"value\":"
+        "4}}");
     struct death_summary d;
     death_read(h, &d);
     assert_true(d.present);
@@ -65,10 +67,10 @@ static void test_broker_written(void **state)
 
 static void test_last_death_headers(void **state)
 {
-    struct htable *h = headers_of(
-        "{\"x-death\":[{\"count\":1,\"queue\":\"a\",\"reason\":\"maxlen\"}],"
-        "\"x-last-death-queue\":\"b\",\"x-last-death-reason\":\"delivery_limit\","
-        "\"x-last-death-exchange\":\"ex\"}");
+    struct htable *h =
+        headers_of("{\"x-death\":[{\"count\":1,\"queue\":\"a\",\"reason\":\"maxlen\"}],"
+                   "\"x-last-death-queue\":\"b\",\"x-last-death-reason\":\"delivery_limit\","
+                   "\"x-last-death-exchange\":\"ex\"}");
     struct death_summary d;
     death_read(h, &d);
     assert_true(bytes_eq_cstr(&d.last_queue, "b"));

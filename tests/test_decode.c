@@ -72,12 +72,12 @@ static void dec(void **state, size_t i, struct decoded *d)
     decode_message(&s->m[i], NOW, d);
 }
 
-#define assert_bytes(b, str)                                                                   \
-    do {                                                                                       \
-        const struct bytes *b_ = (b);                                                          \
-        if (!bytes_eq_cstr(b_, (str)))                                                         \
-            fail_msg("%s is \"%.*s\", not \"%s\"", #b, (int)b_->len, (const char *)b_->data, \
-                     (str));                                                                   \
+#define assert_bytes(b, str)                                                                       \
+    do {                                                                                           \
+        const struct bytes *b_ = (b);                                                              \
+        if (!bytes_eq_cstr(b_, (str)))                                                             \
+            fail_msg("%s is \"%.*s\", not \"%s\"", #b, (int)b_->len, (const char *)b_->data,       \
+                     (str));                                                                       \
     } while (0)
 
 static void test_acemq_set_aside(void **state)
@@ -90,7 +90,8 @@ static void test_acemq_set_aside(void **state)
     assert_bytes(&d.env->correlation_id, "c0ffee00-0000-4000-8000-000000000001");
     assert_bytes(&d.env->causation_id, "a0000000-0000-4000-8000-00000000000a");
     assert_int_equal(d.env->attempt, 5);
-    assert_bytes(&d.error, "exhausted 5 attempts: TimeoutException: gateway timed out after 30000 ms");
+    assert_bytes(&d.error,
+                 "exhausted 5 attempts: TimeoutException: gateway timed out after 30000 ms");
     assert_false(d.error_from_broker);
     assert_true(d.accepted);
     assert_string_equal(d.source.how, "acemq-dlq-name");

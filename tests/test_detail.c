@@ -171,8 +171,10 @@ static const char acemq_set_aside[] =
     "  id            b0000000-0000-4000-8000-00000000000b   id and idempotency key (x-acemq-id)\n"
     "  type          payment.requested   the logical type (x-acemq-type)\n"
     "  version       1   schema version of the type (x-acemq-version)\n"
-    "  correlation   c0ffee00-0000-4000-8000-000000000001   the whole causal chain (x-acemq-correlation)\n"
-    "  causation     a0000000-0000-4000-8000-00000000000a   what caused this one (x-acemq-causation)\n"
+    "  correlation   c0ffee00-0000-4000-8000-000000000001   the whole causal chain "
+    "(x-acemq-correlation)\n"
+    "  causation     a0000000-0000-4000-8000-00000000000a   what caused this one "
+    "(x-acemq-causation)\n"
     "  attempt       5   delivery attempt, from 1 (x-acemq-attempt)\n"
     "  age           1h56m   since first publish, until 2026-01-02T05:00:00Z (now)\n"
     "  first seen    2026-01-02T03:03:15.678Z   first publish (x-acemq-first-seen)\n"
@@ -210,7 +212,8 @@ static const char acemq_set_aside[] =
     "    x-acemq-first-seen   (int64)     1767322995678\n"
     "    x-acemq-causation    (string)    a0000000-0000-4000-8000-00000000000a\n"
     "    x-acemq-origin       (string)    payments@pod-2\n"
-    "    x-acemq-error        (string)    exhausted 5 attempts: TimeoutException: gateway timed out after\n"
+    "    x-acemq-error        (string)    exhausted 5 attempts: TimeoutException: gateway timed "
+    "out after\n"
     "                                     30000 ms\n"
     "\n"
     "Body\n"
@@ -380,7 +383,8 @@ static const char encrypted_frame[] =
     "    x-acemq-attempt         (int32)     5\n"
     "    x-acemq-first-seen      (int64)     1767323040678\n"
     "    x-acemq-origin          (string)    orders@pod-7\n"
-    "    x-acemq-error           (string)    exhausted 5 attempts: CryptoException: key k-2026-01 revoked\n"
+    "    x-acemq-error           (string)    exhausted 5 attempts: CryptoException: key k-2026-01 "
+    "revoked\n"
     "    x-acemq-route           (string)    validate,charge,ship\n"
     "    x-acemq-route-position  (int8)      1\n"
     "    x-acemq-route-id        (string)    b0c1d2e3\n"
@@ -413,9 +417,11 @@ static const char replayed[] =
     "Replay stamps\n"
     "  replayed 1 time, last from orders.dlq at 2026-01-01T12:00:00Z (17h00m ago)\n"
     "  acemq-replayed-from  (string) orders.dlq   the queue the last replay read it from\n"
-    "  acemq-replayed-at    (string) 2026-01-01T12:00:00Z   when (RFC 3339; older Java wrote epoch ms)\n"
+    "  acemq-replayed-at    (string) 2026-01-01T12:00:00Z   when (RFC 3339; older Java wrote epoch "
+    "ms)\n"
     "  acemq-replay-count   (int32)  1   replays so far; the next one writes +1\n"
-    "  a replay keeps the id, correlation, causation and first-seen, sets the attempt back to 1 and\n"
+    "  a replay keeps the id, correlation, causation and first-seen, sets the attempt back to 1 "
+    "and\n"
     "    clears x-acemq-error\n"
     "Pattern headers\n"
     "  traceparent   00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01   W3C trace context\n"
@@ -469,10 +475,12 @@ static void test_hostile_defaults(void **state)
 static const char slip_good[] =
     "Pattern headers\n"
     "  routing slip  1 done, 2 to go; next: charge   acemq-routing-slip: the steps it travels\n"
-    "    ✓ validate        exchange (default), key validate   done 2026-01-02T03:04:05Z (1h55m ago)\n"
+    "    ✓ validate        exchange (default), key validate   done 2026-01-02T03:04:05Z (1h55m "
+    "ago)\n"
     "    → charge          exchange payments, key payments.charge   next\n"
     "      ship            exchange (default), key ship   pending\n"
-    "  reply to      amq.rabbitmq.reply-to.g1   where the responder sends its reply (acemq-reply-to)\n"
+    "  reply to      amq.rabbitmq.reply-to.g1   where the responder sends its reply "
+    "(acemq-reply-to)\n"
     "  acemq-error   responder failed: timeout   a request/reply failure the responder sent back\n"
     "  traceparent   00-00000000000000000000000000000000-00f067aa0ba902b7-01\n"
     "                not W3C: the trace id is all zeros\n"
@@ -912,7 +920,6 @@ static void test_helpers(void **state)
     assert_string_equal(t, "2026-01-02T05:00:05Z (in 5.0s)");
     detail_time(NOW + 1, 0, t);
     assert_string_equal(t, "2026-01-02T05:00:00.001Z");
-
 }
 
 int main(void)

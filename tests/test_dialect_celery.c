@@ -19,21 +19,22 @@
 #define NOW 1767330000000LL
 
 /* A Celery 5 task as a worker dead-letters it (fixtures/celery/reject.jsonl, shortened). */
-#define XDEATH                                                                                 \
-    "\"x-death\":[{\"count\":1,\"reason\":\"rejected\",\"queue\":\"celery\","                  \
-    "\"time\":{\"type\":\"timestamp\",\"value\":1767329000},\"exchange\":\"\","                \
-    "\"routing-keys\":[\"celery\"]}],\"x-first-death-exchange\":\"\","                         \
+#define XDEATH                                                                                     \
+    "\"x-death\":[{\"count\":1,\"reason\":\"rejected\",\"queue\":\"celery\","                      \
+    "\"time\":{\"type\":\"timestamp\",\"value\":1767329000},\"exchange\":\"\","                    \
+    "\"routing-keys\":[\"celery\"]}],\"x-first-death-exchange\":\"\","                             \
     "\"x-first-death-queue\":\"celery\",\"x-first-death-reason\":\"rejected\""
-#define TASK(extra_headers, body)                                                              \
-    "{\"queue\":\"celery.dlq\",\"exchange\":\"celery.dlx\",\"routing_key\":\"celery.dlq\","    \
-    "\"properties\":{\"content_type\":\"application/json\",\"content_encoding\":\"utf-8\","    \
-    "\"correlation_id\":\"t-1\",\"reply_to\":\"r\",\"delivery_mode\":2,\"priority\":0},"       \
-    "\"headers\":{\"argsrepr\":\"(1,)\",\"eta\":null,\"group\":null,\"group_index\":null,"     \
-    "\"id\":\"t-1\",\"lang\":\"py\",\"origin\":\"gen1@h\",\"parent_id\":null,"                 \
-    "\"retries\":{\"type\":\"int32\",\"value\":0},\"root_id\":\"t-0\",\"task\":\"shop.charge\"," \
+#define TASK(extra_headers, body)                                                                  \
+    "{\"queue\":\"celery.dlq\",\"exchange\":\"celery.dlx\",\"routing_key\":\"celery.dlq\","        \
+    "\"properties\":{\"content_type\":\"application/json\",\"content_encoding\":\"utf-8\","        \
+    "\"correlation_id\":\"t-1\",\"reply_to\":\"r\",\"delivery_mode\":2,\"priority\":0},"           \
+    "\"headers\":{\"argsrepr\":\"(1,)\",\"eta\":null,\"group\":null,\"group_index\":null,"         \
+    "\"id\":\"t-1\",\"lang\":\"py\",\"origin\":\"gen1@h\",\"parent_id\":null,"                     \
+    "\"retries\":{\"type\":\"int32\",\"value\":0},\"root_id\":\"t-0\",\"task\":\"shop.charge\","   \
     "\"timelimit\":[null,null]" extra_headers "," XDEATH "},\"body\":" body "}"
-#define BODY "\"[[1], {}, {\\\"callbacks\\\": null, \\\"errbacks\\\": null, \\\"chain\\\": " \
-             "null, \\\"chord\\\": null}]\""
+#define BODY                                                                                       \
+    "\"[[1], {}, {\\\"callbacks\\\": null, \\\"errbacks\\\": null, \\\"chain\\\": "                \
+    "null, \\\"chord\\\": null}]\""
 
 struct dec {
     struct message m;
@@ -69,8 +70,7 @@ static void assert_str(const json_t *o, const char *key, const char *want)
         return;
     }
     if (!json_is_string(v) || strcmp(json_string_value(v), want) != 0)
-        fail_msg("%s is %s, not \"%s\"", key, json_is_string(v) ? json_string_value(v) : "?",
-                 want);
+        fail_msg("%s is %s, not \"%s\"", key, json_is_string(v) ? json_string_value(v) : "?", want);
 }
 
 static void assert_int_key(const json_t *o, const char *key, long long want)
@@ -382,13 +382,14 @@ static void t_replay_is_celerys_move(void **state)
     struct dec x;
     struct outgoing out;
     struct restamp_opts o = {.mode = RESTAMP_REPLAY, .now_ms = NOW, .dlq = "celery.dlq"};
-    build(&x, TASK(",\"n8\":{\"type\":\"int8\",\"value\":-3},\"big\":{\"type\":\"int64\","
-                   "\"value\":-5000000000},\"f\":{\"type\":\"float\",\"value\":1.5},"
-                   "\"raw\":{\"type\":\"bytes\",\"value\":\"ab\"},\"u\":{\"type\":\"uint64\","
-                   "\"value\":\"18446744073709551615\"},\"min\":{\"type\":\"int32\",\"value\":"
-                   "-2147483648},\"nest\":{\"a\":[{\"type\":\"uint16\",\"value\":7}]},"
-                   "\"x-delivery-count\":{\"type\":\"int64\",\"value\":2}",
-                   BODY),
+    build(&x,
+          TASK(",\"n8\":{\"type\":\"int8\",\"value\":-3},\"big\":{\"type\":\"int64\","
+               "\"value\":-5000000000},\"f\":{\"type\":\"float\",\"value\":1.5},"
+               "\"raw\":{\"type\":\"bytes\",\"value\":\"ab\"},\"u\":{\"type\":\"uint64\","
+               "\"value\":\"18446744073709551615\"},\"min\":{\"type\":\"int32\",\"value\":"
+               "-2147483648},\"nest\":{\"a\":[{\"type\":\"uint16\",\"value\":7}]},"
+               "\"x-delivery-count\":{\"type\":\"int64\",\"value\":2}",
+               BODY),
           &o, &out, ST_OK);
     assert_true(bytes_eq_cstr(&out.exchange, ""));
     assert_true(bytes_eq_cstr(&out.routing_key, "celery"));
@@ -400,7 +401,8 @@ static void t_replay_is_celerys_move(void **state)
         "\"value\":0},\"root_id\":\"t-0\",\"task\":\"shop.charge\",\"timelimit\":[null,null],"
         "\"n8\":{\"type\":\"int32\",\"value\":-3},\"big\":{\"type\":\"uint64\",\"value\":"
         "\"18446744068709551616\"},\"f\":1.5,\"raw\":\"ab\",\"u\":{\"type\":\"uint64\",\"value\":"
-        "\"18446744073709551615\"},\"min\":{\"type\":\"uint64\",\"value\":\"18446744071562067968\"},"
+        "\"18446744073709551615\"},\"min\":{\"type\":\"uint64\",\"value\":\"18446744071562067968\"}"
+        ","
         "\"nest\":{\"a\":[{\"type\":\"int32\",\"value\":7}]},"
         "\"x-death\":[{\"count\":{\"type\":\"int32\",\"value\":1},\"reason\":\"rejected\","
         "\"queue\":\"celery\",\"time\":{\"type\":\"timestamp\",\"value\":1767329000},"
@@ -503,8 +505,8 @@ static void t_refusals_and_edits(void **state)
 }
 
 /* The fixtures' expected copies (fixtures/celery: CASE.replay.jsonl, what Celery's move wrote,
- * captured; CASE.reissue.jsonl) are what restamp builds from the dead letters, exactly: properties, headers
- * (names, kinds, order) and body; "<uuid>" stands for the new id. */
+ * captured; CASE.reissue.jsonl) are what restamp builds from the dead letters, exactly: properties,
+ * headers (names, kinds, order) and body; "<uuid>" stands for the new id. */
 static char *line_of(const char *path)
 {
     struct bytes b = test_read_fixture(path);
@@ -553,15 +555,17 @@ static void t_fixture_copies(void **state)
             struct dec x;
             struct outgoing out;
             struct restamp_opts o = {.mode = reissue ? RESTAMP_REISSUE : RESTAMP_REPLAY,
-                                     .now_ms = NOW, .new_id = uuid, .dlq = "celery.dlq"};
+                                     .now_ms = NOW,
+                                     .new_id = uuid,
+                                     .dlq = "celery.dlq"};
             build(&x, dead, &o, &out, ST_OK);
             assert_true(bytes_eq(&out.exchange, &want.exchange));
             assert_true(bytes_eq(&out.routing_key, &want.queue)); /* the default exchange */
             struct message got;
             message_init(&got);
-#define X(name)                                                                                \
-    if (props_has(&out.props, PROP_##name))                                                    \
-        props_set_string(&got.props, PROP_##name, props_string(&out.props, PROP_##name)->data,  \
+#define X(name)                                                                                    \
+    if (props_has(&out.props, PROP_##name))                                                        \
+        props_set_string(&got.props, PROP_##name, props_string(&out.props, PROP_##name)->data,     \
                          props_string(&out.props, PROP_##name)->len);
             PROP_STRING_LIST(X)
 #undef X
@@ -595,12 +599,18 @@ static void t_fixture_copies(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_recognition_table), cmocka_unit_test(t_void_and_long_kinds),
-        cmocka_unit_test(t_wrong_kinds),       cmocka_unit_test(t_parent_is_self),
-        cmocka_unit_test(t_malformed_bodies),  cmocka_unit_test(t_embed),
-        cmocka_unit_test(t_protocol1),         cmocka_unit_test(t_iso_times),
-        cmocka_unit_test(t_replay_is_celerys_move), cmocka_unit_test(t_reissue),
-        cmocka_unit_test(t_refusals_and_edits), cmocka_unit_test(t_fixture_copies),
+        cmocka_unit_test(t_recognition_table),
+        cmocka_unit_test(t_void_and_long_kinds),
+        cmocka_unit_test(t_wrong_kinds),
+        cmocka_unit_test(t_parent_is_self),
+        cmocka_unit_test(t_malformed_bodies),
+        cmocka_unit_test(t_embed),
+        cmocka_unit_test(t_protocol1),
+        cmocka_unit_test(t_iso_times),
+        cmocka_unit_test(t_replay_is_celerys_move),
+        cmocka_unit_test(t_reissue),
+        cmocka_unit_test(t_refusals_and_edits),
+        cmocka_unit_test(t_fixture_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,8 +47,8 @@ static void hs(struct message *m, const char *k, const char *v)
 
 static void binary_event(struct message *m, const char *prefix)
 {
-    static const char *const attrs[][2] = {{"specversion", "1.0"}, {"id", "e-1"},
-                                           {"source", "/shop"}, {"type", "com.example.placed"},
+    static const char *const attrs[][2] = {{"specversion", "1.0"},  {"id", "e-1"},
+                                           {"source", "/shop"},     {"type", "com.example.placed"},
                                            {"subject", "orders/1"}, {"tenant", "acme"}};
     char k[64];
     for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
@@ -67,10 +67,10 @@ static void read_it(const struct message *m, struct ce_event *ev, int want_conf)
 static void test_prefixes(void **state)
 {
     (void)state;
-    static const char *const prefixes[] = {"cloudEvents_", "cloudEvents:", "ce_", "ce-",
-                                           "CloudEvents_", "Ce-"};
+    static const char *const prefixes[] = {"cloudEvents_", "cloudEvents:", "ce_",
+                                           "ce-",          "CloudEvents_", "Ce-"};
     static const enum ce_prefix want[] = {CE_PREFIX_AMQP, CE_PREFIX_AMQP_COLON, CE_PREFIX_KAFKA,
-                                          CE_PREFIX_HTTP, CE_PREFIX_AMQP, CE_PREFIX_HTTP};
+                                          CE_PREFIX_HTTP, CE_PREFIX_AMQP,       CE_PREFIX_HTTP};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
         struct message *m = msg_new("application/json", "{}");
         binary_event(m, prefixes[i]);
@@ -110,7 +110,7 @@ static void test_near_misses(void **state)
     (void)state;
     struct ce_event ev;
     struct message *m = msg_new("application/json", "{\"id\":\"1\",\"type\":\"t\",\"source\":\"s\","
-                                                     "\"specversion\":\"1.0\"}");
+                                                    "\"specversion\":\"1.0\"}");
     assert_int_equal(ce_recognise(m, &ev), 0); /* not the CloudEvents media type */
     hs(m, "ce-count", "3");
     hs(m, "cessna", "plane");
@@ -199,12 +199,12 @@ static void test_extension_kinds(void **state)
 static void test_structured(void **state)
 {
     (void)state;
-    struct message *m = msg_new(
-        "application/cloudevents+json; charset=utf-8",
-        "{\"specversion\":\"1.0\",\"id\":\"e-9\",\"source\":\"/s\",\"type\":\"t.x\","
-        "\"time\":\"2026-01-02T03:00:00.250Z\",\"datacontenttype\":\"application/json\","
-        "\"data\":{\"a\":1},\"traceparent\":\"00-" TRACE "-00f067aa0ba902b7-01\","
-        "\"n\":3}");
+    struct message *m =
+        msg_new("application/cloudevents+json; charset=utf-8",
+                "{\"specversion\":\"1.0\",\"id\":\"e-9\",\"source\":\"/s\",\"type\":\"t.x\","
+                "\"time\":\"2026-01-02T03:00:00.250Z\",\"datacontenttype\":\"application/json\","
+                "\"data\":{\"a\":1},\"traceparent\":\"00-" TRACE "-00f067aa0ba902b7-01\","
+                "\"n\":3}");
     struct ce_event ev;
     read_it(m, &ev, 80);
     assert_int_equal(ev.mode, CE_STRUCTURED);
@@ -232,7 +232,8 @@ static void test_structured_malformed(void **state)
          "attribute id is not a string"},
         {"{\"specversion\":\"1.0\",\"id\":null,\"source\":\"/s\",\"type\":\"t\"}",
          "attribute id is not a string"},
-        {"{\"specversion\":\"1.0\",\"id\":\"e\",\"source\":\"/s\"}", "missing required attribute: type"},
+        {"{\"specversion\":\"1.0\",\"id\":\"e\",\"source\":\"/s\"}",
+         "missing required attribute: type"},
         {"{\"specversion\":\"1.0\",\"id\":\"e\",\"source\":\"/s\",\"type\":\"t\",\"Bad\":1}",
          "invalid extension attribute name (not [a-z0-9])"},
         {"{\"specversion\":\"1.0\",\"id\":\"a\\u0000b\",\"source\":\"/s\",\"type\":\"t\"}", ""},
@@ -306,7 +307,6 @@ static void test_traceparent(void **state)
     hval_free(&x);
 }
 
-
 static void test_body_id_span(void **state)
 {
     (void)state;
@@ -329,8 +329,8 @@ static void test_body_id_span(void **state)
         bool got = ce_body_id_span((const unsigned char *)cases[i].body, strlen(cases[i].body),
                                    &off, &len);
         if (got != (cases[i].value != NULL) ||
-            (got && (len != strlen(cases[i].value) ||
-                     memcmp(cases[i].body + off, cases[i].value, len)))) {
+            (got &&
+             (len != strlen(cases[i].value) || memcmp(cases[i].body + off, cases[i].value, len)))) {
             fprintf(stderr, "case %zu: %d [%zu,+%zu)\n", i, got, off, len);
             fail();
         }
@@ -359,8 +359,9 @@ static void dec_free(struct dec *x)
     message_free(&x->m);
 }
 
-#define DEATH "\"x-death\":[{\"count\":2,\"queue\":\"ev\",\"exchange\":\"\",\"routing-keys\":[\"ev\"]," \
-              "\"reason\":\"rejected\",\"time\":{\"type\":\"timestamp\",\"value\":1767326400}}]"
+#define DEATH                                                                                      \
+    "\"x-death\":[{\"count\":2,\"queue\":\"ev\",\"exchange\":\"\",\"routing-keys\":[\"ev\"],"      \
+    "\"reason\":\"rejected\",\"time\":{\"type\":\"timestamp\",\"value\":1767326400}}]"
 
 static void test_decode_binary(void **state)
 {
@@ -408,7 +409,8 @@ static void test_decode_rejected(void **state)
     assert_false(x.d.accepted);
     assert_string_equal(x.d.reject_reason, "missing required attribute: source");
     dec_free(&x);
-    dec(&x, "{\"properties\":{\"content_type\":\"application/cloudevents+json\"},\"body\":\"nope\"}");
+    dec(&x,
+        "{\"properties\":{\"content_type\":\"application/cloudevents+json\"},\"body\":\"nope\"}");
     assert_false(x.d.accepted);
     assert_string_equal(x.d.reject_reason, "structured body is not valid JSON");
     assert_true(x.d.env->defaulted & ED_ID);
@@ -431,8 +433,9 @@ static void test_restamp(void **state)
     (void)state;
     struct dec x;
     struct outgoing out;
-    const char *binary = "{\"queue\":\"ev.dlq\",\"headers\":{\"ce_specversion\":\"1.0\",\"ce_id\":"
-                         "\"e-1\",\"ce_source\":\"/s\",\"ce_type\":\"t\"," DEATH "},\"body\":\"{}\"}";
+    const char *binary =
+        "{\"queue\":\"ev.dlq\",\"headers\":{\"ce_specversion\":\"1.0\",\"ce_id\":"
+        "\"e-1\",\"ce_source\":\"/s\",\"ce_type\":\"t\"," DEATH "},\"body\":\"{}\"}";
     assert_int_equal(copy_of(binary, RESTAMP_REPLAY, &x, &out), ST_OK);
     assert_true(bytes_eq_cstr(hval_str(htable_get(out.headers, "ce_id")), "e-1"));
     assert_null(htable_get(out.headers, "x-death"));

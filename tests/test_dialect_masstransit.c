@@ -99,8 +99,8 @@ static void test_address(void **state)
     (void)state;
     expect_addr("rabbitmq://localhost/submit-order", "submit-order", "/");
     expect_addr("rabbitmq://localhost/test/input_queue", "input_queue", "test");
-    expect_addr("rabbitmq://rabbit.internal:5673/sales%2Feu/charge-card?prefetch=16",
-                "charge-card", "sales/eu");
+    expect_addr("rabbitmq://rabbit.internal:5673/sales%2Feu/charge-card?prefetch=16", "charge-card",
+                "sales/eu");
     expect_addr("rabbitmqs://h/v/q#x", "q", "v");
     expect_addr("AMQP://h/q", "q", "/");
     expect_addr("queue:input_queue", "input_queue", NULL);
@@ -267,8 +267,7 @@ static void test_replay(void **state)
     built_free(&b);
 
     build(&b, FAULT, RESTAMP_REPLAY, true);
-    static const char *const kept[] = {"x-death", "app", "MT-Host-Info", "MT-Fault-Address",
-                                       NULL};
+    static const char *const kept[] = {"x-death", "app", "MT-Host-Info", "MT-Fault-Address", NULL};
     expect_names(b.out.headers, kept);
     built_free(&b);
 }
@@ -300,8 +299,7 @@ static void test_reissue(void **state)
           RESTAMP_REISSUE, false);
     static const char *const raw[] = {"MessageId", "MT-OriginalMessageId", NULL};
     expect_names(b.out.headers, raw);
-    assert_true(bytes_eq_cstr(hval_str(htable_get(b.out.headers, "MT-OriginalMessageId")),
-                              "m-0"));
+    assert_true(bytes_eq_cstr(hval_str(htable_get(b.out.headers, "MT-OriginalMessageId")), "m-0"));
     assert_true(bytes_eq_cstr(hval_str(htable_get(b.out.headers, "MessageId")),
                               "11111111-2222-4333-8444-555555555555"));
     assert_true(bytes_eq_cstr(&b.out.body, "{}"));

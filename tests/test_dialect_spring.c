@@ -21,8 +21,8 @@ static void span_is(const char *text, struct spring_span sp, const char *want)
 {
     size_t n = strlen(want);
     if (sp.len != n || memcmp(text + sp.off, want, n)) {
-        fprintf(stderr, "span [%zu,+%zu) = \"%.*s\", want \"%s\"\n", sp.off, sp.len,
-                (int)sp.len, text + sp.off, want);
+        fprintf(stderr, "span [%zu,+%zu) = \"%.*s\", want \"%s\"\n", sp.off, sp.len, (int)sp.len,
+                text + sp.off, want);
         fail();
     }
 }
@@ -44,7 +44,8 @@ static void test_trace_simple(void **state)
     struct spring_trace tr;
     parse(t, &tr);
     assert_int_equal(tr.ntypes, 2);
-    span_is(t, tr.types[0], "org.springframework.amqp.rabbit.support.ListenerExecutionFailedException");
+    span_is(t, tr.types[0],
+            "org.springframework.amqp.rabbit.support.ListenerExecutionFailedException");
     span_is(t, tr.types[1], "com.acme.PaymentDeclinedException");
     assert_true(tr.has_root_message);
     span_is(t, tr.root_message, "Card declined");
@@ -188,10 +189,10 @@ static void test_trace_truncated(void **state)
 static void test_java_type(void **state)
 {
     (void)state;
-    static const char *const good[] = {"A", "java.lang.String", "a.b$C", "_x.$y", "x.y1.Z2",
-                                       "com.acme.Über"};
-    static const char *const bad[] = {"", ".a", "a.", "a..b", "1a", "a.1b", "a b", "a:b",
-                                      "a/b", "a-b"};
+    static const char *const good[] = {"A",     "java.lang.String", "a.b$C",
+                                       "_x.$y", "x.y1.Z2",          "com.acme.Über"};
+    static const char *const bad[] = {"",     ".a",  "a.",  "a..b", "1a",
+                                      "a.1b", "a b", "a:b", "a/b",  "a-b"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
         assert_true(spring_java_type((const unsigned char *)good[i], strlen(good[i])));
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
@@ -278,7 +279,6 @@ static void test_scs_dlq(void **state)
     bytes_free(&nogroup);
 }
 
-
 /* ---- the dialect on whole messages ------------------------------------------------------- */
 
 struct dec {
@@ -310,8 +310,8 @@ static void test_recognition_table(void **state)
         const char *line, *dialect;
         int confidence;
     } cases[] = {
-        {"{\"headers\":{\"x-exception-message\":\"m\",\"x-original-routingKey\":\"q\"}}",
-         "spring", 95},
+        {"{\"headers\":{\"x-exception-message\":\"m\",\"x-original-routingKey\":\"q\"}}", "spring",
+         95},
         {"{\"headers\":{\"x-exception-message\":{\"type\":\"int32\",\"value\":1},"
          "\"x-original-routingKey\":null}}",
          "spring", 95},
@@ -383,8 +383,8 @@ static void test_decode_fields(void **state)
     assert_int_equal(json_array_size(json_object_get(o, "exception_types")), 2);
     assert_string_equal(json_string_value(json_object_get(o, "root_cause_message")), "boom");
     assert_true(json_is_false(json_object_get(o, "stack_trace_truncated")));
-    assert_non_null(strstr(json_string_value(json_object_get(o, "replay_warning")),
-                           "every consumer group"));
+    assert_non_null(
+        strstr(json_string_value(json_object_get(o, "replay_warning")), "every consumer group"));
     json_decref(o);
     dec_free(&x);
 }
@@ -399,7 +399,8 @@ static void test_attempt_sources(void **state)
     } cases[] = {
         /* retry-count wins over x-death; x-death[0] (the newest) when it is absent */
         {"{\"headers\":{\"__TypeId__\":\"a.B\",\"retry-count\":4,\"x-death\":[{\"count\":9,"
-         "\"queue\":\"q\",\"reason\":\"rejected\"}]}}", 4, false},
+         "\"queue\":\"q\",\"reason\":\"rejected\"}]}}",
+         4, false},
         {"{\"headers\":{\"__TypeId__\":\"a.B\",\"x-death\":[{\"count\":3,\"queue\":\"q2\","
          "\"reason\":\"rejected\"},{\"count\":7,\"queue\":\"q1\",\"reason\":\"expired\"}]}}",
          3, false},
@@ -407,7 +408,8 @@ static void test_attempt_sources(void **state)
         {"{\"headers\":{\"__TypeId__\":\"a.B\",\"retry-count\":\"7\"}}", 1, true},
         {"{\"headers\":{\"__TypeId__\":\"a.B\",\"retry-count\":0}}", 1, true},
         {"{\"headers\":{\"__TypeId__\":\"a.B\",\"retry-count\":{\"type\":\"uint8\",\"value\":"
-         "6}}}", 6, false},
+         "6}}}",
+         6, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct dec x;
@@ -433,7 +435,8 @@ static void test_source_order(void **state)
          "\"\",\"x-original-routingKey\":\"orders\"}}",
          "x-original-routingKey", "orders", "", "orders"},
         /* the received queue is more precise than a name */
-        {"{\"queue\":\"other.dlq\",\"headers\":{\"x-exception-message\":\"m\",\"x-original-exchange\":"
+        {"{\"queue\":\"other.dlq\",\"headers\":{\"x-exception-message\":\"m\",\"x-original-"
+         "exchange\":"
          "\"\",\"x-original-routingKey\":\"orders\"}}",
          "x-original-routingKey", "orders", "", "orders"},
         {"{\"queue\":\"orders.billing.dlq\",\"headers\":{\"x-exception-message\":\"m\","
@@ -497,9 +500,8 @@ static void test_restamp_replay(void **state)
                 "\"x-original-exchange\":\"orders\",\"x-original-routingKey\":\"orders\"}}",
                 RESTAMP_REPLAY, &x, &out),
         ST_OK);
-    header_names(out.headers,
-                 "contentType,retry-count,x-exception-message,x-original-exchange,"
-                 "x-original-routingKey");
+    header_names(out.headers, "contentType,retry-count,x-exception-message,x-original-exchange,"
+                              "x-original-routingKey");
     const struct hval *rc = htable_get(out.headers, "retry-count");
     assert_int_equal(rc->kind, HV_I64);
     assert_int_equal(rc->v.i, 4);

@@ -98,8 +98,7 @@ static struct message *msg_of(const char *line)
     return m;
 }
 
-static void expect_dialect(const char *line, const char *dialect, int confidence,
-                           const char *mode)
+static void expect_dialect(const char *line, const char *dialect, int confidence, const char *mode)
 {
     struct message *m = msg_of(line);
     struct decoded d;
@@ -125,7 +124,7 @@ static void expect_dialect(const char *line, const char *dialect, int confidence
 }
 
 #define XDEATH                                                                                     \
-    "\"x-death\":[{\"count\":1,\"reason\":\"rejected\",\"queue\":\"orders\",\"exchange\":\"\","   \
+    "\"x-death\":[{\"count\":1,\"reason\":\"rejected\",\"queue\":\"orders\",\"exchange\":\"\","    \
     "\"routing-keys\":[\"orders\"],\"time\":{\"type\":\"timestamp\",\"value\":1767327161}}]"
 
 static void test_recognise(void **state)
@@ -239,9 +238,14 @@ static void test_replay(void **state)
     assert_true(bytes_eq_cstr(&b.out.exchange, ""));
     assert_true(bytes_eq_cstr(&b.out.routing_key, "orders"));
     assert_string_equal(b.out.target_how, "original-destination");
-    static const char *const kept[] = {"wolverine-protocol-version", "exception-type",
-                                       "exception-message", "exception-stack", "failed-at",
-                                       "original-destination", "conversation-id", "attempts",
+    static const char *const kept[] = {"wolverine-protocol-version",
+                                       "exception-type",
+                                       "exception-message",
+                                       "exception-stack",
+                                       "failed-at",
+                                       "original-destination",
+                                       "conversation-id",
+                                       "attempts",
                                        NULL};
     expect_names(b.out.headers, kept);
     const struct hval *a = htable_get(b.out.headers, "attempts");
@@ -263,8 +267,8 @@ static void test_reissue(void **state)
     (void)state;
     struct built b;
     build(&b, RESTAMP_REISSUE, false);
-    static const char *const names[] = {"wolverine-protocol-version", "conversation-id",
-                                        "attempts", "causation-id", NULL};
+    static const char *const names[] = {"wolverine-protocol-version", "conversation-id", "attempts",
+                                        "causation-id", NULL};
     expect_names(b.out.headers, names);
     assert_true(bytes_eq_cstr(hval_str(htable_get(b.out.headers, "causation-id")), "m-1"));
     assert_true(bytes_eq_cstr(props_string(&b.out.props, PROP_message_id),
@@ -275,9 +279,12 @@ static void test_reissue(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_time),      cmocka_unit_test(test_destination),
-        cmocka_unit_test(test_int32),     cmocka_unit_test(test_recognise),
-        cmocka_unit_test(test_attempt_and_source), cmocka_unit_test(test_replay),
+        cmocka_unit_test(test_time),
+        cmocka_unit_test(test_destination),
+        cmocka_unit_test(test_int32),
+        cmocka_unit_test(test_recognise),
+        cmocka_unit_test(test_attempt_and_source),
+        cmocka_unit_test(test_replay),
         cmocka_unit_test(test_reissue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,17 +35,20 @@ static const struct {
      "\"x-acemq-type\":\"order.placed\",\"x-acemq-attempt\":{\"type\":\"int32\",\"value\":5},"
      "\"x-acemq-first-seen\":%lld,\"x-acemq-correlation\":\"c0ffee00-0000-4000-8000-000000000001\","
      "\"x-acemq-origin\":\"orders@pod-7\","
-     "\"x-acemq-error\":\"exhausted 5 attempts: TimeoutException: gateway timed out after 30012 ms\","
+     "\"x-acemq-error\":\"exhausted 5 attempts: TimeoutException: gateway timed out after 30012 "
+     "ms\","
      "\"tenant\":\"acme\",\"n\":{\"type\":\"int32\",\"value\":5},\"price\":9.5,\"vip\":true},"
      "\"body\":\"{\\\"orderId\\\":\\\"A-1\\\",\\\"sku\\\":4411}\"}",
      2 * HOUR},
     /* 1: AceMQ payment, 3 attempts, half an hour old; n is a string, tenant globex */
-    {"{\"queue\":\"payments.dlq\",\"headers\":{\"x-acemq-id\":\"b0000000-0000-4000-8000-00000000000b\","
+    {"{\"queue\":\"payments.dlq\",\"headers\":{\"x-acemq-id\":\"b0000000-0000-4000-8000-"
+     "00000000000b\","
      "\"x-acemq-type\":\"payment.charge\",\"x-acemq-attempt\":3,\"x-acemq-first-seen\":%lld,"
      "\"x-acemq-correlation\":\"c0ffee00-0000-4000-8000-000000000001\","
      "\"x-acemq-causation\":\"a0000000-0000-4000-8000-00000000000a\","
      "\"x-acemq-origin\":\"payments@pod-2\","
-     "\"x-acemq-error\":\"exhausted 3 attempts: TimeoutException: gateway timed out after 29998 ms\","
+     "\"x-acemq-error\":\"exhausted 3 attempts: TimeoutException: gateway timed out after 29998 "
+     "ms\","
      "\"tenant\":\"globex\",\"n\":\"12\",\"Region\":\"eu\"},"
      "\"body\":\"{\\\"orderId\\\":\\\"A-1\\\",\\\"amountCents\\\":4250}\"}",
      30 * MIN},
@@ -62,7 +65,8 @@ static const struct {
      "\"type\":\"order.placed\",\"app_id\":\"legacy-web\",\"timestamp\":%lld},"
      "\"headers\":{\"x-death\":[{\"count\":4,\"queue\":\"orders\",\"reason\":\"rejected\","
      "\"exchange\":\"\",\"routing-keys\":[\"orders\"],"
-     "\"time\":{\"type\":\"timestamp\",\"value\":1767322000}}],\"n\":{\"type\":\"uint64\",\"value\":3}},"
+     "\"time\":{\"type\":\"timestamp\",\"value\":1767322000}}],\"n\":{\"type\":\"uint64\","
+     "\"value\":3}},"
      "\"body\":\"hello plain world\"}",
      10 * MIN},
     /* 4: BabelQueue, a failed invoice job */
@@ -70,11 +74,14 @@ static const struct {
      "\"body\":\"{\\\"job\\\":\\\"invoice.send\\\",\\\"trace_id\\\":\\\"trace-1\\\","
      "\\\"meta\\\":{\\\"id\\\":\\\"inv-1\\\",\\\"schema_version\\\":1,\\\"created_at\\\":%lld,"
      "\\\"lang\\\":\\\"php\\\",\\\"queue\\\":\\\"invoices\\\"},\\\"data\\\":{},\\\"attempts\\\":2,"
-     "\\\"dead_letter\\\":{\\\"reason\\\":\\\"failed\\\",\\\"error\\\":\\\"Payment gateway timeout\\\","
-     "\\\"exception\\\":\\\"App\\\\\\\\Exceptions\\\\\\\\GatewayTimeout\\\",\\\"attempts\\\":2}}\"}",
+     "\\\"dead_letter\\\":{\\\"reason\\\":\\\"failed\\\",\\\"error\\\":\\\"Payment gateway "
+     "timeout\\\","
+     "\\\"exception\\\":\\\"App\\\\\\\\Exceptions\\\\\\\\GatewayTimeout\\\",\\\"attempts\\\":2}}"
+     "\"}",
      5 * HOUR},
     /* 5: BabelQueue that is not JSON: rejected as malformed_json; the broker expired it too */
-    {"{\"queue\":\"invoices.dlq\",\"properties\":{\"app_id\":\"babelqueue\",\"message_id\":\"inv-2\","
+    {"{\"queue\":\"invoices.dlq\",\"properties\":{\"app_id\":\"babelqueue\",\"message_id\":\"inv-"
+     "2\","
      "\"timestamp\":%lld},\"headers\":{\"x-death\":[{\"count\":1,\"queue\":\"invoices\","
      "\"reason\":\"expired\"}]},\"body\":\"not json at all\"}",
      20 * DAY},
@@ -93,8 +100,8 @@ static struct store *load(void)
             fs /= 1000; /* the AMQP timestamp property is in seconds */
         const char *at = strstr(records[i].line, "%lld");
         assert_non_null(at);
-        snprintf(line, sizeof line, "%.*s%lld%s", (int)(at - records[i].line), records[i].line,
-                 fs, at + 4);
+        snprintf(line, sizeof line, "%.*s%lld%s", (int)(at - records[i].line), records[i].line, fs,
+                 at + 4);
         struct message m;
         if (snapshot_parse_line(line, strlen(line), &m, &err) != ST_OK)
             fail_msg("record %zu: %s", i, err.msg);
@@ -242,7 +249,7 @@ static void test_numbers_ages_times(void **state)
         {"age>1h30m", "0 2 4 5"},
         {"age>90", "0 1 2 3 4 5"}, /* a bare number is seconds */
         {"first_seen>1h", "1 3"},  /* within the last hour */
-        {"first_seen<1d", "2 5"},    /* first seen before a day ago */
+        {"first_seen<1d", "2 5"},  /* first seen before a day ago */
         {"first-seen>=2026-01-02T00:00:00Z", "0 1 3"},
         {"first_seen<2026-01-02", "2 4 5"},
         {"first_seen>2026-01-02T02:50", "3"},
@@ -282,7 +289,7 @@ static void test_headers(void **state)
         {"header.price<9.75", "0"},
         {"header.price=9.5", "0"},
         {"header.vip=true", "0"},
-        {"header.tenant>3", ""}, /* not a number: ordering never matches */
+        {"header.tenant>3", ""},   /* not a number: ordering never matches */
         {"header.region=eu", "1"}, /* names: exact first, then any case */
         {"header.\"my header\"=x", "2"},
         {"header.x-acemq-attempt>=3", "0 1"},
@@ -349,7 +356,7 @@ static void test_issue_example_and_bare_words(void **state)
     check("order.* timeout", "0");
     check("gateway*30012", "0");
     check("orders.dlq -placed", "2");
-    check("\"type:order\"", ""); /* quoted: searched for, not a field */
+    check("\"type:order\"", "");              /* quoted: searched for, not a field */
     check("\"or\" type=order.placed", "0 3"); /* a quoted keyword is the word */
     check("Net\\:\\:ReadTimeout", "");
     check("sku", ""); /* bodies are not searched by bare words */
@@ -360,8 +367,8 @@ static void test_quotes_and_escapes(void **state)
     check("error:~\"unknown carrier \\\"dhl-xp\\\"\"", "2");
     check("error:~unknown\\ carrier", "2");
     check("body:~\"\\\"carrier\\\"\"", "2");
-    check("type:\"order.*\"", "0 2 3");   /* wildcards work inside quotes */
-    check("type:\"order.\\*\"", "");      /* and \* is a star */
+    check("type:\"order.*\"", "0 2 3"); /* wildcards work inside quotes */
+    check("type:\"order.\\*\"", "");    /* and \* is a star */
     check("type=\"order.placed\"", "0 3");
     check("header.\"tenant\"=acme", "0");
     check("error:~(dhl-xp)", "");
@@ -451,19 +458,21 @@ static void test_errors(void **state)
          "\"or\" is not a keyword at column 8 (the keyword is OR, in capitals; to search for the "
          "word, put it in \"quotes\")",
          8},
-        {"Not type:x", "\"Not\" is not a keyword at column 1 (the keyword is NOT, in capitals; to "
-                       "search for the word, put it in \"quotes\")",
+        {"Not type:x",
+         "\"Not\" is not a keyword at column 1 (the keyword is NOT, in capitals; to "
+         "search for the word, put it in \"quotes\")",
          1},
         {"type>3",
-         "type is text at column 5 (> >= < <= work on attempt, age, size, first_seen, failed_at and "
+         "type is text at column 5 (> >= < <= work on attempt, age, size, first_seen, failed_at "
+         "and "
          "header.NAME)",
          5},
         {"attempt:~3", "attempt is a number at column 8 (use = != > >= < <=)", 8},
         {"header.n>many", "expected a number after header.n> at column 10", 10},
-        {"header:x", "expected a header name at column 1 (header.NAME, with the header's name)",
-         1},
-        {"headers.tenant=x", "unknown field \"headers.tenant\" at column 1 (did you mean "
-                             "header.NAME?)",
+        {"header:x", "expected a header name at column 1 (header.NAME, with the header's name)", 1},
+        {"headers.tenant=x",
+         "unknown field \"headers.tenant\" at column 1 (did you mean "
+         "header.NAME?)",
          1},
         {"error:", "expected a value after error: at column 7 (use \"\" for an empty value)", 7},
         {"type:\"a\"b", "expected a space after the closing quote at column 9", 9},
@@ -505,8 +514,8 @@ static void test_typos(void **state)
          "\"error~Declined\"" LOOKS "2 (did you mean error:~Declined? " SEARCH_HINT ")", 2},
         {"type:x (err~timeout)",
          "\"err~timeout\"" LOOKS "9 (did you mean error:~timeout? " SEARCH_HINT ")", 9},
-        {"type;order.*",
-         "\"type;order.*\"" LOOKS "1 (did you mean type:order.*? " SEARCH_HINT ")", 1},
+        {"type;order.*", "\"type;order.*\"" LOOKS "1 (did you mean type:order.*? " SEARCH_HINT ")",
+         1},
         {"error;~x", "\"error;~x\"" LOOKS "1 (did you mean error:~x? " SEARCH_HINT ")", 1},
         {"Type!order.placed",
          "\"Type!order.placed\"" LOOKS "1 (did you mean type!=order.placed? " SEARCH_HINT ")", 1},
@@ -519,8 +528,7 @@ static void test_typos(void **state)
         {"eror~Declined",
          "\"eror~Declined\"" LOOKS "1 (did you mean error:~Declined? " SEARCH_HINT ")", 1},
         {"error~\"timed out\"",
-         "\"error~\"timed out\"\"" LOOKS "1 (did you mean error:~\"timed out\"? " SEARCH_HINT
-         ")",
+         "\"error~\"timed out\"\"" LOOKS "1 (did you mean error:~\"timed out\"? " SEARCH_HINT ")",
          1},
         {"attempt.3", "\"attempt.3\"" LOOKS "1 (did you mean attempt>3? " SEARCH_HINT ")", 1},
         {"size,10k", "\"size,10k\"" LOOKS "1 (did you mean size<10k? " SEARCH_HINT ")", 1},
@@ -666,7 +674,7 @@ static void test_describe(void **state)
     assert_describe("body:hello", "body:hello");
     assert_describe("error:\"\"", "error:\"\"");
     assert_describe("type==x", "type=x");
-    assert_describe("a\\*b", "a\\*b");             /* an escaped star stays escaped */
+    assert_describe("a\\*b", "a\\*b"); /* an escaped star stays escaped */
     assert_describe("header.a\\:b=1", "header.\"a:b\"=1");
     assert_describe("header.tenant=acme type:x", "header.tenant=acme type:x"); /* as written */
     assert_describe("", "");
@@ -680,11 +688,14 @@ static void test_random_robustness(void **state)
 {
     static const char alphabet[] = "ab:=!<>~/\"\\()*?- \tOR NOT AND type error attempt age "
                                    "header.x body 3 1h 2026-01-02 .i{}[]|^$é\x01\xff";
-    static const char *const pieces[] = {"type", ":", "=", "!=", ">", ">=", "<", "<=", "~", "/",
-                                         "\"", "(", ")", "OR", "NOT", "AND", "-", " ", "\\",
-                                         "header.", "attempt", "age", "1h", "3", "*", "?",
-                                         "body", "first_seen", "2026-01-02", "error", "fp",
-                                         "reason", "/i", "{300}", "[", "é", "\xc3", "size", "5k"};
+    static const char *const pieces[] = {"type",    ":",      "=",          "!=",         ">",
+                                         ">=",      "<",      "<=",         "~",          "/",
+                                         "\"",      "(",      ")",          "OR",         "NOT",
+                                         "AND",     "-",      " ",          "\\",         "header.",
+                                         "attempt", "age",    "1h",         "3",          "*",
+                                         "?",       "body",   "first_seen", "2026-01-02", "error",
+                                         "fp",      "reason", "/i",         "{300}",      "[",
+                                         "é",       "\xc3",   "size",       "5k"};
     unsigned seed = 12345;
     struct strbuf e;
     sb_init(&e);
@@ -717,8 +728,7 @@ static void test_random_robustness(void **state)
             filter_match_entry(f, store_, i, T0);
         struct filter *g = NULL;
         if (filter_compile(d1.buf ? d1.buf : "", &g, &err) != ST_OK)
-            fail_msg("[%s] described as [%s], which does not compile: %s", e.buf, d1.buf,
-                     err.msg);
+            fail_msg("[%s] described as [%s], which does not compile: %s", e.buf, d1.buf, err.msg);
         filter_describe(g, &d2);
         if (strcmp(d1.buf ? d1.buf : "", d2.buf ? d2.buf : "") != 0)
             fail_msg("[%s] described as [%s] then [%s]", e.buf, d1.buf, d2.buf);
@@ -744,7 +754,10 @@ static void test_random_robustness(void **state)
     big[100] = '\0';
     big[101] = '\xff';
     m.body = bytes_dup(big, sizeof big);
-    htable_add(m.headers, "n", hval_bytes("\0\xfe" "a", 3));
+    htable_add(m.headers, "n",
+               hval_bytes("\0\xfe"
+                          "a",
+                          3));
     filter_match_message(f, &m, NULL, T0);
     message_free(&m);
     filter_free(f);
@@ -788,7 +801,8 @@ static void test_million(void **state)
         htable_set(m.headers, "x-acemq-id", hval_cstring(id));
         htable_set(m.headers, "x-acemq-type", hval_cstring(types[i % 4]));
         htable_set(m.headers, "x-acemq-attempt", hval_int(HV_I32, (int64_t)(i % 7) + 1));
-        htable_set(m.headers, "x-acemq-first-seen", hval_int(HV_I64, T0 - (int64_t)(i % 5000) * MIN));
+        htable_set(m.headers, "x-acemq-first-seen",
+                   hval_int(HV_I64, T0 - (int64_t)(i % 5000) * MIN));
         htable_set(m.headers, "x-acemq-error", hval_cstring(err_text));
         assert_int_equal(store_append(s, &m, T0, &err), ST_OK);
     }
@@ -821,15 +835,21 @@ static void test_million(void **state)
         for (size_t i = 0; i < n; i++)
             hits += filter_match_entry(f, s, i, T0);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        print_message("million: %-48s %7zu hits in %6.1f ms\n", exprs[k], hits,
-                      elapsed_ms(t0, t1));
+        print_message("million: %-48s %7zu hits in %6.1f ms\n", exprs[k], hits, elapsed_ms(t0, t1));
         /* The same count from how the entries were made, without the filter. */
         size_t want = 0;
         for (size_t i = 0; i < n; i++) {
             bool order = i % 4 == 0 || i % 4 == 2, timeout = i % 3 != 0;
             bool old_tried = i % 7 + 1 > 3 && (int64_t)(i % 5000) * MIN > HOUR;
-            bool hit[] = {order,   old_tried, timeout, !timeout, order && timeout && old_tried,
-                          timeout && 29000 + i % 2000 < 30000, timeout, false, false};
+            bool hit[] = {order,
+                          old_tried,
+                          timeout,
+                          !timeout,
+                          order && timeout && old_tried,
+                          timeout && 29000 + i % 2000 < 30000,
+                          timeout,
+                          false,
+                          false};
             assert_int_equal(sizeof hit / sizeof *hit, sizeof exprs / sizeof *exprs);
             want += hit[k];
         }

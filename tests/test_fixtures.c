@@ -61,8 +61,7 @@ static bool subset(json_t *want, const json_t *got, const char *path, const char
         if (!json_is_array(got) || json_array_size(got) != json_array_size(want)) {
             char *w = json_dumps(want, JSON_ENCODE_ANY | JSON_COMPACT);
             char *g = got ? json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-            print_error("%s: %s:\n    want %s\n    got  %s\n", where, path, w,
-                        g ? g : "(absent)");
+            print_error("%s: %s:\n    want %s\n    got  %s\n", where, path, w, g ? g : "(absent)");
             free(w);
             free(g);
             return false;
@@ -180,8 +179,8 @@ static size_t check_file(const char *dir, const char *name, size_t *cases_per_di
     snapshot_reader_close(&r);
     fclose(f);
     if (expect && json_array_size(expect) != n) {
-        print_error("%s: %zu expectations for %zu records\n", expect_path,
-                    json_array_size(expect), n);
+        print_error("%s: %zu expectations for %zu records\n", expect_path, json_array_size(expect),
+                    n);
         failures++;
     }
     json_decref(expect);
@@ -238,8 +237,9 @@ static void test_every_fixture(void **state)
     for (size_t i = 0; i < dialect_count(); i++) {
         printf("  %-12s %zu expected records\n", dialect_at(i)->name, cases[i]);
         if (!cases[i]) {
-            print_error("no fixture expects the dialect %s: add fixtures/<framework>/*.expect.json\n",
-                        dialect_at(i)->name);
+            print_error(
+                "no fixture expects the dialect %s: add fixtures/<framework>/*.expect.json\n",
+                dialect_at(i)->name);
             failures++;
         }
     }

@@ -54,7 +54,8 @@ static void test_fingerprint_normalises(void **state)
     assert_norm("took 30012ms, then 1.5s, then 0x1F3A", "took <n>ms, then <n>s, then <n>");
     assert_norm("id 6f1c2a9e-1b2c-4d3e-8f90-0A1B2C3D4E5F failed", "id <id> failed");
     assert_norm("hash 3fa2b9c1d0e8 and deadbeefdeadbeef", "hash <id> and <id>");
-    assert_norm("card tok_1Nq2xY3Z declined, tok_visa kept", "card tok_<id> declined, tok_visa kept");
+    assert_norm("card tok_1Nq2xY3Z declined, tok_visa kept",
+                "card tok_<id> declined, tok_visa kept");
     assert_norm("order ORD12345 and ORD-77 and user_42", "order ORD<n> and ORD-<n> and user_<n>");
     assert_norm("Duplicate entry 'A-1040' for key \"PRIMARY\" in `orders`",
                 "Duplicate entry <str> for key <str> in <str>");
@@ -62,15 +63,17 @@ static void test_fingerprint_normalises(void **state)
     assert_norm("connect ECONNREFUSED 10.0.0.12:5672 and [::1]:80 and fe80::1ff:fe23:4567:890a",
                 "connect ECONNREFUSED <ip>:<n> and [<ip>]:<n> and <ip>");
     assert_norm("mail to bob.smith+x@example.co.uk.", "mail to <email>.");
-    assert_norm("GET https://api.example.com:8443/v1/orders/12345?token=abc&page=2#top failed",
-                "GET https://api.example.com:<n>/v1/orders/<n>?token=<str>&page=<str>#<str> failed");
+    assert_norm(
+        "GET https://api.example.com:8443/v1/orders/12345?token=abc&page=2#top failed",
+        "GET https://api.example.com:<n>/v1/orders/<n>?token=<str>&page=<str>#<str> failed");
     assert_norm("at 2026-01-02T03:04:05.123Z, 2026-01-02 03:04:05+01:00, 2026-01-02 and 03:04:05",
                 "at <time>, <time>, <time> and <time>");
     assert_norm("#<Order:0x000055d5c1a2b3c8 @id=5 @state=\"new\"> is invalid",
                 "#<Order:<n> @id=<n> @state=<str>> is invalid");
     assert_norm("Net::ReadTimeout with #<TCPSocket:(closed)>",
                 "Net::ReadTimeout with #<TCPSocket:(closed)>");
-    assert_norm("App\\Exceptions\\GatewayTimeout: upstream", "App\\Exceptions\\GatewayTimeout: upstream");
+    assert_norm("App\\Exceptions\\GatewayTimeout: upstream",
+                "App\\Exceptions\\GatewayTimeout: upstream");
     /* Words with digits that are names, not values, stay. */
     assert_norm("OAuth2Error from sha256 check in v1 (utf8, x509, Base64Decoder, PT6H)",
                 "OAuth2Error from sha256 check in v1 (utf8, x509, Base64Decoder, PT6H)");
@@ -81,18 +84,21 @@ static void test_fingerprint_normalises(void **state)
                 "dead-lettered by the broker: rejected from orders-7");
     /* The hash is the same on every host and run: fp=… can be written down. */
     assert_int_equal(fp(""), 0x9edd53f3310a7fc5ULL);
-    assert_int_equal(fp("exhausted 5 attempts: TimeoutException: gateway timed out after 30012 ms"),
-                     fp("exhausted <n> attempts: TimeoutException: gateway timed out after <n> ms"));
+    assert_int_equal(
+        fp("exhausted 5 attempts: TimeoutException: gateway timed out after 30012 ms"),
+        fp("exhausted <n> attempts: TimeoutException: gateway timed out after <n> ms"));
 }
 
 static void test_fingerprint_groups_and_splits(void **state)
 {
     /* Together: the attempt count and the timing differ. */
-    assert_int_equal(fp("exhausted 5 attempts: TimeoutException: gateway timed out after 30012 ms"),
-                     fp("exhausted 3 attempts: TimeoutException: gateway timed out after 29998 ms"));
     assert_int_equal(
-        fp("gave up after 5 attempts: Payments::Declined: order A-10400: upstream processor said no"),
-        fp("gave up after 5 attempts: Payments::Declined: order A-10417: upstream processor said no"));
+        fp("exhausted 5 attempts: TimeoutException: gateway timed out after 30012 ms"),
+        fp("exhausted 3 attempts: TimeoutException: gateway timed out after 29998 ms"));
+    assert_int_equal(fp("gave up after 5 attempts: Payments::Declined: order A-10400: upstream "
+                        "processor said no"),
+                     fp("gave up after 5 attempts: Payments::Declined: order A-10417: upstream "
+                        "processor said no"));
     assert_int_equal(fp("sku 4411 out of stock"), fp("sku 98 out of stock"));
     assert_int_equal(fp("key 'abc' missing"), fp("key \"xyz-1\" missing"));
     /* Apart: another exception, another message, another broker reason or queue. */
@@ -121,12 +127,15 @@ static void assert_exception(const char *error, const char *want)
 
 static void test_exceptions(void **state)
 {
-    assert_exception("exhausted 5 attempts: TimeoutException: gateway timed out", "TimeoutException");
+    assert_exception("exhausted 5 attempts: TimeoutException: gateway timed out",
+                     "TimeoutException");
     assert_exception("gave up after 5 attempts: Net::ReadTimeout: Net::ReadTimeout with #<x>",
                      "Net::ReadTimeout");
-    assert_exception("gave up after 3 attempts: Declined: card", "Declined"); /* after AceMQ's words */
+    assert_exception("gave up after 3 attempts: Declined: card",
+                     "Declined"); /* after AceMQ's words */
     assert_exception("retrying cannot help: ArgumentError: unknown carrier", "ArgumentError");
-    assert_exception("could not be decoded: Avro::SchemaParseError: schema 17", "Avro::SchemaParseError");
+    assert_exception("could not be decoded: Avro::SchemaParseError: schema 17",
+                     "Avro::SchemaParseError");
     assert_exception("App\\Exceptions\\GatewayTimeout: Payment gateway timeout",
                      "App\\Exceptions\\GatewayTimeout"); /* BabelQueue's exception: error */
     assert_exception("java.net.SocketTimeoutException: Read timed out",
@@ -162,7 +171,9 @@ static void test_fingerprint_hostile(void **state)
         for (size_t i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
             static const char mix[] = "0123456789abcdefXYZ:.-_@/'\"`\\ #<>[]()\x01\x80\xc3\xff";
-            big[i] = round % 4 == 0 ? '1' : round % 4 == 1 ? '\'' : mix[(seed >> 16) % (sizeof mix - 1)];
+            big[i] = round % 4 == 0   ? '1'
+                     : round % 4 == 1 ? '\''
+                                      : mix[(seed >> 16) % (sizeof mix - 1)];
         }
         uint64_t h = error_fingerprint(big, n, &sb);
         assert_true(sb.len <= FINGERPRINT_MAX);
@@ -306,7 +317,8 @@ static void test_groups_from_store(void **state)
     const struct group *a = groups_at(g, 0);
     assert_non_null(a);
     assert_int_equal(a->count, 5);
-    assert_string_equal(a->key, "exhausted <n> attempts: TimeoutException: gateway timed out after <n> ms");
+    assert_string_equal(a->key,
+                        "exhausted <n> attempts: TimeoutException: gateway timed out after <n> ms");
     assert_string_equal(a->exception, "TimeoutException");
     assert_string_equal(a->type, "payment.charge");
     assert_false(a->from_broker);
@@ -451,7 +463,8 @@ static void test_groups_in_steps(void **state)
         while (left) {
             size_t before = groups_builder_done(b);
             left = groups_builder_step(b, slice);
-            assert_int_equal(groups_builder_done(b), before + (slice < n - before ? slice : n - before));
+            assert_int_equal(groups_builder_done(b),
+                             before + (slice < n - before ? slice : n - before));
             assert_int_equal(left, n - groups_builder_done(b));
             steps++;
         }
@@ -488,8 +501,7 @@ static void test_groups_in_steps(void **state)
      * when it started is grouped, the rest is not, and an index past it is skipped. */
     b = groups_builder_new(s, NULL);
     groups_builder_step(b, 2);
-    static const struct dl late_one = {"order.placed", "late.dlq", "a late error", NULL, NULL,
-                                       T0};
+    static const struct dl late_one = {"order.placed", "late.dlq", "a late error", NULL, NULL, T0};
     append(s, &late_one, n);
     g = groups_builder_finish(b);
     assert_int_equal(groups_total(g), n);
@@ -580,7 +592,7 @@ static void test_timeline(void **state)
     assert_int_equal(t.total, 12);
     assert_true(t.still_going);
     assert_int_equal(t.trend, TREND_RISING); /* 7 in the last 20 minutes of 10 hours */
-    assert_int_equal(t.counts[t.n - 1], 5);     /* 03:00 to 03:15: 4, 3, 2, 1, 1 minutes ago */
+    assert_int_equal(t.counts[t.n - 1], 5);  /* 03:00 to 03:15: 4, 3, 2, 1, 1 minutes ago */
     assert_int_equal(t.counts[t.n - 2], 2);
     timeline_free(&t);
     /* With an hour a bucket, chosen by the caller. */
@@ -660,19 +672,22 @@ static void test_million(void **state)
                      i % 5 + 1, 29000 + i % 3000);
             break;
         case 1:
-            snprintf(text, sizeof text,
-                     "gave up after %zu attempts: Payments::Declined: order A-%zu: upstream said no",
-                     i % 5 + 1, 10000 + i % 50000);
+            snprintf(
+                text, sizeof text,
+                "gave up after %zu attempts: Payments::Declined: order A-%zu: upstream said no",
+                i % 5 + 1, 10000 + i % 50000);
             break;
         default:
-            snprintf(text, sizeof text, "exhausted 5 attempts: CryptoException: key k-2026-%02zu revoked",
-                     i % 12 + 1);
+            snprintf(text, sizeof text,
+                     "exhausted 5 attempts: CryptoException: key k-2026-%02zu revoked", i % 12 + 1);
         }
         bytes_free(&m.queue);
         m.queue = bytes_from_cstr(queues[i % 3 == 0 ? (i / 3) % 2 * 2 : i % 3 == 1]);
         htable_set(m.headers, "x-acemq-id", hval_cstring(id));
-        htable_set(m.headers, "x-acemq-type", hval_cstring(i % 3 == 1 ? "order.placed" : "payment.charge"));
-        htable_set(m.headers, "x-acemq-first-seen", hval_int(HV_I64, T0 - (int64_t)(i % 1440) * MIN));
+        htable_set(m.headers, "x-acemq-type",
+                   hval_cstring(i % 3 == 1 ? "order.placed" : "payment.charge"));
+        htable_set(m.headers, "x-acemq-first-seen",
+                   hval_int(HV_I64, T0 - (int64_t)(i % 1440) * MIN));
         htable_set(m.headers, "x-acemq-error", hval_cstring(text));
         assert_int_equal(store_append(s, &m, T0, &err), ST_OK);
     }

@@ -107,7 +107,10 @@ static void test_wire_malformed(void **state)
     struct htable *t = NULL;
     struct error err;
     /* Length says 100 bytes, 3 follow. */
-    assert_int_equal(htable_decode_wire("\x00\x00\x00\x64" "abc", 7, &t, &err), ST_EPARSE);
+    assert_int_equal(htable_decode_wire("\x00\x00\x00\x64"
+                                        "abc",
+                                        7, &t, &err),
+                     ST_EPARSE);
     /* Unknown field kind 'Z'. */
     static const unsigned char bad[] = {0, 0, 0, 4, 1, 'k', 'Z', 0};
     assert_int_equal(htable_decode_wire(bad, sizeof bad, &t, &err), ST_EPARSE);
@@ -207,7 +210,8 @@ static void test_typed_errors(void **state)
     expect_json_error("{\"type\":\"bytes\",\"base64\":\"%%%\"}", "invalid base64");
     expect_json_error("{\"type\":\"decimal\",\"value\":1}", "decimal value");
     expect_json_error("{\"type\":\"int8\",\"value\":1,\"extra\":2}", "only \"type\" and \"value\"");
-    expect_json_error("{\"type\":\"uint64\",\"value\":\"18446744073709551616\"}", "is not a uint64");
+    expect_json_error("{\"type\":\"uint64\",\"value\":\"18446744073709551616\"}",
+                      "is not a uint64");
 }
 
 static void test_uint64_as_string(void **state)

@@ -73,7 +73,7 @@ static void intent(struct journal *j, const char *run, uint64_t seq, const char 
 {
     struct journal_intent in = {run,      seq,    "replay", "orders.dlq",   "",
                                 "orders", old_id, old_id,   strlen(old_id), strlen(old_id),
-                                "aa",     "bb",   NULL, NULL, 0};
+                                "aa",     "bb",   NULL,     NULL,           0};
     struct error err;
     error_clear(&err);
     ok(journal_write_intent(j, &in, &err), &err);
@@ -89,8 +89,8 @@ static void write_sample(struct journal *j)
     ok(journal_write_run(j, &r, &err), &err);
     json_t *diff = json_pack("[{s:s,s:s,s:s,s:s,s:s}]", "section", "header", "op", "changed",
                              "name", "x-acemq-attempt", "old", "long:5", "new", "long:1");
-    struct journal_intent in = {RUN,    1, "replay", "orders.dlq", "",   "orders", "id-1",
-                                "id-1", 4, 4,        "aa",         "bb", diff, NULL, 0};
+    struct journal_intent in = {RUN, 1, "replay", "orders.dlq", "",   "orders", "id-1", "id-1",
+                                4,   4, "aa",     "bb",         diff, NULL,     0};
     ok(journal_write_intent(j, &in, &err), &err);
     json_decref(diff);
     ok(journal_sync(j, &err), &err);
@@ -201,8 +201,7 @@ static void test_write_and_read_back(void **state)
     json_t *three = json_array_get(p, 1);
     assert_int_equal(json_integer_value(json_object_get(three, "seq")), 3);
     assert_string_equal(
-        json_string_value(json_object_get(json_object_get(three, "outcome"), "result")),
-        "unknown");
+        json_string_value(json_object_get(json_object_get(three, "outcome"), "result")), "unknown");
     json_decref(p);
 
     struct journal_summary sum;
@@ -441,7 +440,7 @@ static void test_ids_of_any_bytes(void **state)
     const char nul_id[] = {'a', '\0', 'b'};
     struct journal_intent in = {"r",      1,      "reissue", "q.dlq",       "ex",
                                 "rk\x80", old_id, new_id,    sizeof old_id, strlen(new_id),
-                                NULL,     NULL,   NULL, NULL, 0};
+                                NULL,     NULL,   NULL,      NULL,          0};
     ok(journal_write_intent(j, &in, &err), &err);
     in.seq = 2;
     in.old_id = nul_id;
@@ -586,13 +585,21 @@ static void test_held_until_sync(void **state)
     /* Some 1 KB records, well past the bound, without a sync. */
     json_t *diff = json_array();
     for (int i = 0; i < 8; i++)
-        json_array_append_new(diff, json_pack("{s:s,s:s,s:s}", "section", "body", "op", "added",
-                                              "new", "a line of the body, long enough to "
-                                                     "make the record some hundred bytes"));
+        json_array_append_new(diff,
+                              json_pack("{s:s,s:s,s:s}", "section", "body", "op", "added", "new",
+                                        "a line of the body, long enough to "
+                                        "make the record some hundred bytes"));
     for (uint64_t i = 3; i < 1003; i++) {
-        struct journal_intent in = {.run_id = "r", .seq = i, .op = "replay", .source = "q",
-                                    .exchange = "", .routing_key = "q", .old_id = "id",
-                                    .new_id = "id", .old_id_len = 2, .new_id_len = 2,
+        struct journal_intent in = {.run_id = "r",
+                                    .seq = i,
+                                    .op = "replay",
+                                    .source = "q",
+                                    .exchange = "",
+                                    .routing_key = "q",
+                                    .old_id = "id",
+                                    .new_id = "id",
+                                    .old_id_len = 2,
+                                    .new_id_len = 2,
                                     .diff = diff};
         ok(journal_write_intent(j, &in, &err), &err);
     }
@@ -652,8 +659,8 @@ static void test_errors(void **state)
 
     char *path = tmp_path("errors.jsonl");
     j = open_ok(path);
-    struct journal_intent in = {"r",  0, "replay", "q",  NULL, NULL, "a",
-                                NULL, 1, 0,        NULL, NULL, NULL, NULL, 0};
+    struct journal_intent in = {"r", 0, "replay", "q",  NULL, NULL, "a", NULL,
+                                1,   0, NULL,     NULL, NULL, NULL, 0};
     assert_int_equal(journal_write_intent(j, &in, &err), ST_EINVAL);
     assert_int_equal(journal_write_outcome(j, NULL, 1, JR_DONE, NULL, &err), ST_EINVAL);
     journal_close(j);
@@ -673,7 +680,8 @@ static void test_diff_too_long_is_dropped(void **state)
     text[JOURNAL_MAX_LINE] = '\0';
     json_t *diff = json_pack("[{s:s}]", "new", text);
     free(text);
-    struct journal_intent in = {"r", 1, "replay", "q", "", "q", "a", "a", 1, 1, NULL, NULL, diff, NULL, 0};
+    struct journal_intent in = {"r", 1, "replay", "q",  "",   "q",  "a", "a",
+                                1,   1, NULL,     NULL, diff, NULL, 0};
     struct error err;
     error_clear(&err);
     ok(journal_write_intent(j, &in, &err), &err);
@@ -706,14 +714,14 @@ static json_t *only_record(const char *path)
  * dropped the same way. */
 static void test_diff_text(void **state)
 {
-    json_t *diff = json_pack("[{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:n,s:n,s:s}]", "section",
-                             "header", "op", "changed", "name", "x-acemq-attempt", "old",
-                             "long:5", "new", "long:1", "section", "header", "op", "added",
-                             "name", "old", "new", "acemq-replay-count");
+    json_t *diff =
+        json_pack("[{s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:n,s:n,s:s}]", "section", "header", "op",
+                  "changed", "name", "x-acemq-attempt", "old", "long:5", "new", "long:1", "section",
+                  "header", "op", "added", "name", "old", "new", "acemq-replay-count");
     char *text = json_dumps(diff, JSON_COMPACT | JSON_PRESERVE_ORDER);
     char *p1 = tmp_path("dt/tree.jsonl"), *p2 = tmp_path("dt/text.jsonl");
-    struct journal_intent in = {"r", 1, "replay", "q", "", "q", "a", "a", 1, 1, "aa", "bb",
-                                diff, NULL, 0};
+    struct journal_intent in = {"r", 1, "replay", "q",  "",   "q",  "a", "a",
+                                1,   1, "aa",     "bb", diff, NULL, 0};
     struct error err;
     error_clear(&err);
     struct journal *j = open_ok(p1);

@@ -143,8 +143,22 @@ static void test_ramp_parse(void **state)
     assert_true(st[1].rate == 20 && st[1].copies == 40);
     assert_int_equal(replay_ramp_parse("0.01", st, REPLAY_MAX_RAMP, &n, &err), ST_OK);
     assert_true(n == 1 && st[0].copies == 1);
-    const char *bad[] = {"", "0", "-1", "1,", ",1", "1:0", "1:2.5", "1:x", "x", "1;2",
-                         "1 ,2", "nan", "inf", "1:-3", "2000000", "1,2,3,4,5,6,7,8,9,10,11,"
+    const char *bad[] = {"",
+                         "0",
+                         "-1",
+                         "1,",
+                         ",1",
+                         "1:0",
+                         "1:2.5",
+                         "1:x",
+                         "x",
+                         "1;2",
+                         "1 ,2",
+                         "nan",
+                         "inf",
+                         "1:-3",
+                         "2000000",
+                         "1,2,3,4,5,6,7,8,9,10,11,"
                          "12,13,14,15,16,17"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         error_clear(&err);

@@ -546,8 +546,8 @@ static void test_bq_byte_edits(void **state)
               "\"timestamp\":1," BQ_META ",\"attempts\":2,\"dead_letter\":{\"reason\":\"failed\"}}",
               "{\"job\":\"urn:babel:x:créé\",\"trace_id\":\"t-ü-1\",\"data\":{\"title\":\"Café — "
               "naïve ☕\",\"esc\":\"\\u00fc\\/\\\"q\\\"\\n\",\"n\":99.90,\"e\":1E+2,\"z\":-0.0,"
-              "\"dead_letter\":{\"keep\":[1,{\"attempts\":5}]},\"attempts\":9},\"x-extra\":[\"}\"],"
-              BQ_META ",\"attempts\":0}");
+              "\"dead_letter\":{\"keep\":[1,{\"attempts\":5}]},\"attempts\":9},\"x-extra\":[\"}\"]"
+              "," BQ_META ",\"attempts\":0}");
     /* The unicode fixture: no dead_letter, attempts 2 → 0, nothing else touched. */
     struct bytes raw = test_read_fixture("babelqueue/unicode.json");
     char *want = xstrdup((const char *)raw.data);
@@ -1151,8 +1151,8 @@ static void test_header_kinds(void **state)
     header_after(acemq_typed(), "header.region=7", "region", hval_cstring("7"));
     /* The same on plain AMQP and BabelQueue messages. */
     header_after(plain_msg(), "header.x-custom=9", "x-custom", hval_uint(HV_U8, 9));
-    struct message *bq = bq_msg("{\"job\":\"j\",\"trace_id\":\"t\"," BQ_META
-                                ",\"data\":{},\"attempts\":1}");
+    struct message *bq =
+        bq_msg("{\"job\":\"j\",\"trace_id\":\"t\"," BQ_META ",\"data\":{},\"attempts\":1}");
     htable_add(bq->headers, "x-priority", hval_int(HV_I16, 3));
     header_after(bq, "header.x-priority=4", "x-priority", hval_int(HV_I16, 4));
     /* A value that does not read as the kind is refused, naming the kind and the typed form. */

@@ -181,7 +181,8 @@ static void test_terminal_attacks(void **state)
 static void test_message(void **state)
 {
     (void)state;
-    static const char in[] = "dlqx: x:1: unknown key \"\x1b]0;T\x07\xc2\x9b" "2J\"\n\tnext\x9b\n";
+    static const char in[] = "dlqx: x:1: unknown key \"\x1b]0;T\x07\xc2\x9b"
+                             "2J\"\n\tnext\x9b\n";
     static const char want[] = "dlqx: x:1: unknown key \"\\e]0;T\\x07\\u{9b}2J\"\n\\tnext\\x9b\n";
     struct strbuf sb;
     sb_init(&sb);
@@ -199,7 +200,9 @@ static void test_message(void **state)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    size_t w = san_fprintf(f, "dlqx: x:1: unknown key \"%s\"\n%s\n", "\x1b]0;T\x07\xc2\x9b" "2J",
+    size_t w = san_fprintf(f, "dlqx: x:1: unknown key \"%s\"\n%s\n",
+                           "\x1b]0;T\x07\xc2\x9b"
+                           "2J",
                            "\tnext\x9b");
     fclose(f);
     assert_int_equal(w, strlen(want));

@@ -232,7 +232,6 @@ static void bulk_one(struct seed *s, const char *dlq, long i, size_t size, char 
     ace_publish(s, "", dlq, &m);
 }
 
-
 /* AceMQ's standard source-queue arguments (quorum, dead-lettering to acemq.dlx). */
 static struct htable *acemq_source_args(struct seed *s, const char *dlq)
 {
@@ -518,7 +517,8 @@ int main(int argc, char **argv)
     bool ok = seed_report(&s);
     printf("\nscenario %s, seed %" PRIu64 "%s%s%s: %" PRIu64 " messages published in %.1f s%s\n",
            cfg.scenario, cfg.seed, *cfg.prefix ? ", prefix \"" : "", cfg.prefix,
-           *cfg.prefix ? "\"" : "", s.published, clock_mono_s() - t0, ok ? ", depths verified" : "");
+           *cfg.prefix ? "\"" : "", s.published, clock_mono_s() - t0,
+           ok ? ", depths verified" : "");
     seed_close(&s);
     free(cfg.from), free(cfg.declare);
     return ok ? 0 : 1;

@@ -34,9 +34,9 @@ struct config {
                                the source tree's (FIXTURES_DIR) */
     char **from;            /* file: the snapshot files to publish (borrowed from argv) */
     size_t nfrom;
-    char **declare;         /* file: snapshot files whose records name queues to declare */
+    char **declare; /* file: snapshot files whose records name queues to declare */
     size_t ndeclare;
-    const char *x_death;    /* frameworks, file: auto (NULL), keep or broker */
+    const char *x_death; /* frameworks, file: auto (NULL), keep or broker */
 };
 
 /* splitmix64: the same --seed gives the same ids, payloads and timings. */

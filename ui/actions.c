@@ -37,7 +37,7 @@ const char *action_help(enum action a)
     return (unsigned)a < ACT_COUNT ? helps[a] : "";
 }
 
-#define CTRL(c) ((c) & 0x1f)
+#define CTRL(c) ((c)&0x1f)
 
 /* The bindings, as the "keys" column of ACTION_LIST says. */
 static const struct {

@@ -143,7 +143,8 @@ static void draw_title(struct app *a)
     char left[512];
     size_t n = a->store ? store_count(a->store) : 0;
     snprintf(left, sizeof left, " dlqx  %s  %s%s%s", v ? v->ops->name : "",
-             a->source_label ? a->source_label : "", a->read_only ? "  [read-only]" : "  [read-write]",
+             a->source_label ? a->source_label : "",
+             a->read_only ? "  [read-only]" : "  [read-write]",
              a->ages_as_of_snapshot ? "  [ages as of the snapshot]" : "");
     draw_fill(0, 0, a->cols_on_screen, UA_TITLE);
     char right[128];
@@ -609,8 +610,8 @@ int app_run(struct app *a, const struct view_ops *first)
             work = app_busy(a) ? JOB_MORE : JOB_DONE;
             continue;
         }
-        enum action act = action_for_key_in(
-            ch, a->depth ? a->stack[a->depth - 1].ops->which : ACT_NONE);
+        enum action act =
+            action_for_key_in(ch, a->depth ? a->stack[a->depth - 1].ops->which : ACT_NONE);
         if (act == ACT_NONE)
             continue;
         int r = app_handle(a, act);

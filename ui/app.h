@@ -31,7 +31,16 @@ void app_reload_views(struct app *a);
 /* rows.c: the rows, made again in steps (job.h) when the filter, the order or the data
  * change. The setters compile and start; the rows, the filter and the order change together
  * when the job is done (at once for small sets). */
-enum sort_column { SORT_ORDER, SORT_AGE, SORT_ATTEMPT, SORT_TYPE, SORT_ERROR, SORT_ID, SORT_QUEUE, SORT_N };
+enum sort_column {
+    SORT_ORDER,
+    SORT_AGE,
+    SORT_ATTEMPT,
+    SORT_TYPE,
+    SORT_ERROR,
+    SORT_ID,
+    SORT_QUEUE,
+    SORT_N
+};
 const char *app_sort_name(int column);
 /* The clock ages are counted at: now, or — after ACT_AGE_CLOCK — as of the snapshot (the
  * newest fetched_at_ms of the messages loaded). Filters always count from now. */
@@ -101,7 +110,6 @@ void app_queue_info(struct app *a, const char *queue, struct peek_queue_info *in
 /* r: read the files again, or snapshot the same queues again. */
 void app_refresh(struct app *a);
 /* A progress line on the bottom row; returns false when the user pressed Esc or Ctrl-g. */
-bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total,
-                  double started_s);
+bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total, double started_s);
 
 #endif

@@ -265,7 +265,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         san_eprintf("dlqx: the interactive view needs a terminal; for scripts use dlqx "
-                        "peek, decode and tree\n");
+                    "peek, decode and tree\n");
         rc = EXIT_USAGE;
         goto out;
     }

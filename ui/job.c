@@ -13,7 +13,6 @@
 #include "term.h"
 #include "ui.h"
 
-
 bool job_yield(double until)
 {
     return clock_mono_s() >= until || term_input_pending();

@@ -20,8 +20,8 @@ enum plan_op { PLAN_REPLAY, PLAN_REISSUE, PLAN_MOVE, PLAN_DELETE };
  * message", "group …"). alt/n_alt/alt_scope (may be NULL/0) is the other set `a` switches to
  * (every message shown). Says why on the status line when it cannot (read-only, no broker,
  * entries from several queues). */
-void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n,
-               const char *scope, const size_t *alt, size_t n_alt, const char *alt_scope);
+void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n, const char *scope,
+               const size_t *alt, size_t n_alt, const char *alt_scope);
 /* R I M D where a view has a message under the cursor: that message, or every row shown. */
 int plan_request(struct app *a, enum action act);
 

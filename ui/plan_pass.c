@@ -170,25 +170,24 @@ void plan_pass_stopped(struct app *a, const char *op, const struct replay_report
     sb_init(&sb);
     sanitize_append(&sb, r->detail, strlen(r->detail), 0);
     san_eprintf("dlqx %s: stopped by %s: %s in %.2f s\n", op,
-            sig == SIGHUP    ? "a hang-up (SIGHUP)"
-            : sig == SIGTERM ? "SIGTERM"
-                             : "Ctrl-C (SIGINT)",
-            sb.buf ? sb.buf : "", r->seconds);
+                sig == SIGHUP    ? "a hang-up (SIGHUP)"
+                : sig == SIGTERM ? "SIGTERM"
+                                 : "Ctrl-C (SIGINT)",
+                sb.buf ? sb.buf : "", r->seconds);
     for (size_t i = 0; i < r->n_reasons; i++) {
         sb_reset(&sb);
         sanitize_append(&sb, r->reasons[i].text, strlen(r->reasons[i].text), 0);
         san_eprintf("dlqx %s:   %llu × %s\n", op, (unsigned long long)r->reasons[i].n, sb.buf);
     }
     if (r->have_after)
-        san_eprintf("dlqx %s: %u ready before, %u after\n", op, r->ready_before,
-                r->ready_after);
+        san_eprintf("dlqx %s: %u ready before, %u after\n", op, r->ready_before, r->ready_after);
     sb_reset(&sb);
     sanitize_append(&sb, journal, strlen(journal), 0);
     san_eprintf("dlqx %s: journal %s, run %s\n", op, sb.buf, r->run_id);
     if (r->unknown)
         san_eprintf("dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): dlqx "
-                "journal --pending\n",
-                op, (unsigned long long)r->unknown);
+                    "journal --pending\n",
+                    op, (unsigned long long)r->unknown);
     sb_free(&sb);
     a->exit_code = rcli_exit_code(r, missing);
 }

@@ -17,8 +17,8 @@
 #include "filter.h"
 #include "job.h"
 
-static const char *const sort_names[SORT_N] = {"as received", "age",  "attempt", "type",
-                                               "error",       "id",   "queue"};
+static const char *const sort_names[SORT_N] = {"as received", "age", "attempt", "type",
+                                               "error",       "id",  "queue"};
 
 const char *app_sort_name(int column)
 {
@@ -359,7 +359,8 @@ static void progress(struct app *a, const struct rows_job *r, struct job *j)
         p = scan_share + rest * (0.5 + 0.1 * (double)r->k / (double)n);
         break;
     case P_SORT:
-        p = scan_share + rest * (0.6 + 0.4 * (r->sorting ? log2_of(r->ms.width) / (log2_of(n) + 1) : 0));
+        p = scan_share +
+            rest * (0.6 + 0.4 * (r->sorting ? log2_of(r->ms.width) / (log2_of(n) + 1) : 0));
         break;
     case P_DONE:
         p = 1;

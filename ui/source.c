@@ -16,9 +16,7 @@
 #include "snapshot.h"
 #include "term.h"
 
-
-bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total,
-                  double started)
+bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total, double started)
 {
     /* Esc or Ctrl-g cancels, and so does a signal (term_stop_signal); anything else waits. */
     if (term_stop_signal())
@@ -66,7 +64,7 @@ static void set_store(struct app *a, struct store *s)
 }
 
 struct loader {
-    int file;                 /* index into a->files */
+    int file; /* index into a->files */
     FILE *in;
     struct snapshot_reader r;
     long bad;
@@ -162,8 +160,8 @@ bool app_load_step(struct app *a, int budget_ms)
                 message_free(&m);
                 continue;
             }
-            bool ok = store_append_line(a->store, &m, l->r.last, l->r.last_len, a->now_ms,
-                                        &err) == ST_OK;
+            bool ok =
+                store_append_line(a->store, &m, l->r.last, l->r.last_len, a->now_ms, &err) == ST_OK;
             message_free(&m);
             if (!ok) {
                 app_message(a, true, "%s", err.msg);

@@ -85,7 +85,7 @@ int term_init(struct app *a)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         san_eprintf("dlqx: the interactive view needs a terminal (use dlqx decode or "
-                        "dlqx tree in scripts)\n");
+                    "dlqx tree in scripts)\n");
         return -1;
     }
     initscr();
@@ -128,8 +128,7 @@ int term_init(struct app *a)
     set_attr(UA_HEADER, 3, COLOR_CYAN, bg, A_BOLD | A_UNDERLINE, colours);
     set_attr(UA_SELECTED, 4, COLOR_BLACK, COLOR_WHITE, A_REVERSE * (colours == 0), colours);
     set_attr(UA_STATUS, 5, COLOR_BLACK, COLOR_CYAN, colours ? A_NORMAL : A_REVERSE, colours);
-    set_attr(UA_DIM, 6, colours >= 256 ? 244 : COLOR_BLUE, bg, colours ? A_NORMAL : A_DIM,
-             colours);
+    set_attr(UA_DIM, 6, colours >= 256 ? 244 : COLOR_BLUE, bg, colours ? A_NORMAL : A_DIM, colours);
     set_attr(UA_ERROR, 7, COLOR_RED, bg, colours ? A_NORMAL : A_BOLD, colours);
     set_attr(UA_WARN, 8, COLOR_YELLOW, bg, colours ? A_NORMAL : A_BOLD, colours);
     set_attr(UA_ACCENT, 9, COLOR_MAGENTA, bg, A_NORMAL, colours);

@@ -50,14 +50,14 @@ bool term_capable(void)
         sanitize_append(&name, t, strlen(t), SAN_ASCII);
     if (t && *t)
         san_eprintf("dlqx: the terminal (TERM=%s) %s, so the explorer cannot draw on it; "
-                "the command line works anywhere: dlqx queues, peek, decode, tree, "
-                "journal, replay --dry-run (dlqx help lists them)\n",
-                name.buf ? name.buf : "", why);
+                    "the command line works anywhere: dlqx queues, peek, decode, tree, "
+                    "journal, replay --dry-run (dlqx help lists them)\n",
+                    name.buf ? name.buf : "", why);
     else
         san_eprintf("dlqx: %s, so the explorer cannot draw on the terminal; the command "
-                "line works anywhere: dlqx queues, peek, decode, tree, journal, replay "
-                "--dry-run (dlqx help lists them)\n",
-                why);
+                    "line works anywhere: dlqx queues, peek, decode, tree, journal, replay "
+                    "--dry-run (dlqx help lists them)\n",
+                    why);
     sb_free(&name);
     return false;
 }

@@ -53,10 +53,10 @@ enum {
 /* Where a search has got to, between the slices of a long one. */
 struct search_pos {
     bool started;
-    size_t at;          /* the line last looked at */
-    size_t done, total; /* lines looked at, of lines to look at */
-    const char *unit;   /* what the lines are, for the progress line ("messages") */
-    uint64_t gen;       /* the view's: the generation of the lines it started on */
+    size_t at;                   /* the line last looked at */
+    size_t done, total;          /* lines looked at, of lines to look at */
+    const char *unit;            /* what the lines are, for the progress line ("messages") */
+    uint64_t gen;                /* the view's: the generation of the lines it started on */
     struct treeview_search tree; /* the tree view's */
 };
 enum {
@@ -79,8 +79,8 @@ struct view_ops {
      * until the monotonic clock passes until (views with few lines may ignore it): SEARCH_FOUND
      * (the cursor is on it), SEARCH_NONE, SEARCH_MORE (call again with the same pos, which
      * is zeroed before the first call) or SEARCH_LOST. NULL: the view cannot be searched. */
-    int (*search)(struct app *a, struct view *v, const char *text, int dir,
-                  struct search_pos *pos, double until);
+    int (*search)(struct app *a, struct view *v, const char *text, int dir, struct search_pos *pos,
+                  double until);
     /* The data under the view changed (a new snapshot, a filter): rebuild, keep the cursor
      * on the same item where it still exists. NULL: nothing to do. */
     void (*reload)(struct app *a, struct view *v);
@@ -95,9 +95,9 @@ struct view {
     size_t top;    /* the first line drawn */
     size_t lines;  /* how many lines the view has */
     int hscroll;
-    size_t arg;    /* what it was opened on (a message index…); SIZE_MAX: nothing */
-    int rows_y;    /* the screen row line v->top was drawn on (set by draw; 0: no lines to
-                      click on) */
+    size_t arg; /* what it was opened on (a message index…); SIZE_MAX: nothing */
+    int rows_y; /* the screen row line v->top was drawn on (set by draw; 0: no lines to
+                   click on) */
 };
 
 #define VIEW_STACK_MAX 12
@@ -137,7 +137,7 @@ struct app {
     uint64_t groups_store_gen, groups_set_gen;
     size_t groups_rows;
     bool groups_cancelled;
-    struct job *jobs[JOB_KINDS]; /* the work in progress, by kind (job.h) */
+    struct job *jobs[JOB_KINDS];      /* the work in progress, by kind (job.h) */
     struct forest_job *forest_orphan; /* a cancelled forest its thread is still linking */
 
     int64_t now_ms;
@@ -159,10 +159,10 @@ struct app {
     int exit_code; /* app_run's: that of a pass a signal stopped (0 otherwise) */
     int rows_on_screen, cols_on_screen;
 
-    char *forest_text;  /* the strings the forest borrows */
-    char *source_label; /* shown in the title: the file or the queues */
+    char *forest_text;                  /* the strings the forest borrows */
+    char *source_label;                 /* shown in the title: the file or the queues */
     void (*after_start)(struct app *a); /* work to do once the screen is up (loading) */
-    struct mgmt *mgmt;  /* the management API, when there is one (SOURCE_BROKER) */
+    struct mgmt *mgmt;                  /* the management API, when there is one (SOURCE_BROKER) */
     /* What passes from the explorer took out of their queue since the snapshot: by store
      * index, an enum gone_why (GONE_NONE: still there); NULL when nothing was. These are no
      * longer rows (nor in the groups, the timeline or a search); the tree marks them. */

@@ -57,8 +57,9 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     size_t page = height > 1 ? (size_t)height - 1 : 1;
     view_scroll_to_cursor(v, page);
     draw_fill(top, 0, width, UA_HEADER);
-    draw_safe(top, 0, width, "  COUNT  FIRST     LAST      TYPE                      QUEUES              "
-                             "CAUSE",
+    draw_safe(top, 0, width,
+              "  COUNT  FIRST     LAST      TYPE                      QUEUES              "
+              "CAUSE",
               UA_HEADER);
     if (!n) {
         char count[32];
@@ -66,8 +67,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         if (app_groups_building(a))
             draw_textf(top + 2, 2, width - 4, UA_DIM, "grouping %s dead letters by cause", count);
         else if (!g && a->groups_cancelled)
-            draw_safe(top + 2, 2, width - 4, "grouping was cancelled: Enter groups them",
-                      UA_DIM);
+            draw_safe(top + 2, 2, width - 4, "grouping was cancelled: Enter groups them", UA_DIM);
         else
             draw_safe(top + 2, 2, width - 4, "no dead letters to group", UA_DIM);
         return;
@@ -109,7 +109,9 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         }
         sb_adds(&cause, grp->key && *grp->key ? grp->key : "(no error)");
         draw_text(y, 75, width - 75, cause.buf, cause.len,
-                  sel ? at : grp->from_broker ? UA_DIM : UA_ERROR);
+                  sel                ? at
+                  : grp->from_broker ? UA_DIM
+                                     : UA_ERROR);
         sb_free(&cause);
     }
 }
@@ -131,10 +133,11 @@ static int request(struct app *a, struct view *v, enum action act)
         char scope[300];
         snprintf(scope, sizeof scope, "the group of %u (%.200s)", grp->count,
                  grp->key && *grp->key ? grp->key : "no error");
-        plan_open(a, act == ACT_REISSUE ? PLAN_REISSUE
-                     : act == ACT_MOVE  ? PLAN_MOVE
-                     : act == ACT_DELETE ? PLAN_DELETE
-                                         : PLAN_REPLAY,
+        plan_open(a,
+                  act == ACT_REISSUE  ? PLAN_REISSUE
+                  : act == ACT_MOVE   ? PLAN_MOVE
+                  : act == ACT_DELETE ? PLAN_DELETE
+                                      : PLAN_REPLAY,
                   members, grp->count, scope, NULL, 0, NULL);
         free(members);
         return HR_HANDLED | HR_REDRAW;
@@ -168,8 +171,8 @@ static int request(struct app *a, struct view *v, enum action act)
     return view_move(v, act, app_page(a));
 }
 
-static int search(struct app *a, struct view *v, const char *text, int dir,
-                  struct search_pos *p, double until)
+static int search(struct app *a, struct view *v, const char *text, int dir, struct search_pos *p,
+                  double until)
 {
     const struct groups *g = shown(a);
     size_t n = groups_count(g);

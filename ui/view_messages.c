@@ -12,9 +12,16 @@
 #include "sanitize.h"
 
 /* The columns, by their sort_column (SORT_ORDER has none). */
-enum col { COL_ORDER = SORT_ORDER, COL_AGE = SORT_AGE, COL_ATTEMPT = SORT_ATTEMPT,
-           COL_TYPE = SORT_TYPE, COL_ERROR = SORT_ERROR, COL_ID = SORT_ID, COL_QUEUE = SORT_QUEUE,
-           COL_N = SORT_N };
+enum col {
+    COL_ORDER = SORT_ORDER,
+    COL_AGE = SORT_AGE,
+    COL_ATTEMPT = SORT_ATTEMPT,
+    COL_TYPE = SORT_TYPE,
+    COL_ERROR = SORT_ERROR,
+    COL_ID = SORT_ID,
+    COL_QUEUE = SORT_QUEUE,
+    COL_N = SORT_N
+};
 
 /* ---- the view ------------------------------------------------------------------------- */
 
@@ -44,8 +51,8 @@ static void widths(int width, int w[COL_N])
     w[COL_TYPE] = width >= 140 ? 28 : 22;
     w[COL_ID] = width >= 160 ? 36 : 13;
     w[COL_QUEUE] = width >= 120 ? 20 : 14;
-    int rest = width - (w[COL_AGE] + w[COL_ATTEMPT] + w[COL_TYPE] + w[COL_ID] + w[COL_QUEUE]) -
-               6 * 2;
+    int rest =
+        width - (w[COL_AGE] + w[COL_ATTEMPT] + w[COL_TYPE] + w[COL_ID] + w[COL_QUEUE]) - 6 * 2;
     w[COL_ERROR] = rest > 10 ? rest : 10;
 }
 
@@ -109,7 +116,9 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         n = store_text(a->store, e->error, buf);
         sb_add(&err, buf, n);
         draw_text(y, x, w[COL_ERROR], err.buf ? err.buf : "", err.len,
-                  sel ? base : (e->flags & SE_ACCEPTED) ? (e->flags & SE_ERROR_FROM_BROKER ? UA_DIM : UA_ERROR) : UA_ERROR);
+                  sel                        ? base
+                  : (e->flags & SE_ACCEPTED) ? (e->flags & SE_ERROR_FROM_BROKER ? UA_DIM : UA_ERROR)
+                                             : UA_ERROR);
         sb_free(&err);
         x += w[COL_ERROR] + 2;
         n = store_text(a->store, e->id, buf);
@@ -167,8 +176,8 @@ static bool contains_ci(const char *hay, const char *needle)
     return false;
 }
 
-static int search(struct app *a, struct view *v, const char *text, int dir,
-                  struct search_pos *p, double until)
+static int search(struct app *a, struct view *v, const char *text, int dir, struct search_pos *p,
+                  double until)
 {
     if (!p->started) {
         p->started = true;
@@ -211,7 +220,8 @@ static void status(struct app *a, struct view *v, struct strbuf *out)
 {
     sb_addf(out, "%zu/%zu", a->n_rows ? v->cursor + 1 : 0, a->n_rows);
     if (a->sort_column)
-        sb_addf(out, "  sort: %s%s", app_sort_name(a->sort_column), a->sort_reverse ? " (rev)" : "");
+        sb_addf(out, "  sort: %s%s", app_sort_name(a->sort_column),
+                a->sort_reverse ? " (rev)" : "");
     sb_adds(out, "  Enter detail  t tree  e groups  f filter  / search  s sort");
 }
 

@@ -43,7 +43,7 @@ struct plan_state {
     size_t *alt; /* the other set (ACT_SCOPE), with its name; NULL: none */
     size_t n_alt;
     char *alt_scope;
-    size_t at;   /* the copy shown */
+    size_t at; /* the copy shown */
     /* edits */
     char *with_text;
     struct env_change changes[PLAN_MAX_CHANGES];
@@ -222,9 +222,9 @@ static void rebuild(struct app *a, struct plan_state *s)
         if (c)
             conn_close(c);
     }
-    add_line(s, UA_TITLE, "%s %s of %s: %llu to %s, %llu kept", op_name(s->op), s->scope,
-             s->queue, (unsigned long long)s->sendable,
-             s->op == PLAN_DELETE ? "delete" : "send", (unsigned long long)s->kept);
+    add_line(s, UA_TITLE, "%s %s of %s: %llu to %s, %llu kept", op_name(s->op), s->scope, s->queue,
+             (unsigned long long)s->sendable, s->op == PLAN_DELETE ? "delete" : "send",
+             (unsigned long long)s->kept);
     for (size_t i = 0; i < s->n_targets; i++)
         add_line(s, strncmp(s->targets[i].route, "routes", 6) == 0 ? UA_GOOD : UA_WARN,
                  "  %6llu → %s%s%s: %s", (unsigned long long)s->targets[i].n,
@@ -296,10 +296,10 @@ struct run_ctx {
     struct plan_state *s;
     struct replay_plan *find; /* the plan's dead letters, each tagged with its store index */
     bool paused;
-    bool removes;       /* a done outcome takes the dead letter out of the queue (not a stream) */
-    size_t *pos_entry;  /* by position in the DLQ: the store index select matched, or SIZE_MAX */
+    bool removes;      /* a done outcome takes the dead letter out of the queue (not a stream) */
+    size_t *pos_entry; /* by position in the DLQ: the store index select matched, or SIZE_MAX */
     size_t cap_pos;
-    size_t gone;        /* dead letters the pass took out */
+    size_t gone; /* dead letters the pass took out */
 };
 
 static enum gone_why gone_why_of(const struct plan_state *s)
@@ -376,8 +376,9 @@ static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
 static void run_pass(struct app *a, struct plan_state *s)
 {
     if (a->read_only) {
-        app_message(a, true, "read-only: nothing is written (--read-only, DLQX_READ_ONLY or "
-                             "read_only=true on the URL)");
+        app_message(a, true,
+                    "read-only: nothing is written (--read-only, DLQX_READ_ONLY or "
+                    "read_only=true on the URL)");
         return;
     }
     if (!a->broker) {
@@ -458,8 +459,7 @@ static void run_pass(struct app *a, struct plan_state *s)
     if (s->ran) {
         lines_clear(s);
         const struct replay_report *r = &s->rep;
-        add_line(s, UA_TITLE, "%s %s of %s: %s", op_name(s->op), s->scope, s->queue,
-                 r->detail);
+        add_line(s, UA_TITLE, "%s %s of %s: %s", op_name(s->op), s->scope, s->queue, r->detail);
         add_line(s, r->unknown ? UA_WARN : UA_GOOD,
                  "  done %llu   kept %llu   unknown %llu   not sent %llu   in %.1f s",
                  (unsigned long long)r->done, (unsigned long long)r->kept,
@@ -471,8 +471,9 @@ static void run_pass(struct app *a, struct plan_state *s)
             add_line(s, UA_NORMAL, "  %s: %u ready before, %u after", s->queue, r->ready_before,
                      r->ready_after);
         if (r->unknown)
-            add_line(s, UA_WARN, "  possible duplicates are named in the journal: dlqx journal "
-                                 "--pending");
+            add_line(s, UA_WARN,
+                     "  possible duplicates are named in the journal: dlqx journal "
+                     "--pending");
         add_line(s, UA_DIM, "  journal run %s", r->run_id);
         add_line(s, UA_NORMAL, "%s", "");
         if (c.gone == 1)
@@ -481,7 +482,8 @@ static void run_pass(struct app *a, struct plan_state *s)
         else if (c.gone)
             add_line(s, UA_NORMAL,
                      "  the %zu dead letters taken out are no longer listed (the tree marks "
-                     "them)", c.gone);
+                     "them)",
+                     c.gone);
         add_line(s, UA_ACCENT, "  r takes a fresh snapshot of %s; Esc goes back", s->queue);
         app_message(a, r->kept || r->unknown, "%s: %llu done, %llu kept, %llu unknown",
                     op_name(s->op), (unsigned long long)r->done, (unsigned long long)r->kept,
@@ -539,8 +541,8 @@ static void edit_body(struct app *a, struct plan_state *s)
     def_prog_mode();
     endwin();
     ui_stderr_pause();
-    enum status st = editor_edit(start, props_string(&m.props, PROP_content_type), NULL, NULL,
-                                 &edited, &err);
+    enum status st =
+        editor_edit(start, props_string(&m.props, PROP_content_type), NULL, NULL, &edited, &err);
     ui_stderr_resume();
     reset_prog_mode();
     term_redraw_all();
@@ -641,8 +643,8 @@ static int request(struct app *a, struct view *v, enum action act)
             app_message(a, true, "a %s sends the message as it is", op_name(s->op));
             return HR_HANDLED | HR_REDRAW;
         }
-        char *t = app_prompt(a, "with (type=… header.NAME=… -header.NAME): ",
-                             s->with_text ? s->with_text : "");
+        char *t = app_prompt(
+            a, "with (type=… header.NAME=… -header.NAME): ", s->with_text ? s->with_text : "");
         if (t && set_changes(a, s, t))
             rebuild(a, s);
         free(t);
@@ -655,8 +657,10 @@ static int request(struct app *a, struct view *v, enum action act)
     case ACT_TARGET: {
         if (s->op == PLAN_DELETE)
             return HR_HANDLED;
-        char *t = app_prompt(a, "target EXCHANGE:ROUTING_KEY (:queue for a queue; empty: the "
-                                "dialect's own): ", "");
+        char *t = app_prompt(a,
+                             "target EXCHANGE:ROUTING_KEY (:queue for a queue; empty: the "
+                             "dialect's own): ",
+                             "");
         if (t) {
             free(s->to_exchange);
             free(s->to_routing_key);
@@ -740,8 +744,8 @@ const struct view_ops view_plan_ops = {
     .status = status,
 };
 
-void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n,
-               const char *scope, const size_t *alt, size_t n_alt, const char *alt_scope)
+void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n, const char *scope,
+               const size_t *alt, size_t n_alt, const char *alt_scope)
 {
     if (!n || !a->store)
         return;
@@ -764,8 +768,9 @@ void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n,
         const struct store_entry *e = store_entry_at(a->store, entries[k]);
         const struct store_entry *e0 = store_entry_at(a->store, entries[0]);
         if (e && e0 && !store_text_eq(a->store, e->queue, e0->queue)) {
-            app_message(a, true, "these dead letters come from several queues: a pass reads one "
-                                 "(filter by queue= first)");
+            app_message(a, true,
+                        "these dead letters come from several queues: a pass reads one "
+                        "(filter by queue= first)");
             free(queue);
             return;
         }
@@ -801,8 +806,8 @@ void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n,
 
 int plan_request(struct app *a, enum action act)
 {
-    enum plan_op op = act == ACT_REISSUE ? PLAN_REISSUE
-                      : act == ACT_MOVE  ? PLAN_MOVE
+    enum plan_op op = act == ACT_REISSUE  ? PLAN_REISSUE
+                      : act == ACT_MOVE   ? PLAN_MOVE
                       : act == ACT_DELETE ? PLAN_DELETE
                                           : PLAN_REPLAY;
     size_t i = app_selected_message(a);

@@ -22,8 +22,8 @@ struct qrow {
     char *type;
     char *sources;
     int64_t ready, unacked, consumers;
-    double in_rate;   /* management API publish rate, -1 unknown */
-    double growth;    /* messages/s between the last two looks, NAN unknown */
+    double in_rate;    /* management API publish rate, -1 unknown */
+    double growth;     /* messages/s between the last two looks, NAN unknown */
     int64_t oldest_ms; /* snapshot files: the oldest first-seen */
     size_t count;      /* snapshot files: messages in the store */
     bool marked;       /* Space: opened together with the other marked ones */
@@ -35,7 +35,6 @@ struct queues_state {
     double looked_at; /* monotonic seconds of the last listing */
     char mode[256];
 };
-
 
 static void free_rows(struct queues_state *s)
 {
@@ -230,8 +229,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
                   UA_HEADER);
     if (!s->n) {
         draw_safe(top + 2, 2, width - 4,
-                  files ? "no messages" : "no dead-letter queue found (r to look again)",
-                  UA_DIM);
+                  files ? "no messages" : "no dead-letter queue found (r to look again)", UA_DIM);
     }
     for (int row = 0; row < height - 2; row++) {
         size_t i = v->top + (size_t)row;

@@ -75,8 +75,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         char *end = strchr(legend, '\n');
         if (end)
             *end = '\0';
-        draw_safe(top + 1, 1, width - 1, legend,
-                  t->trend == TREND_RISING ? UA_WARN : UA_DIM);
+        draw_safe(top + 1, 1, width - 1, legend, t->trend == TREND_RISING ? UA_WARN : UA_DIM);
     }
     sb_free(&sb);
     int list_top = top + 3;

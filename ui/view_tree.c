@@ -1,9 +1,9 @@
 /*
  * view_tree: the causal tree — the whole forest, or (opened on a message: v->arg is its
  * store index) only that message's correlation group, with the cursor on it. Expanded,
- * collapsed and cursor state survive a refresh (the model, src/analysis/treeview.c, keys them on the
- * nodes' stable tags); this file only labels the rows from the store, paints them and maps
- * keys onto the model.
+ * collapsed and cursor state survive a refresh (the model, src/analysis/treeview.c, keys them on
+ * the nodes' stable tags); this file only labels the rows from the store, paints them and maps keys
+ * onto the model.
  *
  * Keys: j/k/PgUp/PgDn/g/G move; l/Right opens a collapsed node (on an open one: down to its
  * first child); h/Left closes an open node, else goes to its parent; o toggles; Enter opens a
@@ -33,7 +33,7 @@ struct tree_state {
     struct app *a; /* borrowed: the labels read its store */
     struct treeview *tv;
     uint32_t focus_on; /* opened on this message before its forest was built (TREE_NONE) */
-    char *buf; /* STORE_TEXT_MAX bytes for store_text */
+    char *buf;         /* STORE_TEXT_MAX bytes for store_text */
     struct strbuf tmp;
 };
 
@@ -353,8 +353,8 @@ static int request(struct app *a, struct view *v, enum action act)
     }
 }
 
-static int search(struct app *a, struct view *v, const char *text, int dir,
-                  struct search_pos *p, double until)
+static int search(struct app *a, struct view *v, const char *text, int dir, struct search_pos *p,
+                  double until)
 {
     struct tree_state *s = v->state;
     if (!p->started) {

@@ -61,9 +61,9 @@ enum detail_section {
 const char *detail_section_title(enum detail_section s);
 
 enum detail_flags {
-    DETAIL_BODY_RAW = 1u << 0, /* JSON as received rather than re-indented */
-    DETAIL_BODY_HEX = 1u << 1, /* the body as a hexdump, whatever it is */
-    DETAIL_ASCII = 1u << 2,    /* pure ASCII output (SAN_ASCII, ASCII glyphs) */
+    DETAIL_BODY_RAW = 1u << 0,       /* JSON as received rather than re-indented */
+    DETAIL_BODY_HEX = 1u << 1,       /* the body as a hexdump, whatever it is */
+    DETAIL_ASCII = 1u << 2,          /* pure ASCII output (SAN_ASCII, ASCII glyphs) */
     DETAIL_AS_OF_SNAPSHOT = 1u << 3, /* now_ms is when the snapshot was read, not now */
 };
 
@@ -97,7 +97,7 @@ struct detail_doc {
     /* How it is being built (set by detail_render; read by the section renderers). */
     int wrap;       /* columns a line is wrapped at (indent included); 0: never wrapped */
     unsigned flags; /* enum detail_flags */
-    enum detail_section section; /* the section lines are added to */
+    enum detail_section section;  /* the section lines are added to */
     const struct dfields *fields; /* the dialect's fields, while detail_render runs */
 };
 

@@ -240,9 +240,9 @@ void detail_render_replay(struct detail_doc *doc, const struct decoded *d, int64
 
 static enum detail_style field_style(uint8_t s)
 {
-    static const enum detail_style map[] = {[DF_VALUE] = DS_VALUE, [DF_ACCENT] = DS_ACCENT,
-                                            [DF_ERROR] = DS_ERROR, [DF_WARN] = DS_WARN,
-                                            [DF_DIM] = DS_DIM,     [DF_GOOD] = DS_GOOD};
+    static const enum detail_style map[] = {
+        [DF_VALUE] = DS_VALUE, [DF_ACCENT] = DS_ACCENT, [DF_ERROR] = DS_ERROR,
+        [DF_WARN] = DS_WARN,   [DF_DIM] = DS_DIM,       [DF_GOOD] = DS_GOOD};
     return s < sizeof map / sizeof *map ? map[s] : DS_VALUE;
 }
 
@@ -266,8 +266,7 @@ size_t detail_render_fields(struct detail_doc *doc, const struct decoded *d,
             if (!x->text.data)
                 detail_add_field(doc, in, w, x->label, NULL, st, x->meaning);
             else
-                detail_add_fieldb(doc, in, w, x->label, x->text.data, x->text.len, st,
-                                  x->meaning);
+                detail_add_fieldb(doc, in, w, x->label, x->text.data, x->text.len, st, x->meaning);
         }
         shown++;
     }

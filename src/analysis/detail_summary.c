@@ -19,8 +19,7 @@ static void summary_source(struct detail_doc *doc, const struct decoded *d)
         return;
     }
     char meaning[96];
-    snprintf(meaning, sizeof meaning, "where it came from: %s",
-             s->how_text ? s->how_text : s->how);
+    snprintf(meaning, sizeof meaning, "where it came from: %s", s->how_text ? s->how_text : s->how);
     if (s->queue.len)
         detail_add_fieldb(doc, 2, SUM_W, "source", s->queue.data, s->queue.len, DS_ACCENT, meaning);
     else
@@ -75,9 +74,9 @@ void detail_render_summary(struct detail_doc *doc, const struct decoded *d, int6
                      df & ED_VERSION && d->dialect != &dialect_amqp
                          ? dflt
                          : from(d, NF_VERSION, "schema version"));
-    detail_add_fieldb(doc, 2, SUM_W, "correlation", e->correlation_id.data, e->correlation_id.len,
-                      DS_ACCENT, df & ED_CORRELATION ? dflt : from(d, NF_CORRELATION,
-                                                                 "the whole causal chain"));
+    detail_add_fieldb(
+        doc, 2, SUM_W, "correlation", e->correlation_id.data, e->correlation_id.len, DS_ACCENT,
+        df & ED_CORRELATION ? dflt : from(d, NF_CORRELATION, "the whole causal chain"));
     if (e->causation_id.len)
         detail_add_fieldb(doc, 2, SUM_W, "causation", e->causation_id.data, e->causation_id.len,
                           DS_ACCENT, from(d, NF_CAUSATION, "what caused this one"));
@@ -101,8 +100,7 @@ void detail_render_summary(struct detail_doc *doc, const struct decoded *d, int6
                      df & ED_FIRST_SEEN ? dflt : from(d, NF_FIRST_SEEN, "first publish"));
     const char *origin = from(d, NF_ORIGIN, "the producer");
     if (e->origin.len)
-        detail_add_fieldb(doc, 2, SUM_W, "origin", e->origin.data, e->origin.len, DS_VALUE,
-                          origin);
+        detail_add_fieldb(doc, 2, SUM_W, "origin", e->origin.data, e->origin.len, DS_VALUE, origin);
     else
         detail_add_field(doc, 2, SUM_W, "origin", "(none)", DS_DIM, origin);
     if (d->error.len) {

@@ -17,8 +17,8 @@
 #include "filter_internal.h"
 #include "groups.h"
 
-#define MAX_DEPTH 64     /* parentheses and negations: recursion is bounded */
-#define MAX_REGEX 512    /* bytes of a regex's source */
+#define MAX_DEPTH 64  /* parentheses and negations: recursion is bounded */
+#define MAX_REGEX 512 /* bytes of a regex's source */
 
 /* The fields of the language: their names, what their values are, whether they need the
  * message itself. The parser reads them, evaluation and describing look them up. */
@@ -333,8 +333,9 @@ static bool term_op_ok(struct parser *p, const struct term *t, size_t op_at)
         return fail_hint(p, op_at, "group=g:… or group!=g:…, with the key dlqx groups shows",
                          "group takes a group key");
     if ((k == FK_TEXT || k == FK_BODY) && t->op >= OP_GT)
-        return fail_hint(p, op_at, "> >= < <= work on attempt, age, size, first_seen, failed_at and header.NAME",
-                         "%s is text", filter_fields[t->field].name);
+        return fail_hint(
+            p, op_at, "> >= < <= work on attempt, age, size, first_seen, failed_at and header.NAME",
+            "%s is text", filter_fields[t->field].name);
     if (k != FK_TEXT && k != FK_BODY && k != FK_HEADER && (t->op == OP_SUB || t->op == OP_RE))
         return fail_hint(p, op_at, "use = != > >= < <=", "%s is a number",
                          filter_fields[t->field].name);
@@ -361,8 +362,7 @@ static bool term_value(struct parser *p, struct term *t, size_t vat)
         break;
     case FK_DURATION:
         if (!filter_parse_duration(t->text, t->len, &t->ms))
-            return fail_hint(p, vat, "30s, 5m, 1h, 2d, 1w", "expected a duration after %s",
-                             label);
+            return fail_hint(p, vat, "30s, 5m, 1h, 2d, 1w", "expected a duration after %s", label);
         break;
     case FK_TIME:
         if (filter_parse_time(t->text, t->len, &t->ms))
@@ -475,8 +475,8 @@ static struct node *parse_term(struct parser *p)
         sb_reset(&glob);
         name_end = p->pos;
         if (name_end >= p->n || !op_char(p, name_end)) {
-            fail_hint(p, name_end, "one of : = != > >= < <=",
-                      "expected an operator after the header name");
+            fail_hint(p, name_end,
+                      "one of : = != > >= < <=", "expected an operator after the header name");
             goto fail;
         }
     } else {

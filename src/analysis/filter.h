@@ -7,10 +7,11 @@
  * Terms side by side are ANDed, OR binds looser, `-term` / NOT negate, parentheses group.
  * A bare word searches id, type, error and queue; one that reads as a field with a mistyped
  * operator (`error~x`, `type;x`, `attempt=>3`) is refused with the form meant, since as a
- * search `-error~x` would select everything. `group=g:…` is a failure group (groups.h). Evaluation reads only the store's index
- * entry unless a term needs the message itself (header.NAME, body, origin): then the message
- * is loaded with store_get, and only when evaluation reaches that term. AND and OR run the
- * entry's own terms first, so `header.t=a type:x` loads nothing for entries whose type is not x.
+ * search `-error~x` would select everything. `group=g:…` is a failure group (groups.h). Evaluation
+ * reads only the store's index entry unless a term needs the message itself (header.NAME, body,
+ * origin): then the message is loaded with store_get, and only when evaluation reaches that term.
+ * AND and OR run the entry's own terms first, so `header.t=a type:x` loads nothing for entries
+ * whose type is not x.
  *
  * Ownership: filter_compile returns a filter the caller frees with filter_free. The filter
  * keeps a private memo of expensive results (regex, fingerprints) that it updates while
@@ -61,8 +62,8 @@ bool filter_match_entry(const struct filter *f, const struct store *s, size_t i,
 /* A message the caller holds. d is its decoded form when the caller has one (borrowed; NULL:
  * decoded here when a term needs the envelope). Gives the same answers as filter_match_entry
  * on the entry of that message. */
-bool filter_match_message(const struct filter *f, const struct message *m,
-                          const struct decoded *d, int64_t now_ms);
+bool filter_match_message(const struct filter *f, const struct message *m, const struct decoded *d,
+                          int64_t now_ms);
 
 /* The filter as a person should read it back, in canonical form (normalised spacing,
  * parentheses only where needed, values quoted only where needed); it compiles to the same

@@ -18,8 +18,8 @@ static void put_value(struct strbuf *out, const char *s, size_t n, bool glob_for
                       bool quote)
 {
     quote = quote || n == 0 || s[0] == '~' || s[0] == '/' || s[0] == '"' ||
-                 (bare && (s[0] == '-' || (n == 2 && !memcmp(s, "OR", 2)) ||
-                           (n == 3 && (!memcmp(s, "AND", 3) || !memcmp(s, "NOT", 3)))));
+            (bare && (s[0] == '-' || (n == 2 && !memcmp(s, "OR", 2)) ||
+                      (n == 3 && (!memcmp(s, "AND", 3) || !memcmp(s, "NOT", 3)))));
     for (size_t i = 0; i < n && !quote; i++) {
         char c = s[i];
         quote = filter_is_space(c) || c == '"' || c == '(' || c == ')' ||

@@ -450,8 +450,8 @@ static struct span header_text(struct ectx *c, const struct hval *v)
     }
     case HV_TIMESTAMP: {
         char t[32];
-        time_format_rfc3339(v->v.u > (uint64_t)INT64_MAX / 1000 ? 0 : (int64_t)v->v.u * 1000,
-                            false, t);
+        time_format_rfc3339(v->v.u > (uint64_t)INT64_MAX / 1000 ? 0 : (int64_t)v->v.u * 1000, false,
+                            t);
         sb_adds(sb, t);
         break;
     }
@@ -626,8 +626,8 @@ bool filter_match_entry(const struct filter *f, const struct store *s, size_t i,
     return r;
 }
 
-bool filter_match_message(const struct filter *f, const struct message *m,
-                          const struct decoded *d, int64_t now_ms)
+bool filter_match_message(const struct filter *f, const struct message *m, const struct decoded *d,
+                          int64_t now_ms)
 {
     if (!m)
         return false;

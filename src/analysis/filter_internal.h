@@ -57,12 +57,12 @@ struct term {
     enum field field;
     enum op op;
     bool icase;
-    bool wrap;          /* the glob matches anywhere (bare words, body) */
-    char *header;       /* F_HEADER: the name */
+    bool wrap;    /* the glob matches anywhere (bare words, body) */
+    char *header; /* F_HEADER: the name */
     size_t header_len;
-    char *text;         /* the value, unescaped */
+    char *text; /* the value, unescaped */
     size_t len;
-    char *glob;         /* the value as a glob: wildcards bare, literal * ? \ escaped */
+    char *glob; /* the value as a glob: wildcards bare, literal * ? \ escaped */
     size_t glob_len;
     bool has_re;
     regex_t re;
@@ -80,7 +80,7 @@ struct node {
     enum nkind kind;
     struct node **kids; /* as written (for describing) */
     size_t n;
-    struct node **run;  /* the same, cheapest first (for evaluating) */
+    struct node **run; /* the same, cheapest first (for evaluating) */
     int cost;
     struct term *t;
 };
@@ -102,8 +102,8 @@ struct filter {
     struct node *root; /* NULL: everything */
     bool needs_message, needs_memo;
     uint32_t n_terms;
-    char *scratch;      /* STORE_TEXT_MAX bytes for the texts of an entry */
-    struct memo *memo;  /* when a term needs it */
+    char *scratch;     /* STORE_TEXT_MAX bytes for the texts of an entry */
+    struct memo *memo; /* when a term needs it */
 };
 
 /* ---- small text helpers (filter_text.c; ASCII case folding: no locale) ---- */

@@ -171,8 +171,8 @@ bool filter_parse_duration(const char *s, size_t n, int64_t *ms)
     static const struct {
         const char *u;
         int64_t ms;
-    } units[] = {{"ms", 1},        {"s", 1000},      {"m", 60000},
-                 {"h", 3600000},   {"d", 86400000},  {"w", 604800000}};
+    } units[] = {{"ms", 1},      {"s", 1000},     {"m", 60000},
+                 {"h", 3600000}, {"d", 86400000}, {"w", 604800000}};
     if (n == 0)
         return false;
     int64_t total = 0;
@@ -215,8 +215,8 @@ bool filter_parse_size(const char *s, size_t n, int64_t *out)
     static const struct {
         const char *u;
         int64_t mul;
-    } units[] = {{"", 1},          {"b", 1},          {"k", 1024},          {"kb", 1024},
-                 {"kib", 1024},    {"m", 1048576},    {"mb", 1048576},      {"mib", 1048576},
+    } units[] = {{"", 1},           {"b", 1},           {"k", 1024},        {"kb", 1024},
+                 {"kib", 1024},     {"m", 1048576},     {"mb", 1048576},    {"mib", 1048576},
                  {"g", 1073741824}, {"gb", 1073741824}, {"gib", 1073741824}};
     for (size_t k = 0; k < sizeof units / sizeof *units; k++) {
         if (filter_ci_eq(s + i, n - i, units[k].u)) {

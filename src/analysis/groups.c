@@ -74,7 +74,7 @@ struct texts {
     struct strbuf buf;
     struct text_rec {
         uint32_t off, len;
-    } *e;
+    } * e;
     size_t n, cap;
     struct u64map by_hash; /* hash -> first id with it; collisions chain through next */
     uint32_t *next;
@@ -243,7 +243,7 @@ struct groups_builder {
     size_t n_qc, qc_cap, cap, gk_cap;
     struct gkey {
         uint32_t fp, type;
-    } *gk;         /* each group's key, until the texts stop growing */
+    } * gk;        /* each group's key, until the texts stop growing */
     uint32_t *gid; /* per input position: its group (UINT32_MAX: skipped) */
     char *buf;
     struct strbuf tmp;

@@ -72,9 +72,9 @@ struct group_queue {
 };
 
 struct group {
-    uint64_t fingerprint; /* error_fingerprint of the error */
-    uint64_t group_key;   /* group_key of the fingerprint and the type: the group's name */
-    const char *key;      /* the normalised error ("" for messages without one) */
+    uint64_t fingerprint;  /* error_fingerprint of the error */
+    uint64_t group_key;    /* group_key of the fingerprint and the type: the group's name */
+    const char *key;       /* the normalised error ("" for messages without one) */
     const char *exception; /* "" when not recognised */
     const char *type;      /* the message type, as text */
     store_ref type_ref;    /* the same, in the store */
@@ -82,10 +82,10 @@ struct group {
     uint32_t count;
     int64_t first_ms, last_ms; /* min and max of the time accessor (0: none known) */
     int64_t first_fetched_ms, last_fetched_ms; /* when dlqx took them (0: unknown) */
-    const struct group_queue *queues; /* by count, descending, then by first appearance */
+    const struct group_queue *queues;          /* by count, descending, then by first appearance */
     size_t n_queues;
-    uint32_t example;          /* an entry: the latest by the time accessor (ties: lowest) */
-    const uint32_t *members;   /* count entry indices, ascending */
+    uint32_t example;        /* an entry: the latest by the time accessor (ties: lowest) */
+    const uint32_t *members; /* count entry indices, ascending */
 };
 
 struct groups_options {
@@ -155,16 +155,16 @@ enum timeline_trend {
 const char *timeline_trend_name(enum timeline_trend t);
 
 struct timeline {
-    int64_t start_ms;  /* of bucket 0, aligned to a multiple of bucket_ms (UTC) */
+    int64_t start_ms; /* of bucket 0, aligned to a multiple of bucket_ms (UTC) */
     int64_t bucket_ms;
-    size_t n;          /* buckets */
-    uint32_t *counts;  /* n counts (owned) */
-    uint64_t total;    /* dated entries counted */
-    uint64_t undated;  /* entries whose time is unknown (<= 0), or older than a caller's
-                          bucket_ms can reach in 100,000 buckets */
-    size_t peak;       /* bucket with the most (the earliest of equals) */
-    size_t first, last; /* first and last non-empty buckets (0 when total is 0) */
-    double recent_rate; /* arrivals per bucket over the recent window */
+    size_t n;            /* buckets */
+    uint32_t *counts;    /* n counts (owned) */
+    uint64_t total;      /* dated entries counted */
+    uint64_t undated;    /* entries whose time is unknown (<= 0), or older than a caller's
+                            bucket_ms can reach in 100,000 buckets */
+    size_t peak;         /* bucket with the most (the earliest of equals) */
+    size_t first, last;  /* first and last non-empty buckets (0 when total is 0) */
+    double recent_rate;  /* arrivals per bucket over the recent window */
     double average_rate; /* per bucket from the first arrival to the end */
     enum timeline_trend trend;
     bool still_going; /* something arrived in the recent window */

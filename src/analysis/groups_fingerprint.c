@@ -540,9 +540,9 @@ uint64_t error_fingerprint(const char *error, size_t len, struct strbuf *normali
 
 static bool class_like(const char *s, size_t n, bool *strong)
 {
-    static const char *const suffixes[] = {"Error",   "Exception", "Timeout", "Fault",
-                                           "Failure", "Declined",  "Refused", "Invalid",
-                                           "NotFound", "Rejected", "Exceeded", "Unavailable"};
+    static const char *const suffixes[] = {"Error",    "Exception", "Timeout",  "Fault",
+                                           "Failure",  "Declined",  "Refused",  "Invalid",
+                                           "NotFound", "Rejected",  "Exceeded", "Unavailable"};
     size_t i = 0, comp = 0, last = 0;
     bool sep = false;
     if (n == 0 || n > 200)
@@ -580,7 +580,7 @@ static bool class_like(const char *s, size_t n, bool *strong)
 static bool giving_up(const char *s, size_t n)
 {
     static const char *const prefixes[] = {
-        "gave up",        "exhausted ",          "retrying cannot help", "could not be decoded",
+        "gave up",         "exhausted ",           "retrying cannot help", "could not be decoded",
         "rejected by the", "exceeded the maximum", "the handler reported",
     };
     for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++) {

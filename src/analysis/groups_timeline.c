@@ -32,8 +32,8 @@ const char *timeline_trend_name(enum timeline_trend t)
 static int64_t choose_bucket(int64_t lo, int64_t hi, size_t max)
 {
     static const int64_t ladder[] = {
-        60000LL,     300000LL,     900000LL,     1800000LL,    3600000LL,     10800000LL,
-        21600000LL,  43200000LL,   86400000LL,   604800000LL,  2592000000LL,  31536000000LL,
+        60000LL,    300000LL,   900000LL,   1800000LL,   3600000LL,    10800000LL,
+        21600000LL, 43200000LL, 86400000LL, 604800000LL, 2592000000LL, 31536000000LL,
     };
     for (size_t k = 0; k < sizeof ladder / sizeof *ladder; k++)
         if ((uint64_t)(hi / ladder[k] - lo / ladder[k]) + 1 <= max)
@@ -46,8 +46,7 @@ static int64_t choose_bucket(int64_t lo, int64_t hi, size_t max)
     return (b / day + 1) * day;
 }
 
-void timeline_build(const struct store *s, const struct timeline_options *opt,
-                    struct timeline *out)
+void timeline_build(const struct store *s, const struct timeline_options *opt, struct timeline *out)
 {
     memset(out, 0, sizeof *out);
     entry_time_fn when = opt && opt->time ? opt->time : entry_time_first_seen;
@@ -166,8 +165,8 @@ static void put_bucket(struct strbuf *out, int64_t ms)
     static const struct {
         int64_t ms;
         const char *unit;
-    } units[] = {{604800000LL, "w"}, {86400000LL, "d"}, {3600000LL, "h"}, {60000LL, "m"},
-                 {1000LL, "s"}};
+    } units[] = {
+        {604800000LL, "w"}, {86400000LL, "d"}, {3600000LL, "h"}, {60000LL, "m"}, {1000LL, "s"}};
     for (size_t k = 0; k < sizeof units / sizeof *units; k++)
         if (ms % units[k].ms == 0) {
             sb_addf(out, "%lld%s", (long long)(ms / units[k].ms), units[k].unit);

@@ -123,8 +123,8 @@ struct treeview *treeview_new(bool ascii)
     treeview_set_ascii(tv, ascii);
     tv->group_default = tv->node_default = true;
     int anchor;
-    uint64_t seed =
-        hash_mix64((uint64_t)clock_now_ms() ^ (uint64_t)(uintptr_t)&anchor ^ (uint64_t)(uintptr_t)tv);
+    uint64_t seed = hash_mix64((uint64_t)clock_now_ms() ^ (uint64_t)(uintptr_t)&anchor ^
+                               (uint64_t)(uintptr_t)tv);
     tv->groups.seed = seed;
     tv->nodes.seed = hash_mix64(seed + 1);
     tv->focus_group = TREE_NONE;

@@ -143,8 +143,7 @@ static bool contains_ci(const char *hay, size_t n, const char *needle, size_t m)
 }
 
 enum treeview_search_rc treeview_search_step(struct treeview *tv, const char *text, int dir,
-                                             struct treeview_search *st, size_t budget,
-                                             size_t *row)
+                                             struct treeview_search *st, size_t budget, size_t *row)
 {
     const struct forest *f = tv->f;
     size_t m = text ? strlen(text) : 0;

@@ -172,8 +172,8 @@ bool base64_decode(const char *s, size_t n, struct bytes *out)
                 return false;
             }
         }
-        unsigned t = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 |
-                     (unsigned)v[3];
+        unsigned t =
+            (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
         unsigned char tri[3] = {(unsigned char)(t >> 16), (unsigned char)(t >> 8),
                                 (unsigned char)t};
         for (int k = 0; k < 3 && w < olen; k++)

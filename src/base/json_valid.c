@@ -154,20 +154,17 @@ static const unsigned char *scan_string(const unsigned char *p, const unsigned c
             p += 3;
             break;
         case F0:
-            if (left < 4 || !in(p[1], 0x90, 0xBF) || !in(p[2], 0x80, 0xBF) ||
-                !in(p[3], 0x80, 0xBF))
+            if (left < 4 || !in(p[1], 0x90, 0xBF) || !in(p[2], 0x80, 0xBF) || !in(p[3], 0x80, 0xBF))
                 return NULL;
             p += 4;
             break;
         case U4:
-            if (left < 4 || !in(p[1], 0x80, 0xBF) || !in(p[2], 0x80, 0xBF) ||
-                !in(p[3], 0x80, 0xBF))
+            if (left < 4 || !in(p[1], 0x80, 0xBF) || !in(p[2], 0x80, 0xBF) || !in(p[3], 0x80, 0xBF))
                 return NULL;
             p += 4;
             break;
         case F4:
-            if (left < 4 || !in(p[1], 0x80, 0x8F) || !in(p[2], 0x80, 0xBF) ||
-                !in(p[3], 0x80, 0xBF))
+            if (left < 4 || !in(p[1], 0x80, 0x8F) || !in(p[2], 0x80, 0xBF) || !in(p[3], 0x80, 0xBF))
                 return NULL;
             p += 4;
             break;

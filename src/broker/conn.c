@@ -314,8 +314,8 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     }
     if (amqp_parse_url(buf, &ci) != AMQP_STATUS_OK) {
         set_kind(kind, CONN_BAD_URL);
-        error_set(err, ST_EINVAL,
-                  "%s is not a valid RabbitMQ URI (amqp[s]://user@host:port/vhost)", masked);
+        error_set(err, ST_EINVAL, "%s is not a valid RabbitMQ URI (amqp[s]://user@host:port/vhost)",
+                  masked);
         secret_free_n(buf, strlen(url));
         free(masked);
         return ST_EINVAL;
@@ -405,9 +405,9 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     props[5].value.value.table.entries = caps;
     amqp_table_t client = {(int)(sizeof props / sizeof *props), props};
     int heartbeat = o->heartbeat_s > 0 ? o->heartbeat_s : DEFAULT_HEARTBEAT_S;
-    amqp_rpc_reply_t r = amqp_login_with_properties(st, ci.vhost, 0, AMQP_DEFAULT_FRAME_SIZE,
-                                                    heartbeat, &client, AMQP_SASL_METHOD_PLAIN,
-                                                    ci.user, password);
+    amqp_rpc_reply_t r =
+        amqp_login_with_properties(st, ci.vhost, 0, AMQP_DEFAULT_FRAME_SIZE, heartbeat, &client,
+                                   AMQP_SASL_METHOD_PLAIN, ci.user, password);
     free(name);
     if (r.reply_type != AMQP_RESPONSE_NORMAL) {
         status = login_error(st, r, shown, ci.user, ci.vhost, ci.ssl, ci.host, o, kind, err);
@@ -629,8 +629,8 @@ enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t
         memset(&ok, 0, sizeof ok);
         amqp_send_method(c->st, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &ok);
         c->alive = false;
-        set_kind(kind, m->reply_code == AMQP_CONNECTION_FORCED ? CONN_LOST
-                                                                : kind_of_code(m->reply_code));
+        set_kind(kind,
+                 m->reply_code == AMQP_CONNECTION_FORCED ? CONN_LOST : kind_of_code(m->reply_code));
         st = error_set(err, ST_EIO, "%s closed the connection while %s: %s (%u)", c->display_url,
                        what, text.buf ? text.buf : "", m->reply_code);
     } else {
@@ -646,8 +646,8 @@ enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *qu
                                uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
                                struct error *err)
 {
-    amqp_queue_declare_ok_t *ok = amqp_queue_declare(c->st, ch, amqp_cstring_bytes(queue), 1, 0,
-                                                     0, 0, amqp_empty_table);
+    amqp_queue_declare_ok_t *ok =
+        amqp_queue_declare(c->st, ch, amqp_cstring_bytes(queue), 1, 0, 0, 0, amqp_empty_table);
     char *what = xasprintf("looking up queue \"%s\"", queue);
     enum status st = conn_check_reply(c, ch, amqp_get_rpc_reply(c->st), what, kind, err);
     free(what);

@@ -21,18 +21,18 @@
 #include "status.h"
 
 /* Why a connection or an operation failed; the CLI maps each to its own exit code. */
-#define CONN_ERR_LIST(X)                                                                        \
-    X(CONN_OK, "ok")                                                                           \
-    X(CONN_BAD_URL, "bad URL")                                                                 \
-    X(CONN_UNREACHABLE, "broker unreachable")                                                  \
-    X(CONN_AUTH, "authentication failed")                                                      \
-    X(CONN_VHOST, "virtual host missing or not allowed")                                       \
-    X(CONN_TLS, "TLS error")                                                                   \
-    X(CONN_ACCESS, "access refused")                                                           \
-    X(CONN_NOT_FOUND, "not found")                                                             \
-    X(CONN_PRECONDITION, "precondition failed")                                                \
-    X(CONN_LOCKED, "resource locked")                                                          \
-    X(CONN_LOST, "connection lost")                                                            \
+#define CONN_ERR_LIST(X)                                                                           \
+    X(CONN_OK, "ok")                                                                               \
+    X(CONN_BAD_URL, "bad URL")                                                                     \
+    X(CONN_UNREACHABLE, "broker unreachable")                                                      \
+    X(CONN_AUTH, "authentication failed")                                                          \
+    X(CONN_VHOST, "virtual host missing or not allowed")                                           \
+    X(CONN_TLS, "TLS error")                                                                       \
+    X(CONN_ACCESS, "access refused")                                                               \
+    X(CONN_NOT_FOUND, "not found")                                                                 \
+    X(CONN_PRECONDITION, "precondition failed")                                                    \
+    X(CONN_LOCKED, "resource locked")                                                              \
+    X(CONN_LOST, "connection lost")                                                                \
     X(CONN_PROTOCOL, "protocol error")
 
 enum conn_err {
@@ -46,13 +46,13 @@ const char *conn_err_name(enum conn_err e);
 struct conn_opts {
     const char *const *urls; /* one or more amqp:// or amqps:// URIs; tried in order */
     size_t n_urls;
-    const char *password;    /* when set, used instead of any password in the URI */
-    const char *cacert;      /* amqps: CA bundle (default: the system's) */
-    const char *cert, *key;  /* amqps: client certificate and key */
-    bool tls_no_verify;      /* amqps: do not verify the peer or its host name (explicit) */
-    int heartbeat_s;         /* 0: the default (30 s) */
-    int timeout_ms;          /* connect and RPC timeout; 0: the default (10 s) */
-    const char *conn_name;   /* shown to operators; NULL: "dlqx@HOSTNAME" */
+    const char *password;   /* when set, used instead of any password in the URI */
+    const char *cacert;     /* amqps: CA bundle (default: the system's) */
+    const char *cert, *key; /* amqps: client certificate and key */
+    bool tls_no_verify;     /* amqps: do not verify the peer or its host name (explicit) */
+    int heartbeat_s;        /* 0: the default (30 s) */
+    int timeout_ms;         /* connect and RPC timeout; 0: the default (10 s) */
+    const char *conn_name;  /* shown to operators; NULL: "dlqx@HOSTNAME" */
 };
 
 struct conn;

@@ -63,7 +63,6 @@ const char *peek_end_name(enum peek_end e)
     }
 }
 
-
 void peek_plan(const struct peek_opts *o, uint32_t ready, uint32_t consumers, struct strbuf *out)
 {
     const struct peek_queue_info *q = &o->info;
@@ -82,7 +81,8 @@ void peek_plan(const struct peek_opts *o, uint32_t ready, uint32_t consumers, st
                     " The delivery limit is %lld: a message returned past it is %s by the "
                     "broker.",
                     (long long)q->delivery_limit,
-                    q->has_dlx ? "dead-lettered" : "DROPPED (the queue has no dead-letter exchange)");
+                    q->has_dlx ? "dead-lettered"
+                               : "DROPPED (the queue has no dead-letter exchange)");
             if (!o->force)
                 sb_addf(out,
                         " dlqx reads one message at a time and stops at the first one already "
@@ -105,8 +105,9 @@ void peek_plan(const struct peek_opts *o, uint32_t ready, uint32_t consumers, st
         break;
     }
     if (consumers)
-        sb_addf(out, " %u other consumer%s attached: messages %s holds are not in the snapshot, "
-                     "and messages dlqx gives back may go to %s.",
+        sb_addf(out,
+                " %u other consumer%s attached: messages %s holds are not in the snapshot, "
+                "and messages dlqx gives back may go to %s.",
                 consumers, consumers == 1 ? " is" : "s are", consumers == 1 ? "it" : "they",
                 consumers == 1 ? "it" : "them");
 }
@@ -235,8 +236,8 @@ static enum peek_end read_holding(struct run *run, enum conn_err *kind, struct e
     if (run->r->kind == QK_QUORUM && prefetch == 0)
         prefetch = 65535;
     amqp_basic_qos(st, READ_CHANNEL, 0, prefetch, 0);
-    if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "setting the prefetch",
-                         kind, err) != ST_OK)
+    if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "setting the prefetch", kind,
+                         err) != ST_OK)
         return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
     amqp_basic_consume(st, READ_CHANNEL, amqp_cstring_bytes(o->queue), amqp_empty_bytes, 0, 0, 0,
                        amqp_empty_table);
@@ -246,7 +247,7 @@ static enum peek_end read_holding(struct run *run, enum conn_err *kind, struct e
     /* Patient: with half a million messages held the broker has been seen to pause for
      * several seconds (bench/README.md). With other consumers on the queue a silence more
      * likely means they hold the rest: then wait less. */
-    int idle = o->idle_timeout_ms > 0            ? o->idle_timeout_ms
+    int idle = o->idle_timeout_ms > 0         ? o->idle_timeout_ms
                : run->r->consumers_before > 0 ? 5000
                                               : 30000;
     while (run->r->fetched < run->total) {
@@ -263,9 +264,9 @@ static enum peek_end read_holding(struct run *run, enum conn_err *kind, struct e
             peek_message_from_envelope(&e, o->queue, clock_now_ms(), &m);
             amqp_destroy_envelope(&e);
             if (run->r->kind == QK_UNKNOWN)
-                run->r->kind = m.has_stream_offset ? QK_STREAM
+                run->r->kind = m.has_stream_offset                         ? QK_STREAM
                                : htable_get(m.headers, "x-delivery-count") ? QK_QUORUM
-                                                                          : QK_UNKNOWN;
+                                                                           : QK_UNKNOWN;
             if (!deliver(run, &m))
                 return PEEK_CANCELLED;
             continue;
@@ -371,8 +372,8 @@ static enum peek_end read_stream(struct run *run, enum conn_err *kind, struct er
     amqp_connection_state_t st = conn_state(run->c);
     const struct peek_opts *o = run->o;
     amqp_basic_qos(st, READ_CHANNEL, 0, STREAM_CREDIT, 0);
-    if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "setting the prefetch",
-                         kind, err) != ST_OK)
+    if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "setting the prefetch", kind,
+                         err) != ST_OK)
         return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
     amqp_table_entry_t arg;
     arg.key = amqp_cstring_bytes("x-stream-offset");
@@ -451,16 +452,18 @@ static void describe(struct run *run, const struct error *err)
                  (unsigned long long)r->fetched, r->ready_before);
         break;
     case PEEK_CONNECTION_LOST:
-        snprintf(r->detail, sizeof r->detail,
-                 "incomplete: %.300s after %llu of %u messages; the broker gives back every message "
-                 "dlqx held, so none is lost",
-                 why, (unsigned long long)r->fetched, r->ready_before);
+        snprintf(
+            r->detail, sizeof r->detail,
+            "incomplete: %.300s after %llu of %u messages; the broker gives back every message "
+            "dlqx held, so none is lost",
+            why, (unsigned long long)r->fetched, r->ready_before);
         break;
     case PEEK_CHANNEL_CLOSED:
-        snprintf(r->detail, sizeof r->detail,
-                 "incomplete: %.300s after %llu of %u messages; the broker gives back every message "
-                 "dlqx held",
-                 why, (unsigned long long)r->fetched, r->ready_before);
+        snprintf(
+            r->detail, sizeof r->detail,
+            "incomplete: %.300s after %llu of %u messages; the broker gives back every message "
+            "dlqx held",
+            why, (unsigned long long)r->fetched, r->ready_before);
         break;
     case PEEK_REFUSED_LIMIT:
     default:
@@ -536,7 +539,8 @@ json_t *peek_report_json(const char *queue, const struct peek_report *r)
     json_object_set_new(o, "detail", json_string(r->detail));
     json_object_set_new(o, "fetched", json_integer((json_int_t)r->fetched));
     json_object_set_new(o, "ready_before", json_integer(r->ready_before));
-    json_object_set_new(o, "ready_after", r->have_after ? json_integer(r->ready_after) : json_null());
+    json_object_set_new(o, "ready_after",
+                        r->have_after ? json_integer(r->ready_after) : json_null());
     json_object_set_new(o, "consumers_before", json_integer(r->consumers_before));
     json_object_set_new(o, "arrived_during", json_integer((json_int_t)r->arrived_during));
     json_object_set_new(o, "already_redelivered", json_integer((json_int_t)r->redelivered_seen));

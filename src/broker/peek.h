@@ -80,10 +80,10 @@ struct peek_report {
     uint32_t ready_before;     /* passive declare before */
     uint32_t consumers_before; /* other consumers attached */
     bool have_after;
-    uint32_t ready_after;    /* passive declare after (when the connection survived) */
-    uint64_t fetched;        /* messages handed to the sink */
-    uint64_t arrived_during; /* deliveries beyond the starting depth (returned, not kept) */
-    uint64_t redelivered_seen; /* messages that already carried the redelivered flag */
+    uint32_t ready_after;       /* passive declare after (when the connection survived) */
+    uint64_t fetched;           /* messages handed to the sink */
+    uint64_t arrived_during;    /* deliveries beyond the starting depth (returned, not kept) */
+    uint64_t redelivered_seen;  /* messages that already carried the redelivered flag */
     int64_t max_delivery_count; /* quorum: the highest x-delivery-count seen (-1: none) */
     uint64_t at_risk;           /* quorum: messages found within reach of the limit */
     char at_risk_id[128];       /* the first such message's message-id (for the report) */

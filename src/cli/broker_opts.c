@@ -68,7 +68,7 @@ int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i)
     if (is(a, "--password")) {
         /* Refused: a password on the command line is visible to everyone in ps. */
         san_eprintf("dlqx: no --password: it would show in ps; use --password-file FILE, "
-                        "DLQX_PASSWORD_FILE or --ask-password\n");
+                    "DLQX_PASSWORD_FILE or --ask-password\n");
         return -1;
     }
     if (is(a, "--password-file")) {
@@ -121,8 +121,8 @@ static void bad_read_only(const char *where, const char *v, size_t n)
     sb_init(&sb);
     sanitize_append(&sb, v, n > 40 ? 40 : n, SAN_ESCAPE_BACKSLASH);
     san_eprintf("dlqx: %s\"%s%s\" is neither a yes nor a no: give 1, true, yes or on to refuse "
-            "every write (0, false, no or off to allow them)\n",
-            where, sb.buf ? sb.buf : "", n > 40 ? "..." : "");
+                "every write (0, false, no or off to allow them)\n",
+                where, sb.buf ? sb.buf : "", n > 40 ? "..." : "");
     sb_free(&sb);
 }
 
@@ -213,8 +213,8 @@ static void tls_notes(struct broker_opts *b)
             sb_addf(&given, "%s%s", given.len ? ", " : "", tls[i]);
     if (given.len && !amqps && !https)
         san_eprintf("dlqx: warning: %s ignored: no URL here is amqps:// or https:// (the "
-                "connection is not encrypted)\n",
-                given.buf);
+                    "connection is not encrypted)\n",
+                    given.buf);
     sb_free(&given);
     if (mgmt && broker_mgmt_plain(b->mgmt_url, amqps)) {
         char *shown = conn_mask_url(b->mgmt_url);
@@ -222,8 +222,8 @@ static void tls_notes(struct broker_opts *b)
         sb_init(&sb);
         sanitize_append(&sb, shown, strlen(shown), SAN_ESCAPE_BACKSLASH);
         san_eprintf("dlqx: warning: the management API %s is plain http: the password goes over "
-                "the network unencrypted%s; give --mgmt-url https://...\n",
-                sb.buf, amqps ? " although the broker is amqps://" : "");
+                    "the network unencrypted%s; give --mgmt-url https://...\n",
+                    sb.buf, amqps ? " although the broker is amqps://" : "");
         sb_free(&sb);
         free(shown);
     }

@@ -29,7 +29,7 @@ struct broker_opts {
     bool tls_no_verify;
     const char *mgmt_url;
     bool no_mgmt;
-    char *env_urls; /* owned copy of DLQX_URL that urls[] point into */
+    char *env_urls;      /* owned copy of DLQX_URL that urls[] point into */
     size_t env_urls_len; /* its length before strtok cut it (to wipe it whole) */
     char *url_store[16]; /* owned: URLs with their dlqx query parameters taken off */
     bool read_only;      /* --read-only, DLQX_READ_ONLY, or ?read_only=true on a URL */
@@ -78,9 +78,8 @@ int broker_mgmt_exit(int mgmt_error);
 struct peek_queue_info;
 /* Fills what the management API knows of a queue (type, delivery limit, dead-letter exchange),
  * leaving the parts given on the command line alone. Says so on stderr when there is no API. */
-void broker_queue_info(const struct broker_opts *b, const char *queue,
-                       struct peek_queue_info *info, bool type_given, bool limit_given,
-                       bool dlx_given);
+void broker_queue_info(const struct broker_opts *b, const char *queue, struct peek_queue_info *info,
+                       bool type_given, bool limit_given, bool dlx_given);
 
 /* After "there is no queue": says on stderr which queues of the vhost have close names
  * (from the management API), or that close names need the management API. */

@@ -140,11 +140,11 @@ int cmd_cat(int argc, char **argv)
     cli_read_inputs(argv + first, argc - first, cat_record, &ctx, &stats);
     if (ctx.red.n) {
         san_eprintf("dlqx cat: redacted %ld value%s in %ld of %ld record%s", ctx.red.values,
-                ctx.red.values == 1 ? "" : "s", ctx.red.records, stats.records,
-                stats.records == 1 ? "" : "s");
+                    ctx.red.values == 1 ? "" : "s", ctx.red.records, stats.records,
+                    stats.records == 1 ? "" : "s");
         if (ctx.red.whole_bodies)
             san_eprintf("; %ld bod%s not JSON, redacted whole", ctx.red.whole_bodies,
-                    ctx.red.whole_bodies == 1 ? "y was" : "ies were");
+                        ctx.red.whole_bodies == 1 ? "y was" : "ies were");
         fputc('\n', stderr);
         size_t i = 0;
         for (const char *f; (f = redact_unmatched(&ctx.red, &i));)

@@ -49,7 +49,8 @@ static bool add(struct message *m, bool *keep, void *vctx)
 static void usage(FILE *to)
 {
     fputs("usage: dlqx groups [--json] [--filter EXPR] [--ascii|--utf8] [--max-record-size SIZE]\n"
-          "                   [FILE...|- | QUEUE [broker options]]\n", to);
+          "                   [FILE...|- | QUEUE [broker options]]\n",
+          to);
 }
 
 /* Arrivals per hour between the first and the last; < 0 when there is no span to measure. */
@@ -81,12 +82,12 @@ static json_t *group_json(const struct store *s, const struct group *grp)
     json_object_set_new(o, "exception", bytes_to_json(grp->exception, strlen(grp->exception)));
     json_object_set_new(o, "cause", bytes_to_json(grp->key, strlen(grp->key)));
     json_object_set_new(o, "from_broker", json_boolean(grp->from_broker));
-    json_object_set_new(o, "first_dead_ms", grp->first_ms > 0 ? json_integer(grp->first_ms)
-                                                              : json_null());
+    json_object_set_new(o, "first_dead_ms",
+                        grp->first_ms > 0 ? json_integer(grp->first_ms) : json_null());
     when(grp->first_ms, t);
     json_object_set_new(o, "first_dead", grp->first_ms > 0 ? json_string(t) : json_null());
-    json_object_set_new(o, "last_dead_ms", grp->last_ms > 0 ? json_integer(grp->last_ms)
-                                                            : json_null());
+    json_object_set_new(o, "last_dead_ms",
+                        grp->last_ms > 0 ? json_integer(grp->last_ms) : json_null());
     when(grp->last_ms, t);
     json_object_set_new(o, "last_dead", grp->last_ms > 0 ? json_string(t) : json_null());
     double r = rate_per_hour(grp);
@@ -321,8 +322,7 @@ int cmd_groups(int argc, char **argv)
     for (size_t k = 0; filter && k < n; k++)
         if (filter_match_entry(filter, ctx.store, k, ctx.now_ms))
             pick[picked++] = (uint32_t)k;
-    struct groups_options opt = {.time = entry_time_dead_at, .indices = pick,
-                                 .n_indices = picked};
+    struct groups_options opt = {.time = entry_time_dead_at, .indices = pick, .n_indices = picked};
     struct groups *g = groups_build(ctx.store, &opt);
     if (json) {
         for (size_t k = 0; k < groups_count(g); k++) {

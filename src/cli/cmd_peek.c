@@ -197,7 +197,7 @@ int cmd_peek(int argc, char **argv)
                     rep.arrived_during ? " (new messages arrived during the peek)" : "");
     if (rep.kind == QK_QUORUM && rep.max_delivery_count >= 0)
         san_eprintf("dlqx: %s: the highest x-delivery-count seen was %lld\n", po.queue,
-                (long long)rep.max_delivery_count);
+                    (long long)rep.max_delivery_count);
     switch (rep.end) {
     case PEEK_COMPLETE:
     case PEEK_LIMIT:
@@ -232,7 +232,7 @@ done:
             json_decref(j);
             if (!wrote) {
                 san_eprintf("dlqx peek: cannot write the report %s: %s\n", report_file,
-                        strerror(errno));
+                            strerror(errno));
                 safefile_discard(&rep_sf);
                 rc = rc == EXIT_OK ? EXIT_IOERR : rc;
             } else if (safefile_commit(&rep_sf, &ferr) != ST_OK) {
@@ -259,14 +259,14 @@ done:
             rc = EXIT_IOERR;
         } else if (kept) {
             san_eprintf("dlqx peek: the snapshot is incomplete: it is kept as %s, not as %s\n",
-                    kept, outfile);
+                        kept, outfile);
             free(kept);
         }
     } else {
         safefile_discard(&out_sf);
         if (ctx.write_failed && !(out_sf_stdout && ctx.write_errno == EPIPE))
             san_eprintf("dlqx peek: cannot write %s: %s\n",
-                    out_sf_stdout ? "standard output" : outfile, strerror(ctx.write_errno));
+                        out_sf_stdout ? "standard output" : outfile, strerror(ctx.write_errno));
         if (ctx.write_failed)
             rc = EXIT_IOERR;
     }

@@ -118,8 +118,8 @@ void broker_suggest_queue(const struct broker_opts *b, const char *queue)
     struct mgmt *m = broker_mgmt(b, &rc);
     if (!m) {
         san_eprintf("dlqx: close names need the management API (--mgmt-url or "
-                        "DLQX_MGMT_URL%s)\n",
-                b->no_mgmt ? ", without --no-mgmt" : "");
+                    "DLQX_MGMT_URL%s)\n",
+                    b->no_mgmt ? ", without --no-mgmt" : "");
         return;
     }
     char *vhost = NULL;
@@ -134,8 +134,7 @@ void broker_suggest_queue(const struct broker_opts *b, const char *queue)
             there = strcmp(qs[i].name, queue) == 0;
         if (!there)
             suggest_from(qs, nq, vhost, queue);
-    }
-    else if (err.msg[0])
+    } else if (err.msg[0])
         san_eprintf("dlqx: no close names: %s\n", err.msg);
     mgmt_queues_free(&qs, &nq);
     free(vhost);
@@ -258,8 +257,8 @@ static void sleep_s(double s)
  * vhost). With an interval, a second look that long after the first gives each queue's
  * growth (growth[i], messages/s; NAN unknown). */
 static void exact_counts(const struct broker_opts *b, struct dlq_report *rep, bool all,
-                         char **names, int n_names, double interval, double *growth,
-                         bool *exact, bool *amqp_failed, bool *other_vhosts)
+                         char **names, int n_names, double interval, double *growth, bool *exact,
+                         bool *amqp_failed, bool *other_vhosts)
 {
     for (size_t i = 0; i < rep->n; i++)
         growth[i] = NAN;
@@ -420,8 +419,7 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         if (isnan(inbound))
             snprintf(rate, sizeof rate, "-");
         else
-            snprintf(rate, sizeof rate, "%s%.1f", strcmp(source, "depth") == 0 ? "~" : "",
-                     inbound);
+            snprintf(rate, sizeof rate, "%s%.1f", strcmp(source, "depth") == 0 ? "~" : "", inbound);
         if (vhost_column)
             cell(&sb, q->vhost, 12);
         cell(&sb, q->name, 28);
@@ -430,8 +428,7 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         cell(&sb, unacked, 7);
         cell(&sb, cons, 4);
         cell(&sb, rate, 6);
-        cell(&sb, e->role == DLQ_ROLE_DLQ ? "dlq" : e->role == DLQ_ROLE_RETRY ? "retry" : "",
-             5);
+        cell(&sb, e->role == DLQ_ROLE_DLQ ? "dlq" : e->role == DLQ_ROLE_RETRY ? "retry" : "", 5);
         for (size_t k = 0; k < e->n_sources; k++) {
             if (k)
                 sb_adds(&sb, ", ");
@@ -472,7 +469,7 @@ static int without_mgmt(const struct broker_opts *b, char **names, int n, bool j
 {
     if (n == 0) {
         san_eprintf("dlqx queues: without the management API (give --mgmt-url or set "
-                        "DLQX_MGMT_URL), name the queues to look at\n");
+                    "DLQX_MGMT_URL), name the queues to look at\n");
         return EXIT_USAGE;
     }
     int rc = EXIT_OK;
@@ -503,11 +500,10 @@ static int without_mgmt(const struct broker_opts *b, char **names, int n, bool j
             continue;
         }
         if (json) {
-            json_t *o = json_pack("{s:s,s:s,s:n,s:i,s:i,s:s}", "name", names[i], "vhost",
-                                  conn_vhost(c), "type", "ready", (json_int_t)ready,
-                                  "consumers", (json_int_t)consumers, "role",
-                                  dlqfind_classify_name(names[i], NULL) == DLQ_NAME_DLQ ? "dlq"
-                                                                                      : "queue");
+            json_t *o = json_pack(
+                "{s:s,s:s,s:n,s:i,s:i,s:s}", "name", names[i], "vhost", conn_vhost(c), "type",
+                "ready", (json_int_t)ready, "consumers", (json_int_t)consumers, "role",
+                dlqfind_classify_name(names[i], NULL) == DLQ_NAME_DLQ ? "dlq" : "queue");
             char *line = o ? json_dumps(o, JSON_COMPACT) : NULL;
             sb_adds(&sb, line ? line : "{}");
             sb_addc(&sb, '\n');
@@ -558,7 +554,7 @@ int cmd_queues(int argc, char **argv)
             interval = v && *v ? strtod(v, &end) : -1;
             if (!v || !*v || *end || !(interval >= 0 && interval <= 60)) {
                 san_eprintf("dlqx queues: --interval takes seconds from 0 to 60 (0: one "
-                                "look, the rate from the management API only)\n");
+                            "look, the rate from the management API only)\n");
                 rc = EXIT_USAGE;
                 goto out;
             }
@@ -605,8 +601,11 @@ int cmd_queues(int argc, char **argv)
             free(masked);
             rc = EXIT_VHOST;
         } else {
-            rc = with_mgmt(&b, m, all_vhosts ? NULL : vhost ? vhost : "/", json, all, names, n,
-                           interval);
+            rc = with_mgmt(&b, m,
+                           all_vhosts ? NULL
+                           : vhost    ? vhost
+                                      : "/",
+                           json, all, names, n, interval);
         }
         free(vhost);
         mgmt_close(&m);
@@ -628,7 +627,7 @@ void broker_queue_info(const struct broker_opts *b, const char *queue, struct pe
     struct mgmt *m = broker_mgmt(b, &rc);
     if (!m) {
         san_eprintf("dlqx: no management API (--mgmt-url or DLQX_MGMT_URL): the queue's "
-                        "type and delivery limit come from --type and --delivery-limit\n");
+                    "type and delivery limit come from --type and --delivery-limit\n");
         return;
     }
     char *vhost = NULL;
@@ -669,4 +668,3 @@ void broker_queue_info(const struct broker_opts *b, const char *queue, struct pe
     free(vhost);
     mgmt_close(&m);
 }
-

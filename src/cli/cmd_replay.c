@@ -35,9 +35,10 @@ static void on_sigint(int sig)
 static void usage(const char *cmd, FILE *to)
 {
     if (strcmp(cmd, "delete") == 0)
-        fputs("usage: dlqx delete QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
-              "                   [--snapshot FILE] [--dry-run] [--yes] [--json] [--journal FILE]\n",
-              to);
+        fputs(
+            "usage: dlqx delete QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
+            "                   [--snapshot FILE] [--dry-run] [--yes] [--json] [--journal FILE]\n",
+            to);
     else if (strcmp(cmd, "move") == 0)
         fputs("usage: dlqx move QUEUE [--to-queue QUEUE | --to EXCHANGE:ROUTING_KEY]\n"
               "                 (--id ID... | --filter EXPR | --group KEY | --all)\n"
@@ -45,18 +46,21 @@ static void usage(const char *cmd, FILE *to)
               "                 [--window N] [--create-queue] [--yes] [--json] [--journal FILE]\n",
               to);
     else
-        fputs("usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
-              "                   [--with FIELD=VALUE]... [--body-file FILE | --edit]\n"
-              "                   [--reissue] [--to EXCHANGE:ROUTING_KEY] [--bypass] [--keep-error]\n"
-              "                   [--strip-fault] [--ack-queue QUEUE]\n"
-              "                   [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS] [--window N]\n"
-              "                   [--canary[=SECONDS]] [--yes] [--json] [--journal FILE] [--force]\n",
-              to);
-    fputs("       [--ignore-pending]: go on although the journal holds an interrupted run's intents\n"
-          "       broker: [--url URL]... [--password-file FILE | --ask-password] [--read-only]\n"
-          "               [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
-          "see dlqx(1) and docs/replay.md\n",
-          to);
+        fputs(
+            "usage: dlqx replay QUEUE (--id ID... | --filter EXPR | --group KEY | --all)\n"
+            "                   [--with FIELD=VALUE]... [--body-file FILE | --edit]\n"
+            "                   [--reissue] [--to EXCHANGE:ROUTING_KEY] [--bypass] [--keep-error]\n"
+            "                   [--strip-fault] [--ack-queue QUEUE]\n"
+            "                   [--snapshot FILE] [--dry-run] [--rate N] [--ramp STEPS] [--window "
+            "N]\n"
+            "                   [--canary[=SECONDS]] [--yes] [--json] [--journal FILE] [--force]\n",
+            to);
+    fputs(
+        "       [--ignore-pending]: go on although the journal holds an interrupted run's intents\n"
+        "       broker: [--url URL]... [--password-file FILE | --ask-password] [--read-only]\n"
+        "               [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
+        "see dlqx(1) and docs/replay.md\n",
+        to);
 }
 
 static bool number(const char *s, double *out)
@@ -82,8 +86,8 @@ static bool read_file(const char *path, struct bytes *out)
 /* Adds one more condition to the selection: (what was selected) AND (EXPR). */
 static void rcli_narrow(struct rcli *x, const char *expr)
 {
-    char *joined = x->filter_expr ? xasprintf("(%s) (%s)", x->filter_expr, expr)
-                                  : xasprintf("%s", expr);
+    char *joined =
+        x->filter_expr ? xasprintf("(%s) (%s)", x->filter_expr, expr) : xasprintf("%s", expr);
     free(x->filter_store);
     x->filter_store = joined;
     x->filter_expr = joined;
@@ -186,8 +190,7 @@ static int parse(struct rcli *x, int argc, char **argv)
             }
         } else if (strcmp(a, "--ramp") == 0 && more) {
             struct error err;
-            if (replay_ramp_parse(argv[++i], x->ramp, REPLAY_MAX_RAMP, &x->n_ramp, &err) !=
-                ST_OK) {
+            if (replay_ramp_parse(argv[++i], x->ramp, REPLAY_MAX_RAMP, &x->n_ramp, &err) != ST_OK) {
                 san_eprintf("dlqx %s: %s\n", x->cmd, err.msg);
                 return EXIT_USAGE;
             }
@@ -236,8 +239,9 @@ static int parse(struct rcli *x, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!x->n_ids && !x->filter_expr && !x->all) {
-        san_eprintf("dlqx %s: say which dead letters: --id ID, --filter EXPR, --group KEY or --all\n",
-                x->cmd);
+        san_eprintf(
+            "dlqx %s: say which dead letters: --id ID, --filter EXPR, --group KEY or --all\n",
+            x->cmd);
         return EXIT_USAGE;
     }
     if (x->filter_expr) {
@@ -253,12 +257,13 @@ static int parse(struct rcli *x, int argc, char **argv)
         size_t n = filter_searches(x->filter, &words);
         sanitize_append(&shown, words.buf, words.len, 0);
         if (n)
-            san_eprintf("dlqx %s: the filter holds %zu bare-word text search%s, matched anywhere in "
-                    "the id, type, error or queue: %s (a field is written field:value); %s\n",
-                    x->cmd, n, n == 1 ? "" : "es", shown.buf,
-                    x->dry_run  ? "check the selection"
-                    : x->yes    ? "going ahead: --yes was given"
-                                : "it needs a yes on the terminal or --yes");
+            san_eprintf(
+                "dlqx %s: the filter holds %zu bare-word text search%s, matched anywhere in "
+                "the id, type, error or queue: %s (a field is written field:value); %s\n",
+                x->cmd, n, n == 1 ? "" : "es", shown.buf,
+                x->dry_run ? "check the selection"
+                : x->yes   ? "going ahead: --yes was given"
+                           : "it needs a yes on the terminal or --yes");
         sb_free(&words);
         sb_free(&shown);
     }
@@ -276,7 +281,7 @@ static int parse(struct rcli *x, int argc, char **argv)
     }
     if (x->create_queue && x->to_exchange && *x->to_exchange) {
         san_eprintf("dlqx move: --create-queue declares a queue: it goes with --to-queue "
-                        "QUEUE or the default parking queue, not with --to EXCHANGE:KEY\n");
+                    "QUEUE or the default parking queue, not with --to EXCHANGE:KEY\n");
         return EXIT_USAGE;
     }
     if (x->mode == RESTAMP_MOVE && x->n_changes) {
@@ -315,8 +320,7 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     struct rcli *x = c->x;
     struct decoded d;
     decode_message(m, x->now_ms, &d);
-    bool want = c->plan ? replay_plan_take_message(c->plan->find, m, &d)
-                        : rcli_selected(x, m, &d);
+    bool want = c->plan ? replay_plan_take_message(c->plan->find, m, &d) : rcli_selected(x, m, &d);
     enum replay_action a = RA_SKIP;
     if (want && x->is_delete) {
         a = RA_DELETE;
@@ -408,8 +412,8 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
         json_t *o = json_object();
         json_object_set_new(o, "run", json_string(r->run_id));
         json_object_set_new(o, "queue", json_string(x->queue));
-        json_object_set_new(o, "op", json_string(x->is_delete ? "delete"
-                                                              : restamp_mode_name(x->mode)));
+        json_object_set_new(o, "op",
+                            json_string(x->is_delete ? "delete" : restamp_mode_name(x->mode)));
         json_object_set_new(o, "end", json_string(replay_end_name(r->end)));
         json_object_set_new(o, "detail", json_string(r->detail));
         json_object_set_new(o, "taken", json_integer((json_int_t)r->taken));
@@ -480,11 +484,11 @@ static int pending_check(const struct rcli *x, struct conn *c)
         rcli_pending_ids(pend, 5, &ids);
         sanitize_append(&q, x->queue, strlen(x->queue), 0);
         san_eprintf("dlqx %s: the journal holds %zu pending %s for %s on this broker, from a run "
-                "that did not finish (each copy may have been sent while its dead letter is "
-                "still in the queue: sending it again makes a duplicate): %s\n"
-                "dlqx %s: dlqx journal --reconcile checks each against the broker and resolves "
-                "it; dlqx journal --pending lists them\n",
-                x->cmd, n, n == 1 ? "intent" : "intents", q.buf, ids.buf, x->cmd);
+                    "that did not finish (each copy may have been sent while its dead letter is "
+                    "still in the queue: sending it again makes a duplicate): %s\n"
+                    "dlqx %s: dlqx journal --reconcile checks each against the broker and resolves "
+                    "it; dlqx journal --pending lists them\n",
+                    x->cmd, n, n == 1 ? "intent" : "intents", q.buf, ids.buf, x->cmd);
         sb_free(&ids);
         sb_free(&q);
         if (x->ignore_pending) {
@@ -495,8 +499,8 @@ static int pending_check(const struct rcli *x, struct conn *c)
                 rc = EXIT_DECLINED;
             else if (yes < 0) {
                 san_eprintf("dlqx %s: nothing was sent; give --ignore-pending to go on "
-                                "anyway\n",
-                        x->cmd);
+                            "anyway\n",
+                            x->cmd);
                 rc = EXIT_UNKNOWN;
             }
         }
@@ -536,8 +540,8 @@ static int move_target_check(const struct rcli *x, struct conn *c, struct rcli_p
         *declare = true;
         if (!x->dry_run)
             san_eprintf("dlqx move: queue %s does not exist: it is declared (durable, of the DLQ's "
-                    "type) before the move\n",
-                    q.buf);
+                        "type) before the move\n",
+                        q.buf);
         if (t)
             snprintf(t->route_text, sizeof t->route_text,
                      "does not exist yet: --create-queue declares it (durable, of the DLQ's "
@@ -546,9 +550,9 @@ static int move_target_check(const struct rcli *x, struct conn *c, struct rcli_p
         return 0;
     }
     san_eprintf("dlqx move: queue %s does not exist, so every dead letter would be kept: %s; "
-            "give --create-queue to declare it (durable, of the DLQ's type), or --to-queue "
-            "another\n",
-            q.buf, x->dry_run ? "the move would do nothing" : "nothing was moved");
+                "give --create-queue to declare it (durable, of the DLQ's type), or --to-queue "
+                "another\n",
+                q.buf, x->dry_run ? "the move would do nothing" : "nothing was moved");
     sb_free(&q);
     return EXIT_KEPT;
 }
@@ -584,8 +588,8 @@ static int run(struct rcli *x)
             }
             struct error err;
             const struct message *m = &p->examples[0];
-            if (editor_edit(&m->body, props_string(&m->props, PROP_content_type), edit_retry,
-                            NULL, &x->body, &err) != ST_OK) {
+            if (editor_edit(&m->body, props_string(&m->props, PROP_content_type), edit_retry, NULL,
+                            &x->body, &err) != ST_OK) {
                 san_eprintf("dlqx %s: %s\n", x->cmd, err.msg);
                 rc = EXIT_USAGE;
                 goto out;
@@ -619,11 +623,11 @@ static int run(struct rcli *x)
         }
         if (x->dry_run) {
             san_eprintf("dlqx %s: dry run: nothing was read from or written to the broker\n",
-                    x->cmd);
+                        x->cmd);
             /* The exit status says what the real run would: 20 when some would be kept. */
             if (p->n_kept) {
-                san_eprintf("dlqx %s: dry run: %llu selected dead letters would be kept\n",
-                        x->cmd, (unsigned long long)(p->selected - p->sendable));
+                san_eprintf("dlqx %s: dry run: %llu selected dead letters would be kept\n", x->cmd,
+                            (unsigned long long)(p->selected - p->sendable));
                 rc = EXIT_KEPT;
             }
             if (missing)
@@ -646,15 +650,18 @@ static int run(struct rcli *x)
         goto out;
     if (!x->yes) {
         char q[400];
-        const char *verb = x->is_delete ? "Delete" : x->mode == RESTAMP_MOVE ? "Move"
-                           : x->mode == RESTAMP_REISSUE                   ? "Re-issue"
-                                                                          : "Replay";
+        const char *verb = x->is_delete                 ? "Delete"
+                           : x->mode == RESTAMP_MOVE    ? "Move"
+                           : x->mode == RESTAMP_REISSUE ? "Re-issue"
+                                                        : "Replay";
         if (p)
             snprintf(q, sizeof q, "%s %llu dead letters of %.200s?", verb,
                      (unsigned long long)p->sendable, x->queue);
         else
-            snprintf(q, sizeof q, "%s every selected dead letter of %.200s (%s)?", verb,
-                     x->queue, x->all ? "all of them" : x->filter_expr ? x->filter_expr : "by id");
+            snprintf(q, sizeof q, "%s every selected dead letter of %.200s (%s)?", verb, x->queue,
+                     x->all           ? "all of them"
+                     : x->filter_expr ? x->filter_expr
+                                      : "by id");
         int yes = ask(q);
         if (yes < 0) {
             san_eprintf("dlqx %s: no terminal to ask: give --yes to write\n", x->cmd);
@@ -675,9 +682,8 @@ static int run(struct rcli *x)
         rc = EXIT_IOERR;
         goto out;
     }
-    struct peek_queue_info info = {x->kind, x->type_given || x->limit_given ? x->delivery_limit
-                                                                            : -1,
-                                   false};
+    struct peek_queue_info info = {x->kind,
+                                   x->type_given || x->limit_given ? x->delivery_limit : -1, false};
     if (!x->limit_given)
         info.delivery_limit = -1;
     broker_queue_info(&x->b, x->queue, &info, x->type_given, x->limit_given, false);
@@ -692,8 +698,8 @@ static int run(struct rcli *x)
             rc = dk == CONN_OK ? EXIT_USAGE : broker_exit_code(dk);
             goto out;
         }
-        san_eprintf("dlqx move: declared queue %s (durable, %s, like the DLQ)\n",
-                x->to_routing_key, queue_kind_name(info.kind));
+        san_eprintf("dlqx move: declared queue %s (durable, %s, like the DLQ)\n", x->to_routing_key,
+                    queue_kind_name(info.kind));
     }
     struct run_ctx ctx = {x, p, isatty(STDERR_FILENO) != 0 && !x->json, 0};
     struct replay_opts o;

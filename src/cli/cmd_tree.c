@@ -111,9 +111,8 @@ static json_t *node_json(const struct tree_ctx *ctx, const struct forest *f, uin
         json_object_set_new(o, "type", bytes_to_json(it->type.data, it->type.len));
         json_object_set_new(o, "queue", bytes_to_json(it->queue.data, it->queue.len));
         json_object_set_new(o, "dialect", json_string(it->dialect->name));
-        json_object_set_new(o, "error",
-                            it->error.len ? bytes_to_json(it->error.data, it->error.len)
-                                          : json_null());
+        json_object_set_new(
+            o, "error", it->error.len ? bytes_to_json(it->error.data, it->error.len) : json_null());
     }
     return o;
 }
@@ -200,7 +199,7 @@ int cmd_tree(int argc, char **argv)
     cli_read_inputs(argv + i, argc - i, collect, &ctx, &stats);
     if (ctx.n >= TREE_MAX_MESSAGES)
         san_eprintf("dlqx tree: only the first %u messages are shown\n",
-                (unsigned)TREE_MAX_MESSAGES);
+                    (unsigned)TREE_MAX_MESSAGES);
 
     struct tree_msg *msgs = xcalloc(ctx.n ? ctx.n : 1, sizeof *msgs);
     for (size_t k = 0; k < ctx.n; k++) {
@@ -241,7 +240,7 @@ int cmd_tree(int argc, char **argv)
                     json_t *o = node_json(&ctx, &f, anc[a]);
                     json_object_set_new(o, "relation", json_string(a ? "ancestor" : "self"));
                     json_dump_callback(o, ascii ? cli_json_ascii_cb : dump_cb, stdout,
-                       JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
+                                       JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
                     fputc('\n', stdout);
                     json_decref(o);
                 }
@@ -252,7 +251,7 @@ int cmd_tree(int argc, char **argv)
                     json_t *o = node_json(&ctx, &f, desc[d]);
                     json_object_set_new(o, "relation", json_string("descendant"));
                     json_dump_callback(o, ascii ? cli_json_ascii_cb : dump_cb, stdout,
-                       JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
+                                       JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
                     fputc('\n', stdout);
                     json_decref(o);
                 }
@@ -269,7 +268,7 @@ int cmd_tree(int argc, char **argv)
         while (tree_walk_next(&f, &w, &node, NULL)) {
             json_t *o = node_json(&ctx, &f, node);
             json_dump_callback(o, ascii ? cli_json_ascii_cb : dump_cb, stdout,
-                       JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
+                               JSON_COMPACT | (ascii ? JSON_ENSURE_ASCII : 0));
             fputc('\n', stdout);
             json_decref(o);
         }

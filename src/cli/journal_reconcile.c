@@ -325,12 +325,11 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
     struct strbuf shown;
     sb_init(&shown);
     sanitize_append(&shown, conn_display_url(c), strlen(conn_display_url(c)), 0);
-    san_eprintf("dlqx journal: %zu resolved, %zu still pending on %s", resolved, left,
-            shown.buf);
+    san_eprintf("dlqx journal: %zu resolved, %zu still pending on %s", resolved, left, shown.buf);
     if (json_array_size(others))
         san_eprintf("; %zu pending on other brokers or vhosts were not checked (reconcile "
-                "with --url for each)",
-                json_array_size(others));
+                    "with --url for each)",
+                    json_array_size(others));
     fputc('\n', stderr);
     sb_free(&shown);
     for (size_t k = 0; k < nq; k++) {

@@ -215,8 +215,8 @@ void rcli_plan_routes(struct rcli_plan *p, struct conn *c)
             snprintf(t->route_text, sizeof t->route_text, "not checked (no broker)");
             continue;
         }
-        t->route = replay_check_route(c, t->exchange, t->routing_key, t->route_text,
-                                      sizeof t->route_text);
+        t->route =
+            replay_check_route(c, t->exchange, t->routing_key, t->route_text, sizeof t->route_text);
     }
 }
 
@@ -238,7 +238,7 @@ static void put_safe(FILE *to, const char *s, size_t n, int width)
 void rcli_print_diff(const struct diff *d, FILE *to, int width)
 {
     int col = width >= 100 ? (width - 30) / 2 : 0;
-    enum diff_section last = (enum diff_section)-1;
+    enum diff_section last = (enum diff_section) - 1;
     for (size_t i = 0; i < d->n; i++) {
         const struct diff_row *r = &d->rows[i];
         if (r->section == DIFF_BODY && r->op == DIFF_SAME && d->n > 60)
@@ -274,8 +274,8 @@ void rcli_plan_print(const struct rcli *x, const struct rcli_plan *p, FILE *to)
     const char *verb = x->is_delete ? "delete" : restamp_mode_name(x->mode);
     fprintf(to, "dlqx %s: ", x->cmd);
     put_safe(to, x->queue, strlen(x->queue), 0);
-    fprintf(to, ": %llu selected in the snapshot, %llu to %s\n",
-            (unsigned long long)p->selected, (unsigned long long)p->sendable, verb);
+    fprintf(to, ": %llu selected in the snapshot, %llu to %s\n", (unsigned long long)p->selected,
+            (unsigned long long)p->sendable, verb);
     for (size_t i = 0; i < p->n_examples; i++) {
         struct decoded d;
         decode_message(&p->examples[i], x->now_ms, &d);

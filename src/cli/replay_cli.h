@@ -55,7 +55,7 @@ struct rcli {
     const char *ack_queue; /* NServiceBus: ServiceControl.Retry.AcknowledgementQueue; NULL: none */
     /* how */
     bool dry_run, yes, json, force;
-    bool create_queue; /* move: declare the target queue when it does not exist */
+    bool create_queue;   /* move: declare the target queue when it does not exist */
     bool ignore_pending; /* go on although the journal holds pending intents for the queue */
     double rate;
     struct replay_ramp_step ramp[REPLAY_MAX_RAMP]; /* --ramp */

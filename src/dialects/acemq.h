@@ -55,9 +55,9 @@ struct acemq_replay {
     bool present;
     struct bytes from; /* acemq-replayed-from (empty when absent) */
     bool has_at;
-    int64_t at_ms;       /* acemq-replayed-at: RFC 3339 or epoch ms, both read */
-    bool at_unreadable;  /* the header is there but is neither */
-    int64_t count;       /* acemq-replay-count read leniently; 0 when absent */
+    int64_t at_ms;      /* acemq-replayed-at: RFC 3339 or epoch ms, both read */
+    bool at_unreadable; /* the header is there but is neither */
+    int64_t count;      /* acemq-replay-count read leniently; 0 when absent */
 };
 
 void acemq_replay_read(const struct htable *headers, struct acemq_replay *out);

@@ -32,9 +32,11 @@ static int recognise(const struct dialect_input *in, struct dialect_match *m)
  * of these words. */
 static size_t reason_prefix(const unsigned char *s, size_t n)
 {
-    static const char *const starts[] = {"exhausted ",         "gave up ",
+    static const char *const starts[] = {"exhausted ",
+                                         "gave up ",
                                          "rejected by the handler",
-                                         "retrying cannot help", "could not be decoded",
+                                         "retrying cannot help",
+                                         "could not be decoded",
                                          "exceeded the maximum message age",
                                          "the handler reported an unprocessable message"};
     for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
@@ -237,7 +239,7 @@ static json_t *to_json(const struct decoded *d)
     json_object_set_new(o, "unknown_reserved", htable_to_json(e->reserved_unknown));
     json_object_set_new(o, "defaulted", defaulted_to_json(e->defaulted));
     static const char *const patterns[] = {"acemq-reply-to", "acemq-routing-slip", "acemq-error",
-                                           "traceparent", "tracestate", NULL};
+                                           "traceparent",    "tracestate",         NULL};
     for (size_t i = 0; patterns[i]; i++) {
         const struct hval *v = htable_get(h, patterns[i]);
         if (v)
@@ -278,12 +280,12 @@ static enum status build_acemq(const struct decoded *d, const struct restamp_opt
         time_format_rfc3339(s * 1000, false, at);
         int64_t count = d->replay.count < INT64_MAX ? d->replay.count + 1 : INT64_MAX;
         rk_header_put(app, ACEMQ_REPLAYED_FROM,
-                  hval_string(dlq->len ? (const void *)dlq->data : "", dlq->len));
+                      hval_string(dlq->len ? (const void *)dlq->data : "", dlq->len));
         rk_header_put(app, ACEMQ_REPLAYED_AT, hval_cstring(at));
         /* An int, as the Java library's `int` writes it (and the seed's current-library
          * replays carry); a count beyond it stays a long rather than wrapping. */
         rk_header_put(app, ACEMQ_REPLAY_COUNT,
-                  count <= INT32_MAX ? hval_int(HV_I32, count) : hval_int(HV_I64, count));
+                      count <= INT32_MAX ? hval_int(HV_I32, count) : hval_int(HV_I64, count));
     } else {
         /* A new message: a new id caused by the old one, correlated as the old one was
          * (written out even when it had defaulted to the old id); not a replay. */
@@ -320,7 +322,6 @@ static enum status build_acemq(const struct decoded *d, const struct restamp_opt
     envelope_free(fin);
     return ST_OK;
 }
-
 
 static enum status restamp(const struct decoded *d, const struct restamp_opts *o,
                            const struct bytes *dlq, struct outgoing *out, struct error *err)

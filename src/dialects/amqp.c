@@ -125,7 +125,7 @@ static json_t *to_json(const struct decoded *d)
     const struct message *m = d->msg;
     json_t *o = json_object();
     static const enum prop_flag shown[] = {PROP_message_id, PROP_correlation_id, PROP_type,
-                                           PROP_app_id, PROP_user_id, PROP_reply_to};
+                                           PROP_app_id,     PROP_user_id,        PROP_reply_to};
     for (size_t i = 0; i < sizeof shown / sizeof *shown; i++) {
         const struct bytes *b = props_string(&m->props, shown[i]);
         json_object_set_new(o, prop_name(shown[i]),
@@ -188,7 +188,6 @@ static enum status build_plain(const struct decoded *d, const struct restamp_opt
     }
     return ST_OK;
 }
-
 
 static enum status restamp(const struct decoded *d, const struct restamp_opts *o,
                            const struct bytes *dlq, struct outgoing *out, struct error *err)

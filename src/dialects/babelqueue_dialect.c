@@ -170,8 +170,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     }
     bool urn = b->job_key == BQ_JOB_KEY_URN;
     out->read_from[NF_ID] = "the message id (meta.id)";
-    out->read_from[NF_TYPE] = urn ? "the job's URN (urn, the inbound alias of job)"
-                                  : "the job's URN (job)";
+    out->read_from[NF_TYPE] =
+        urn ? "the job's URN (urn, the inbound alias of job)" : "the job's URN (job)";
     out->read_from[NF_VERSION] = "envelope schema version (meta.schema_version)";
     out->read_from[NF_CORRELATION] = "the whole causal chain (trace_id)";
     out->read_from[NF_CAUSATION] = "BabelQueue carries none (a parent is the traceparent header)";
@@ -352,8 +352,7 @@ static void envelope_fields(struct dfields *f, const struct bq_envelope *b)
     if (b->job_key == BQ_JOB_KEY_URN)
         str_field(f, DF_DIALECT, 0, "urn", &b->job, DF_VALUE, "the inbound alias of job", NULL);
     else
-        str_field(f, DF_DIALECT, 0, "job", &b->job, DF_VALUE, "the job's URN: which handler",
-                  NULL);
+        str_field(f, DF_DIALECT, 0, "job", &b->job, DF_VALUE, "the job's URN: which handler", NULL);
     str_field(f, DF_DIALECT, 0, "trace_id", &b->trace_id, DF_ACCENT, "the whole causal chain",
               NULL);
     int_field(f, DF_DIALECT, 0, "attempts", &b->attempts, false, "delivery attempts, from 0");
@@ -382,8 +381,8 @@ static void envelope_fields(struct dfields *f, const struct bq_envelope *b)
         sb_free(&sb);
     } else {
         str_field(f, DF_DIALECT, 0, "meta.id", &m->id, DF_ACCENT, "the message id", NULL);
-        str_field(f, DF_DIALECT, 0, "meta.queue", &m->queue, DF_VALUE,
-                  "the queue it was sent to", NULL);
+        str_field(f, DF_DIALECT, 0, "meta.queue", &m->queue, DF_VALUE, "the queue it was sent to",
+                  NULL);
         str_field(f, DF_DIALECT, 0, "meta.lang", &m->lang, DF_VALUE, "the producer's SDK", NULL);
         int_field(f, DF_DIALECT, 0, "meta.schema_version", &m->schema_version, false,
                   "must be the integer 1");

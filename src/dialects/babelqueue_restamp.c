@@ -346,7 +346,8 @@ static enum status build_bq(const struct decoded *d, const struct restamp_opts *
         }
         char *v = json_text(&c->text);
         if (!v) {
-            st = error_set(err, ST_EINVAL, "the new %s is not valid UTF-8", rk_field_name(c->field));
+            st =
+                error_set(err, ST_EINVAL, "the new %s is not valid UTF-8", rk_field_name(c->field));
             break;
         }
         ed = edit_slot(top, &ntop, key);

@@ -51,9 +51,9 @@ static json_t *jref(const json_t *v)
 
 /* What a task message says, from its headers (protocol 2) or its body (protocol 1). */
 struct view {
-    int protocol;      /* 2 or 1 */
-    json_t *body;      /* the parsed body, owned; NULL: not JSON (or not parsed) */
-    json_t *src;       /* protocol 1: the body object the fields are read from (borrowed) */
+    int protocol; /* 2 or 1 */
+    json_t *body; /* the parsed body, owned; NULL: not JSON (or not parsed) */
+    json_t *src;  /* protocol 1: the body object the fields are read from (borrowed) */
     struct txt id, task, root, parent, origin, group, shadow, lang, eta, expires, argsrepr,
         kwargsrepr;
     bool has_retries, has_group_index;
@@ -265,7 +265,8 @@ bool celery_iso_ms(const void *s, size_t n, int64_t *ms)
         return true;
     /* Python's isoformat() of a naive datetime: no offset. Celery's default is UTC. */
     char buf[64];
-    if (n < 19 || n + 1 >= sizeof buf || memchr(s, '+', n) || memchr((const char *)s + 10, '-', n - 10))
+    if (n < 19 || n + 1 >= sizeof buf || memchr(s, '+', n) ||
+        memchr((const char *)s + 10, '-', n - 10))
         return false;
     memcpy(buf, s, n);
     buf[n] = 'Z';
@@ -400,8 +401,8 @@ static void add_txt(struct dfields *f, const char *key, const char *label, const
         dfields_adds(f, key, label, NULL, meaning);
 }
 
-static void add_opt_int(struct dfields *f, const char *key, const char *label, bool has,
-                        int64_t v, const char *meaning)
+static void add_opt_int(struct dfields *f, const char *key, const char *label, bool has, int64_t v,
+                        const char *meaning)
 {
     if (has)
         dfields_add_int(f, key, label, v, meaning);
@@ -652,8 +653,8 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
         return error_set(err, ST_EUNSUPPORTED,
                          "a protocol-1 Celery task carries its id in the body: it can be "
                          "replayed, not re-issued");
-    enum status st = rk_target_source(
-        d, out, "it has no x-death history naming the queue it died in", err);
+    enum status st =
+        rk_target_source(d, out, "it has no x-death history naming the queue it died in", err);
     if (st != ST_OK)
         return st;
     const struct envelope *e = d->env;
@@ -680,9 +681,9 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
     /* What py-amqp writes back (before the edits: a kind given in --with stays). */
     celery_pyamqp_kinds(out->headers);
     static const struct rk_field map[] = {
-        {EF_ID, "id", PROP_correlation_id},   {EF_TYPE, "task", -1},
-        {EF_CORRELATION, "root_id", -1},      {EF_CAUSATION, "parent_id", -1},
-        {EF_ATTEMPT, "retries", -1},          {EF_ORIGIN, "origin", -1},
+        {EF_ID, "id", PROP_correlation_id}, {EF_TYPE, "task", -1},
+        {EF_CORRELATION, "root_id", -1},    {EF_CAUSATION, "parent_id", -1},
+        {EF_ATTEMPT, "retries", -1},        {EF_ORIGIN, "origin", -1},
     };
     return rk_apply_changes(d, o, map, p2 ? sizeof map / sizeof *map : 0, out, err);
 }

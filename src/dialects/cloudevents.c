@@ -11,7 +11,8 @@
 
 /* ---- the reader (exported for the unit tests: cloudevents.h) ---- */
 
-static const char *const prefix_names[CE_PREFIX_COUNT] = {"cloudEvents_", "cloudEvents:", "ce_", "ce-"};
+static const char *const prefix_names[CE_PREFIX_COUNT] = {"cloudEvents_", "cloudEvents:", "ce_",
+                                                          "ce-"};
 static const char *const attr_names[CE_ATTR_COUNT] = {
     "id", "source", "specversion", "type", "subject", "datacontenttype", "dataschema", "time"};
 
@@ -240,7 +241,8 @@ static void read_structured(const struct message *m, struct ce_event *ev)
     bool bad_name = false;
     const char *key;
     json_t *val;
-    json_object_foreach(root, key, val) {
+    json_object_foreach(root, key, val)
+    {
         size_t kn = strlen(key);
         int ai = attr_index((const unsigned char *)key, kn);
         if (ai >= 0 && strcmp(key, attr_names[ai]) == 0) {
@@ -274,8 +276,8 @@ void ce_read(const struct message *m, struct ce_event *ev)
     if (t->text_ok && !ev->time_ok)
         ev->time_ok = time_parse_rfc3339((const char *)t->text.data, t->text.len, &ev->time_ms);
     json_t *tp = json_object_get(ev->extensions, "traceparent");
-    if (json_is_string(tp) && !traceparent_trace_id(json_string_value(tp), json_string_length(tp),
-                                                    ev->trace_id))
+    if (json_is_string(tp) &&
+        !traceparent_trace_id(json_string_value(tp), json_string_length(tp), ev->trace_id))
         ev->trace_id[0] = '\0';
     if (ev->reject)
         return;
@@ -375,11 +377,12 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.first_seen_ms = ev->time_ms;
     } else {
         in.defaulted |= ED_FIRST_SEEN;
-        in.first_seen_ms = props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000
-                               ? (int64_t)p->timestamp * 1000
-                           : x->death->has_times ? x->death->first_time_ms
-                           : m->fetched_at_ms    ? m->fetched_at_ms
-                                                 : x->now_ms;
+        in.first_seen_ms =
+            props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000
+                ? (int64_t)p->timestamp * 1000
+            : x->death->has_times ? x->death->first_time_ms
+            : m->fetched_at_ms    ? m->fetched_at_ms
+                                  : x->now_ms;
     }
     const struct bytes *src = attr_text(ev, CE_SOURCE);
     if (src)
@@ -425,8 +428,8 @@ static void add_attr(struct dfields *f, const struct ce_event *ev, enum ce_attr 
         dfields_add(f, attr_names[a], attr_names[a], v->text.data ? (const void *)v->text.data : "",
                     v->text.len, meaning);
     else
-        dfields_adds(f, attr_names[a], attr_names[a], v->present ? "(not a string)" : NULL,
-                     meaning)->json = json_null();
+        dfields_adds(f, attr_names[a], attr_names[a], v->present ? "(not a string)" : NULL, meaning)
+            ->json = json_null();
 }
 
 static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
@@ -448,7 +451,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     sb_init(&sb);
     const char *key;
     json_t *val;
-    json_object_foreach(ev->extensions, key, val) {
+    json_object_foreach(ev->extensions, key, val)
+    {
         if (sb.len)
             sb_adds(&sb, ", ");
         sb_adds(&sb, key);
@@ -540,8 +544,8 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
         return st;
     if (o->mode == RESTAMP_REISSUE) {
         if (ev->mode == CE_BINARY) {
-            const char *h = ev->attr[CE_ID].header ? ev->attr[CE_ID].header
-                                                   : ce_header_name(ev->prefix, CE_ID);
+            const char *h =
+                ev->attr[CE_ID].header ? ev->attr[CE_ID].header : ce_header_name(ev->prefix, CE_ID);
             rk_header_put_text(out->headers, h, out->id.data, out->id.len);
         } else {
             size_t off, len;

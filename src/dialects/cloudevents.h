@@ -19,13 +19,25 @@
 enum ce_mode { CE_NONE, CE_BINARY, CE_STRUCTURED };
 
 /* The binary-mode prefixes, in the order a tie is decided. */
-enum ce_prefix { CE_PREFIX_AMQP, CE_PREFIX_AMQP_COLON, CE_PREFIX_KAFKA, CE_PREFIX_HTTP, CE_PREFIX_COUNT };
+enum ce_prefix {
+    CE_PREFIX_AMQP,
+    CE_PREFIX_AMQP_COLON,
+    CE_PREFIX_KAFKA,
+    CE_PREFIX_HTTP,
+    CE_PREFIX_COUNT
+};
 const char *ce_prefix_name(enum ce_prefix p);
 
 /* The context attributes the spec names (the rest are extensions). */
 enum ce_attr {
-    CE_ID, CE_SOURCE, CE_SPECVERSION, CE_TYPE, /* required */
-    CE_SUBJECT, CE_DATACONTENTTYPE, CE_DATASCHEMA, CE_TIME,
+    CE_ID,
+    CE_SOURCE,
+    CE_SPECVERSION,
+    CE_TYPE, /* required */
+    CE_SUBJECT,
+    CE_DATACONTENTTYPE,
+    CE_DATASCHEMA,
+    CE_TIME,
     CE_ATTR_COUNT
 };
 const char *ce_attr_name(enum ce_attr a);
@@ -43,10 +55,10 @@ struct ce_event {
     struct ce_value attr[CE_ATTR_COUNT];
     bool time_ok;
     int64_t time_ms;
-    json_t *extensions; /* name -> value; never NULL after ce_read */
+    json_t *extensions;                    /* name -> value; never NULL after ce_read */
     char trace_id[TRACEPARENT_ID_LEN + 1]; /* "" unless the traceparent extension is valid */
-    bool bad_name;      /* an extension name that is not [a-z0-9] */
-    const char *reject; /* static; NULL when its consumers would accept it */
+    bool bad_name;                         /* an extension name that is not [a-z0-9] */
+    const char *reject;                    /* static; NULL when its consumers would accept it */
     unsigned core_seen; /* binary: bit per required attribute found (1u << CE_ID, …) */
 };
 

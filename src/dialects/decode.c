@@ -89,8 +89,7 @@ void decode_message(const struct message *m, int64_t now_ms, struct decoded *out
     decode_message_ex(m, now_ms, 0, out);
 }
 
-void decode_message_ex(const struct message *m, int64_t now_ms, unsigned flags,
-                       struct decoded *out)
+void decode_message_ex(const struct message *m, int64_t now_ms, unsigned flags, struct decoded *out)
 {
     memset(out, 0, sizeof *out);
     out->msg = m;
@@ -110,8 +109,11 @@ void decode_message_ex(const struct message *m, int64_t now_ms, unsigned flags,
     out->dialect->decode(&in, out);
     if (!out->env) { /* a dialect that forgot: never leave the envelope out */
         struct bytes id = dialect_derived_id(m);
-        struct envelope_init ei = {.id = id, .type = bytes_from_cstr("message"), .version = 1,
-                                   .attempt = 1, .first_seen_ms = now_ms,
+        struct envelope_init ei = {.id = id,
+                                   .type = bytes_from_cstr("message"),
+                                   .version = 1,
+                                   .attempt = 1,
+                                   .first_seen_ms = now_ms,
                                    .defaulted = ED_ID | ED_TYPE | ED_VERSION | ED_ATTEMPT |
                                                 ED_CORRELATION | ED_FIRST_SEEN,
                                    .headers = m->headers};

@@ -51,28 +51,28 @@ enum neutral_field {
 };
 
 struct decoded {
-    const struct message *msg; /* borrowed */
+    const struct message *msg;         /* borrowed */
     const struct dialect_ops *dialect; /* never NULL */
     struct dialect_match match;        /* how sure, and the names that decided */
-    const struct envelope *env; /* owned; never NULL */
+    const struct envelope *env;        /* owned; never NULL */
     /* What each neutral field was read from, or what it means in this dialect (static text,
      * "the logical message id (NServiceBus.MessageId)"); NULL: not said. */
     const char *read_from[NF_COUNT];
     struct death_summary death;
     struct source source;
-    bool accepted; /* whether the dialect's consumer would accept it */
-    const char *reject_reason; /* a reason code when not accepted (static) */
-    const char *accept_note;   /* static: why it is accepted or rejected, one line; NULL */
+    bool accepted;              /* whether the dialect's consumer would accept it */
+    const char *reject_reason;  /* a reason code when not accepted (static) */
+    const char *accept_note;    /* static: why it is accepted or rejected, one line; NULL */
     struct acemq_replay replay; /* dlqx's replay stamps (acemq-replayed-*; read for every
                                    dialect) */
     struct body_info body;
     char body_sha256[65];
-    struct bytes error; /* the dialect's error, else one derived from the death history */
+    struct bytes error;     /* the dialect's error, else one derived from the death history */
     bool error_from_broker; /* error was derived from x-death */
     struct bytes error_type, error_message, stack_trace; /* empty: not known */
-    int64_t failed_at_ms; /* when it failed; 0: unknown */
+    int64_t failed_at_ms;                                /* when it failed; 0: unknown */
     bool failed_at_from_broker; /* failed_at_ms is the newest x-death time */
-    void *priv; /* the dialect's own state (released by its release hook) */
+    void *priv;                 /* the dialect's own state (released by its release hook) */
 };
 
 void decode_message(const struct message *m, int64_t now_ms, struct decoded *out);

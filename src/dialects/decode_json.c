@@ -28,9 +28,9 @@ json_t *defaulted_to_json(unsigned d)
         unsigned bit;
         const char *name;
     } names[] = {
-        {ED_ID, "id"},           {ED_TYPE, "type"},       {ED_VERSION, "version"},
-        {ED_CORRELATION, "correlation_id"}, {ED_ATTEMPT, "attempt"},
-        {ED_FIRST_SEEN, "first_seen_ms"},
+        {ED_ID, "id"},           {ED_TYPE, "type"},
+        {ED_VERSION, "version"}, {ED_CORRELATION, "correlation_id"},
+        {ED_ATTEMPT, "attempt"}, {ED_FIRST_SEEN, "first_seen_ms"},
     };
     json_t *a = json_array();
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -70,7 +70,8 @@ static json_t *death_json(const struct death_summary *d)
                                   d->last_exchange.data ? bj(&d->last_exchange) : json_null()));
     json_object_set_new(o, "first_time_ms",
                         d->has_times ? json_integer(d->first_time_ms) : json_null());
-    json_object_set_new(o, "last_time_ms", d->has_times ? json_integer(d->last_time_ms) : json_null());
+    json_object_set_new(o, "last_time_ms",
+                        d->has_times ? json_integer(d->last_time_ms) : json_null());
     json_object_set_new(o, "delivery_count",
                         d->has_delivery_count ? json_integer(d->delivery_count) : json_null());
     json_t *entries = json_array();
@@ -79,11 +80,10 @@ static json_t *death_json(const struct death_summary *d)
         json_t *rk = json_array();
         for (size_t k = 0; k < e->n_routing_keys; k++)
             json_array_append_new(rk, bj(&e->routing_keys[k]));
-        json_t *eo = json_pack("{s:o,s:o,s:o,s:I,s:o,s:o}", "queue", bj(&e->queue), "reason",
-                               bj(&e->reason), "exchange", bj(&e->exchange), "count",
-                               (json_int_t)e->count, "time_ms",
-                               e->has_time ? json_integer(e->time_ms) : json_null(),
-                               "routing_keys", rk);
+        json_t *eo =
+            json_pack("{s:o,s:o,s:o,s:I,s:o,s:o}", "queue", bj(&e->queue), "reason", bj(&e->reason),
+                      "exchange", bj(&e->exchange), "count", (json_int_t)e->count, "time_ms",
+                      e->has_time ? json_integer(e->time_ms) : json_null(), "routing_keys", rk);
         if (e->has_original_expiration)
             json_object_set_new(eo, "original_expiration", bj(&e->original_expiration));
         json_array_append_new(entries, eo);
@@ -124,7 +124,8 @@ static json_t *body_json(const struct decoded *d)
     json_object_set_new(o, "size", json_integer((json_int_t)m->body.len));
     json_object_set_new(o, "kind", json_string(body_kind_name(b->kind)));
     json_object_set_new(o, "format", b->format ? json_string(b->format) : json_null());
-    json_object_set_new(o, "content_type", b->media.type ? json_string(b->media.type) : json_null());
+    json_object_set_new(o, "content_type",
+                        b->media.type ? json_string(b->media.type) : json_null());
     json_object_set_new(o, "sha256", json_string(d->body_sha256));
     struct strbuf sb;
     sb_init(&sb);

@@ -19,16 +19,10 @@
  * asked last of all (it answers 1 for everything) but sits at index 0 of the store's byte, so
  * that a zeroed entry reads as plain AMQP. */
 static const struct dialect_ops *const table[] = {
-    &dialect_amqp,
-    &dialect_acemq,
-    &dialect_babelqueue,
-    &dialect_nservicebus,
-    &dialect_masstransit,
-    &dialect_spring,
-    &dialect_rebus,
-    &dialect_wolverine,
-    &dialect_celery,
-    &dialect_cloudevents, /* last of all: any framework may carry CloudEvents attributes */
+    &dialect_amqp,        &dialect_acemq,       &dialect_babelqueue, &dialect_nservicebus,
+    &dialect_masstransit, &dialect_spring,      &dialect_rebus,      &dialect_wolverine,
+    &dialect_celery,      &dialect_cloudevents, /* last of all: any framework may carry CloudEvents
+                                                   attributes */
 };
 
 #define N_DIALECTS (sizeof table / sizeof *table)
@@ -80,8 +74,7 @@ void dialect_match_by(struct dialect_match *m, const char *name)
         m->by[m->n_by++] = name;
 }
 
-const struct dialect_ops *dialect_recognise(const struct dialect_input *in,
-                                            struct dialect_match *m)
+const struct dialect_ops *dialect_recognise(const struct dialect_input *in, struct dialect_match *m)
 {
     const struct dialect_ops *best = &dialect_amqp;
     memset(m, 0, sizeof *m);
@@ -105,8 +98,8 @@ const struct dialect_ops *dialect_recognise(const struct dialect_input *in,
 
 /* ---- the dialect's own fields ---------------------------------------------------------- */
 
-struct dfield *dfields_add(struct dfields *f, const char *key, const char *label,
-                           const void *value, size_t len, const char *meaning)
+struct dfield *dfields_add(struct dfields *f, const char *key, const char *label, const void *value,
+                           size_t len, const char *meaning)
 {
     xgrow((void **)&f->v, &f->cap, f->n + 1, sizeof *f->v);
     struct dfield *d = &f->v[f->n++];
@@ -156,8 +149,8 @@ struct dfield *dfields_add_int(struct dfields *f, const char *key, const char *l
     return d;
 }
 
-struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *label,
-                                int64_t ms, const char *meaning)
+struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *label, int64_t ms,
+                                const char *meaning)
 {
     char buf[32];
     time_format_rfc3339(ms, ms % 1000 != 0, buf);
@@ -167,8 +160,8 @@ struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *
     return d;
 }
 
-struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where,
-                                enum dfield_style style, const char *text)
+struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where, enum dfield_style style,
+                                const char *text)
 {
     struct dfield *d = dfields_add(f, NULL, NULL, text, text ? strlen(text) : 0, NULL);
     d->where = (uint8_t)where;
@@ -195,7 +188,7 @@ json_t *dfields_to_json(const struct dfields *f)
         const struct dfield *d = &f->v[i];
         if (!d->key)
             continue;
-        json_t *v = d->json ? json_incref(d->json)
+        json_t *v = d->json        ? json_incref(d->json)
                     : d->text.data ? bytes_to_json(d->text.data, d->text.len)
                                    : json_null();
         json_object_set_new(o, d->key, v);
@@ -255,9 +248,8 @@ static void set_bytes(struct bytes *b, const void *p, size_t n)
         *b = bytes_dup(p, n);
 }
 
-void dialect_set_error(struct decoded *out, const void *type, size_t type_len,
-                       const void *message, size_t message_len, const void *stack,
-                       size_t stack_len)
+void dialect_set_error(struct decoded *out, const void *type, size_t type_len, const void *message,
+                       size_t message_len, const void *stack, size_t stack_len)
 {
     set_bytes(&out->error_type, type, type_len);
     set_bytes(&out->error_message, message, message_len);

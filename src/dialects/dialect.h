@@ -113,8 +113,8 @@ struct dfields {
 
 /* Appends a field and returns it (for setting style, where, indent, json). label, meaning and
  * the value are copied; value may hold any bytes. */
-struct dfield *dfields_add(struct dfields *f, const char *key, const char *label,
-                           const void *value, size_t len, const char *meaning);
+struct dfield *dfields_add(struct dfields *f, const char *key, const char *label, const void *value,
+                           size_t len, const char *meaning);
 /* The same with a C-string value (NULL: the field is shown as "(absent)", dim, JSON null). */
 struct dfield *dfields_adds(struct dfields *f, const char *key, const char *label,
                             const char *value, const char *meaning);
@@ -125,11 +125,11 @@ struct dfield *dfields_add_hval(struct dfields *f, const char *key, const char *
 /* An integer, and a time (epoch ms shown as RFC 3339 UTC, JSON the integer). */
 struct dfield *dfields_add_int(struct dfields *f, const char *key, const char *label, int64_t v,
                                const char *meaning);
-struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *label,
-                                int64_t ms, const char *meaning);
+struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *label, int64_t ms,
+                                const char *meaning);
 /* A line of text in a section (label NULL), and a note on a defaulted field. */
-struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where,
-                                enum dfield_style style, const char *text);
+struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where, enum dfield_style style,
+                                const char *text);
 void dfields_free(struct dfields *f);
 /* The fields with a key as one JSON object (a new reference). */
 json_t *dfields_to_json(const struct dfields *f);
@@ -192,9 +192,8 @@ struct bytes dialect_identity_digest(const struct message *m);
  * read), a minimal envelope with the id and type alone, so that out->env is never NULL. */
 void dialect_envelope(struct decoded *out, const struct envelope_init *init);
 /* Sets out->error_type / error_message / stack_trace (copies; NULL or empty: leave unset). */
-void dialect_set_error(struct decoded *out, const void *type, size_t type_len,
-                       const void *message, size_t message_len, const void *stack,
-                       size_t stack_len);
+void dialect_set_error(struct decoded *out, const void *type, size_t type_len, const void *message,
+                       size_t message_len, const void *stack, size_t stack_len);
 /* Where it goes back: the queue (default exchange, routing key = queue), or an exchange and
  * routing key. how: static text naming what it was read from ("NServiceBus.FailedQ"). */
 void dialect_source_queue(struct decoded *out, const char *how, const void *queue, size_t n);

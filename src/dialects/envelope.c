@@ -32,8 +32,8 @@ static enum status refuse_reserved(const struct htable *t, struct error *err)
     }
     if (!names.len)
         return ST_OK;
-    error_set(err, ST_ERESERVED,
-              "these header names belong to AceMQ and cannot be set by hand: %s", names.buf);
+    error_set(err, ST_ERESERVED, "these header names belong to AceMQ and cannot be set by hand: %s",
+              names.buf);
     sb_free(&names);
     return ST_ERESERVED;
 }
@@ -96,8 +96,9 @@ void envelope_free(const struct envelope *ce)
 
 bool envelope_equal(const struct envelope *a, const struct envelope *b)
 {
-    return a->attempt_from_zero == b->attempt_from_zero && bytes_eq(&a->id, &b->id) && bytes_eq(&a->type, &b->type) &&
-           a->version == b->version && bytes_eq(&a->correlation_id, &b->correlation_id) &&
+    return a->attempt_from_zero == b->attempt_from_zero && bytes_eq(&a->id, &b->id) &&
+           bytes_eq(&a->type, &b->type) && a->version == b->version &&
+           bytes_eq(&a->correlation_id, &b->correlation_id) &&
            bytes_eq(&a->causation_id, &b->causation_id) && a->attempt == b->attempt &&
            a->first_seen_ms == b->first_seen_ms && bytes_eq(&a->origin, &b->origin) &&
            bytes_eq(&a->error, &b->error) && bytes_eq(&a->claim, &b->claim) &&
@@ -228,8 +229,8 @@ static const struct {
 };
 
 /* The value of header.NAME:KIND=VALUE. */
-enum status env_change_value(enum hkind kind, const char *name, const char *val,
-                             struct hval *hv, struct error *err)
+enum status env_change_value(enum hkind kind, const char *name, const char *val, struct hval *hv,
+                             struct error *err)
 {
     char *end;
     errno = 0;
@@ -256,8 +257,7 @@ enum status env_change_value(enum hkind kind, const char *name, const char *val,
         long long lo = bits == 64 ? INT64_MIN : -(1ll << (bits - 1));
         long long hi = bits == 64 ? INT64_MAX : (1ll << (bits - 1)) - 1;
         if (errno || end == val || *end || v < lo || v > hi)
-            return error_set(err, ST_EINVAL, "header.%s: \"%s\" is not an int%d", name, val,
-                             bits);
+            return error_set(err, ST_EINVAL, "header.%s: \"%s\" is not an int%d", name, val, bits);
         *hv = hval_int(kind, v);
         return ST_OK;
     }
@@ -328,8 +328,8 @@ enum status env_change_parse(const char *s, struct env_change *out, struct hval 
             errno = 0;
             long long v = strtoll(val, &end, 10);
             if (errno || end == val || *end)
-                return error_set(err, ST_EINVAL, "%.*s takes an integer, not \"%s\"", (int)klen,
-                                 s, val);
+                return error_set(err, ST_EINVAL, "%.*s takes an integer, not \"%s\"", (int)klen, s,
+                                 val);
             out->number = v;
         } else {
             out->text = bytes_from_cstr(val);

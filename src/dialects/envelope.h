@@ -33,7 +33,7 @@ struct envelope {
     bool attempt_from_zero; /* attempts count from 0 (no clamp to 1): BabelQueue, Celery… */
     struct bytes id;
     struct bytes type;
-    int64_t version; /* >= 1 */
+    int64_t version;             /* >= 1 */
     struct bytes correlation_id; /* never empty: defaults to id */
     struct bytes causation_id;   /* empty: none */
     int64_t attempt;             /* >= 1 for AceMQ; BabelQueue counts from 0 */
@@ -95,8 +95,8 @@ struct env_change {
 
 /* A new envelope: e with the changes applied in order. e is untouched. Setting a reserved
  * header name, or a change that cannot apply, is an error and nothing is returned. */
-enum status envelope_with(const struct envelope *e, const struct env_change *changes,
-                          size_t n, const struct envelope **out, struct error *err);
+enum status envelope_with(const struct envelope *e, const struct env_change *changes, size_t n,
+                          const struct envelope **out, struct error *err);
 
 /* Parses "field=value" (type=…, version=3, header.tenant=acme, -header.tenant, …) into a
  * change. Text values are borrowed from s via the returned change (owned copies in *hv and
@@ -106,8 +106,8 @@ enum status env_change_parse(const char *s, struct env_change *out, struct hval 
 void env_change_release(struct env_change *c, struct hval *hv);
 /* val (text) as a header value of kind (as header.NAME:KIND=VALUE reads it): ST_EINVAL when it
  * is not one or does not fit, ST_EUNSUPPORTED for kinds text cannot give (decimal, array...). */
-enum status env_change_value(enum hkind kind, const char *name, const char *val,
-                             struct hval *hv, struct error *err);
+enum status env_change_value(enum hkind kind, const char *name, const char *val, struct hval *hv,
+                             struct error *err);
 
 /* The id that stands in for a message that carries none: a name-based UUID (version 5) of
  * digest, so that the same message reads with the same id every time (where the libraries

@@ -241,8 +241,7 @@ static void read_envelope(struct mt *t, json_t *env, struct bytes *id, struct by
     }
     json_t *sent = jget(env, "sentTime");
     if (json_is_string(sent))
-        t->has_sent = mt_parse_time(json_string_value(sent), json_string_length(sent),
-                                    &t->sent_ms);
+        t->has_sent = mt_parse_time(json_string_value(sent), json_string_length(sent), &t->sent_ms);
     take(origin, sender_of(jget(env, "host")));
     json_t *h = jget(env, "headers");
     take(&t->activity_id, jstr(h, "MT-Activity-Id"));
@@ -292,8 +291,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     if (ct_is(ct, "application/vnd.masstransit"))
         t->ser = MT_SER_ENVELOPE;
     else if (ct_is(ct, "application/json") || ct_is(ct, "application/xml") ||
-             (no_ct && (dialect_has_header(m, "MessageId") ||
-                        dialect_has_header(m, "MT-MessageType"))))
+             (no_ct &&
+              (dialect_has_header(m, "MessageId") || dialect_has_header(m, "MT-MessageType"))))
         t->ser = MT_SER_RAW;
     else if (no_ct && sniff_envelope(x->body, x->body_len))
         t->ser = MT_SER_ENVELOPE;
@@ -370,8 +369,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.defaulted |= ED_CORRELATION;
     in.causation_id = t->initiator_id;
     if (fault) {
-        in.attempt = mt_attempts(t->has_retry ? t->retry : 0,
-                                 t->has_redelivery ? t->redelivery : 0);
+        in.attempt =
+            mt_attempts(t->has_retry ? t->retry : 0, t->has_redelivery ? t->redelivery : 0);
     } else if (t->has_redelivery) {
         in.attempt = mt_attempts(0, t->redelivery);
     } else {
@@ -478,12 +477,24 @@ static void release(struct decoded *d)
     struct mt *t = d->priv;
     if (!t)
         return;
-    struct bytes *all[] = {&t->reason,           &t->conversation_id,     &t->correlation_id,
-                           &t->initiator_id,     &t->request_id,          &t->source_address,
-                           &t->destination_address, &t->response_address, &t->fault_address,
-                           &t->input_address,    &t->vhost,               &t->consumer_type,
-                           &t->fault_message_type, &t->fault_timestamp,   &t->fault_host,
-                           &t->fault_mt_version, &t->activity_id,         &t->original_message_id};
+    struct bytes *all[] = {&t->reason,
+                           &t->conversation_id,
+                           &t->correlation_id,
+                           &t->initiator_id,
+                           &t->request_id,
+                           &t->source_address,
+                           &t->destination_address,
+                           &t->response_address,
+                           &t->fault_address,
+                           &t->input_address,
+                           &t->vhost,
+                           &t->consumer_type,
+                           &t->fault_message_type,
+                           &t->fault_timestamp,
+                           &t->fault_host,
+                           &t->fault_mt_version,
+                           &t->activity_id,
+                           &t->original_message_id};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         bytes_free(all[i]);
     json_decref(t->message_types);
@@ -502,8 +513,8 @@ static void add_b(struct dfields *f, const char *key, const char *label, const s
         dfields_adds(f, key, label, NULL, meaning);
 }
 
-static void add_count(struct dfields *f, const char *key, const char *label, bool has,
-                      int64_t v, const char *meaning)
+static void add_count(struct dfields *f, const char *key, const char *label, bool has, int64_t v,
+                      const char *meaning)
 {
     if (has)
         dfields_add_int(f, key, label, v, meaning);
@@ -533,9 +544,10 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
             sb_adds(&sb, ", ");
         sb_add(&sb, json_string_value(u), json_string_length(u));
     }
-    struct dfield *mt = dfields_add(f, "message_types", "message types", sb.buf ? sb.buf : "",
-                                    sb.len, "every type it was sent as (URNs; the first is the "
-                                            "neutral type)");
+    struct dfield *mt =
+        dfields_add(f, "message_types", "message types", sb.buf ? sb.buf : "", sb.len,
+                    "every type it was sent as (URNs; the first is the "
+                    "neutral type)");
     mt->json = json_deep_copy(t->message_types);
     sb_free(&sb);
     add_b(f, "conversation_id", "conversation", &t->conversation_id,
@@ -546,10 +558,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
           "initiatorId: the CorrelationId or RequestId of the message that caused it");
     add_b(f, "request_id", "request", &t->request_id, "requestId (requests only)");
     add_b(f, "source_address", "source address", &t->source_address, "the sending endpoint");
-    add_b(f, "destination_address", "destination", &t->destination_address,
-          "where it was sent");
-    add_b(f, "response_address", "response address", &t->response_address,
-          "where responses go");
+    add_b(f, "destination_address", "destination", &t->destination_address, "where it was sent");
+    add_b(f, "response_address", "response address", &t->response_address, "where responses go");
     add_b(f, "fault_address", "fault address", &t->fault_address, "where Fault<T> goes");
     add_b(f, "input_address", "input address", &t->input_address,
           "MT-Fault-InputAddress: the endpoint that failed");
@@ -650,8 +660,9 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
     (void)dlq;
     const struct mt *t = d->priv;
     enum status st = rk_target_source(
-        d, out, "it names no MT-Fault-InputAddress and its queue has no _error or _skipped "
-                "suffix",
+        d, out,
+        "it names no MT-Fault-InputAddress and its queue has no _error or _skipped "
+        "suffix",
         err);
     if (st != ST_OK)
         return st;
@@ -670,8 +681,7 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
                                out->old_id.len);
         rk_prop_set(&out->props, PROP_message_id, out->id.data, out->id.len);
         out->headers_present = true;
-        if (t && t->id_in_body &&
-            (st = body_new_id(out, err)) != ST_OK)
+        if (t && t->id_in_body && (st = body_new_id(out, err)) != ST_OK)
             return st;
     }
     return rk_apply_changes(d, o, NULL, 0, out, err);

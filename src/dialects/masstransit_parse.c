@@ -109,8 +109,7 @@ bool mt_address_queue(const void *uri, size_t n, struct bytes *queue, struct byt
     else if (mt_has_prefix_ci(s, end, "exchange:"))
         start = 9;
     else {
-        static const char *const schemes[] = {"rabbitmq://", "rabbitmqs://", "amqp://",
-                                              "amqps://"};
+        static const char *const schemes[] = {"rabbitmq://", "rabbitmqs://", "amqp://", "amqps://"};
         size_t i = 0;
         for (; i < sizeof schemes / sizeof *schemes; i++)
             if (mt_has_prefix_ci(s, end, schemes[i]))
@@ -163,4 +162,3 @@ int64_t mt_attempts(int64_t retries, int64_t redeliveries)
     int64_t a = (retries + 1) * (redeliveries + 1);
     return a > INT32_MAX ? INT32_MAX : a;
 }
-

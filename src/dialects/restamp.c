@@ -102,8 +102,8 @@ enum status rk_no_target(const struct decoded *d, const char *why, struct error 
                      d->dialect->name, why);
 }
 
-enum status rk_target_source(const struct decoded *d, struct outgoing *out,
-                             const char *why_none, struct error *err)
+enum status rk_target_source(const struct decoded *d, struct outgoing *out, const char *why_none,
+                             struct error *err)
 {
     if (rk_has_target(out))
         return ST_OK;
@@ -274,11 +274,10 @@ enum status rk_apply_changes(const struct decoded *d, const struct restamp_opts 
         if (text_field(c->field)) {
             if (m->header) {
                 const struct hval *old = htable_get(out->headers, m->header);
-                struct hval v = old && old->kind == HV_BYTES
-                                    ? hval_bytes(c->text.len ? (const void *)c->text.data : "",
-                                                 c->text.len)
-                                    : hval_string(c->text.len ? (const void *)c->text.data : "",
-                                                  c->text.len);
+                struct hval v =
+                    old && old->kind == HV_BYTES
+                        ? hval_bytes(c->text.len ? (const void *)c->text.data : "", c->text.len)
+                        : hval_string(c->text.len ? (const void *)c->text.data : "", c->text.len);
                 rk_header_put(out->headers, m->header, v);
             }
             if (m->prop >= 0) {

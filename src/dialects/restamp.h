@@ -99,32 +99,32 @@ struct restamp_opts {
     enum restamp_mode mode;
     const struct env_change *changes; /* applied in order after the mode's rules */
     size_t n_changes;
-    const struct bytes *body;    /* a replacement body (from $EDITOR); NULL keeps the body */
-    const char *to_exchange;     /* explicit target: exchange ("" = default exchange) ... */
-    const char *to_routing_key;  /* ... and routing key; both NULL: the dialect's own rule */
-    const char *dlq;             /* the queue the dead letter was read from (NULL or "": the
-                                  * message's queue) */
-    bool bq_bypass;              /* BabelQueue: add bq-replay-bypass: "1" */
-    bool keep_error;             /* AceMQ replay: keep attempt and x-acemq-error (the libs' option) */
-    bool strip_fault;            /* replay: also strip the framework's fault headers where its own
-                                  * tool keeps them (MassTransit's MT-Fault-*, MT-Reason, …) */
-    bool ack_queue;              /* NServiceBus replay: add ServiceControl.Retry.AcknowledgementQueue
-                                  * (= ack_queue_name) as ServiceControl does; off by default */
+    const struct bytes *body;   /* a replacement body (from $EDITOR); NULL keeps the body */
+    const char *to_exchange;    /* explicit target: exchange ("" = default exchange) ... */
+    const char *to_routing_key; /* ... and routing key; both NULL: the dialect's own rule */
+    const char *dlq;            /* the queue the dead letter was read from (NULL or "": the
+                                 * message's queue) */
+    bool bq_bypass;             /* BabelQueue: add bq-replay-bypass: "1" */
+    bool keep_error;  /* AceMQ replay: keep attempt and x-acemq-error (the libs' option) */
+    bool strip_fault; /* replay: also strip the framework's fault headers where its own
+                       * tool keeps them (MassTransit's MT-Fault-*, MT-Reason, …) */
+    bool ack_queue;   /* NServiceBus replay: add ServiceControl.Retry.AcknowledgementQueue
+                       * (= ack_queue_name) as ServiceControl does; off by default */
     const char *ack_queue_name;
-    int64_t now_ms;              /* the clock: acemq-replayed-at, first-seen of a re-issue */
-    const char *new_id;          /* re-issue: the new id; NULL mints a UUID v4 (tests pin it) */
+    int64_t now_ms;     /* the clock: acemq-replayed-at, first-seen of a re-issue */
+    const char *new_id; /* re-issue: the new id; NULL mints a UUID v4 (tests pin it) */
 };
 
 /* The copy to publish. Everything is owned. */
 struct outgoing {
     enum restamp_mode mode;
     const struct dialect_ops *dialect;
-    struct bytes exchange;    /* "" = the default exchange */
+    struct bytes exchange; /* "" = the default exchange */
     struct bytes routing_key;
-    const char *target_how;   /* static: "explicit", or what the dialect read it from
-                                 ("x-death", "NServiceBus.FailedQ", "acemq-dlq-name", …) */
-    struct props props;       /* delivery_mode is 2 (persistent) unless the dead letter said 1 */
-    struct htable *headers;   /* never NULL in a built copy */
+    const char *target_how; /* static: "explicit", or what the dialect read it from
+                               ("x-death", "NServiceBus.FailedQ", "acemq-dlq-name", …) */
+    struct props props;     /* delivery_mode is 2 (persistent) unless the dead letter said 1 */
+    struct htable *headers; /* never NULL in a built copy */
     bool headers_present;
     struct bytes body;
     struct bytes id;          /* the copy's envelope id (new on a re-issue) */

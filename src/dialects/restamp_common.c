@@ -1,5 +1,6 @@
 /*
- * restamp_common: the parts of a copy every dialect shares — the mode's name, the check of a new body against its content type, and outgoing_free.
+ * restamp_common: the parts of a copy every dialect shares — the mode's name, the check of a new
+ * body against its content type, and outgoing_free.
  */
 #include "restamp.h"
 

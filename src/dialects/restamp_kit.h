@@ -30,8 +30,8 @@ void rk_target(struct outgoing *out, const char *how, const void *exchange, size
 bool rk_has_target(const struct outgoing *out);
 /* The usual rule: unless a target is set, the source decode found (its exchange and routing
  * key; how = the source's how). None: ST_ENOTFOUND naming why_none and --to. */
-enum status rk_target_source(const struct decoded *d, struct outgoing *out,
-                             const char *why_none, struct error *err);
+enum status rk_target_source(const struct decoded *d, struct outgoing *out, const char *why_none,
+                             struct error *err);
 /* ST_ENOTFOUND: "there is no target for this DIALECT dead letter (WHY): give --to …". */
 enum status rk_no_target(const struct decoded *d, const char *why, struct error *err);
 

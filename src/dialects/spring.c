@@ -179,8 +179,7 @@ bool spring_scs_dlq(const struct bytes *dlq, const struct bytes *orig_exchange,
 #define H_KEY_TYPEID "__KeyTypeId__"
 
 enum flavour { FL_MESSAGE, FL_REPUBLISH, FL_CLOUD_STREAM, FL_BROKER_DLX };
-static const char *const flavour_names[] = {"message", "republish", "cloud-stream",
-                                            "broker-dlx"};
+static const char *const flavour_names[] = {"message", "republish", "cloud-stream", "broker-dlx"};
 
 struct priv {
     enum flavour flavour;
@@ -357,8 +356,8 @@ static void release(struct decoded *d)
     d->priv = NULL;
 }
 
-static void add_text(struct dfields *f, const char *key, const char *label,
-                     const struct bytes *b, const char *meaning)
+static void add_text(struct dfields *f, const char *key, const char *label, const struct bytes *b,
+                     const char *meaning)
 {
     if (b)
         dfields_add(f, key, label, b->data ? (const void *)b->data : "", b->len, meaning);
@@ -505,8 +504,8 @@ static enum status restamp(const struct decoded *d, const struct restamp_opts *o
                                              : 0;
         rk_header_put(out->headers, H_RETRY, hval_int(HV_I64, n < INT64_MAX ? n + 1 : n));
     } else {
-        static const char *const failure[] = {H_MESSAGE, H_STACK, H_OEXCHANGE, H_ORKEY, H_RETRY,
-                                              NULL};
+        static const char *const failure[] = {H_MESSAGE, H_STACK, H_OEXCHANGE,
+                                              H_ORKEY,   H_RETRY, NULL};
         rk_headers_strip(out->headers, failure);
         const struct bytes *c = &d->env->correlation_id;
         props_set_string(p, PROP_correlation_id, c->data, c->len);

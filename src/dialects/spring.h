@@ -24,8 +24,8 @@ struct spring_span {
 
 /* What Throwable.printStackTrace's text says. Spans point into the text given. */
 struct spring_trace {
-    size_t ntypes;                             /* exception types found (<= SPRING_MAX_CHAIN) */
-    size_t elided;                             /* causes past the limit, not kept (but the last) */
+    size_t ntypes;                              /* exception types found (<= SPRING_MAX_CHAIN) */
+    size_t elided;                              /* causes past the limit, not kept (but the last) */
     struct spring_span types[SPRING_MAX_CHAIN]; /* head first; the last is the innermost cause */
     bool has_root_message;
     struct spring_span root_message; /* the innermost's message, its first line */

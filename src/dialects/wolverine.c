@@ -40,25 +40,47 @@ struct wv {
     enum wv_mode mode;
     struct bytes protocol, message_type, conversation_id, parent_id, source, original_destination;
     struct bytes saga_id, tenant_id, user_name, reply_uri, accepted_types;
-    bool has_attempts, has_sent, has_time_to_send, stack_truncated, reply_requested,
-        ack_requested, is_response;
+    bool has_attempts, has_sent, has_time_to_send, stack_truncated, reply_requested, ack_requested,
+        is_response;
     int32_t attempts;
     int64_t sent_ms, time_to_send_ms;
 };
 
 /* The headers Wolverine writes itself (EnvelopeConstants, DeadLetterQueueConstants). */
-static const char *const own_names[] = {
-    "wolverine-protocol-version", "correlation-id", "saga-id", "id", "conversation-id",
-    "content-type", "source", "reply-requested", "destination", "reply-uri", "time-to-send",
-    "sent-at", "attempts", "ack-requested", "message-type", "accepted-content-types",
-    "deliver-by", "parent-id", "is-response", "tenant-id", "user-name", "causation-id",
-    "exception-type", "exception-message", "exception-stack", "failed-at",
-    "original-destination", "original-partition", "original-offset", NULL};
+static const char *const own_names[] = {"wolverine-protocol-version",
+                                        "correlation-id",
+                                        "saga-id",
+                                        "id",
+                                        "conversation-id",
+                                        "content-type",
+                                        "source",
+                                        "reply-requested",
+                                        "destination",
+                                        "reply-uri",
+                                        "time-to-send",
+                                        "sent-at",
+                                        "attempts",
+                                        "ack-requested",
+                                        "message-type",
+                                        "accepted-content-types",
+                                        "deliver-by",
+                                        "parent-id",
+                                        "is-response",
+                                        "tenant-id",
+                                        "user-name",
+                                        "causation-id",
+                                        "exception-type",
+                                        "exception-message",
+                                        "exception-stack",
+                                        "failed-at",
+                                        "original-destination",
+                                        "original-partition",
+                                        "original-offset",
+                                        NULL};
 
-static const char *const stamp_names[] = {"exception-type",       "exception-message",
-                                          "exception-stack",      "failed-at",
-                                          "original-destination", "original-partition",
-                                          "original-offset",      NULL};
+static const char *const stamp_names[] = {
+    "exception-type",       "exception-message",  "exception-stack", "failed-at",
+    "original-destination", "original-partition", "original-offset", NULL};
 
 static const char TRUNCATED[] = "... (truncated)";
 
@@ -93,7 +115,8 @@ bool wv_parse_time(const void *p, size_t n, int64_t *ms)
         if (!time_parse_rfc3339(buf, n + 1, ms))
             return false;
     }
-    return !(s[0] == '0' && s[1] == '0' && s[2] == '0' && s[3] == '1'); /* default(DateTimeOffset) */
+    return !(s[0] == '0' && s[1] == '0' && s[2] == '0' &&
+             s[3] == '1'); /* default(DateTimeOffset) */
 }
 
 bool wv_destination_queue(const void *uri, size_t n, struct bytes *queue)
@@ -260,14 +283,12 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     const struct bytes *em = dialect_header_text(m, "exception-message");
     const struct bytes *es = dialect_header_text(m, "exception-stack");
     bool stamped = dialect_has_header(m, "exception-type") ||
-                   dialect_has_header(m, "exception-message") ||
-                   dialect_has_header(m, "failed-at");
+                   dialect_has_header(m, "exception-message") || dialect_has_header(m, "failed-at");
     t->mode = stamped ? WV_INTEROP : x->death->n_entries ? WV_NATIVE : WV_NONE;
     dialect_set_error(out, et ? et->data : NULL, et ? et->len : 0, em ? em->data : NULL,
                       em ? em->len : 0, es ? es->data : NULL, es ? es->len : 0);
     size_t tl = sizeof TRUNCATED - 1;
-    t->stack_truncated = es && es->len >= tl &&
-                         memcmp(es->data + es->len - tl, TRUNCATED, tl) == 0;
+    t->stack_truncated = es && es->len >= tl && memcmp(es->data + es->len - tl, TRUNCATED, tl) == 0;
     int64_t fa;
     if (dialect_header_int(m, "failed-at", &fa) && fa > 0)
         out->failed_at_ms = fa;
@@ -374,9 +395,9 @@ static void release(struct decoded *d)
     struct wv *t = d->priv;
     if (!t)
         return;
-    struct bytes *all[] = {&t->protocol,  &t->message_type, &t->conversation_id,
-                           &t->parent_id, &t->source,       &t->original_destination,
-                           &t->saga_id,   &t->tenant_id,    &t->user_name,
+    struct bytes *all[] = {&t->protocol,  &t->message_type,  &t->conversation_id,
+                           &t->parent_id, &t->source,        &t->original_destination,
+                           &t->saga_id,   &t->tenant_id,     &t->user_name,
                            &t->reply_uri, &t->accepted_types};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         bytes_free(all[i]);
@@ -463,8 +484,7 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     add_bool(f, "ack_requested", "ack requested", t->ack_requested, "ack-requested");
     add_bool(f, "is_response", "is response", t->is_response, "is-response");
     if (t->has_time_to_send)
-        dfields_add_time(f, "time_to_send_ms", "scheduled for", t->time_to_send_ms,
-                         "time-to-send");
+        dfields_add_time(f, "time_to_send_ms", "scheduled for", t->time_to_send_ms, "time-to-send");
     else
         dfields_adds(f, "time_to_send_ms", "scheduled for", NULL, "time-to-send");
     add_list(f, "accepted_content_types", "accepts", &t->accepted_types,

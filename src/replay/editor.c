@@ -79,9 +79,10 @@ static enum status run_editor(const char *path, struct error *err)
         if (errno != EINTR)
             return error_set(err, ST_EIO, "waiting for the editor: %s", strerror(errno));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return error_set(err, ST_EIO, "the editor (%s) failed (exit status %d): the body is "
-                         "unchanged", editor_command(),
-                         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return error_set(err, ST_EIO,
+                         "the editor (%s) failed (exit status %d): the body is "
+                         "unchanged",
+                         editor_command(), WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     return ST_OK;
 }
 
@@ -90,12 +91,12 @@ enum status editor_edit(const struct bytes *body, const struct bytes *content_ty
 {
     memset(out, 0, sizeof *out);
     const char *tmp = getenv("TMPDIR");
-    char *path = xasprintf("%s/dlqx-body-XXXXXX%s", tmp && *tmp ? tmp : "/tmp",
-                           suffix_for(content_type));
+    char *path =
+        xasprintf("%s/dlqx-body-XXXXXX%s", tmp && *tmp ? tmp : "/tmp", suffix_for(content_type));
     int fd = mkstemps(path, (int)strlen(suffix_for(content_type)));
     if (fd < 0) {
-        enum status st = error_set(err, ST_EIO, "cannot create a temporary file: %s",
-                                   strerror(errno));
+        enum status st =
+            error_set(err, ST_EIO, "cannot create a temporary file: %s", strerror(errno));
         free(path);
         return st;
     }

@@ -26,8 +26,8 @@ struct journal {
     int fd;  /* O_WRONLY | O_APPEND */
     int rfd; /* O_RDONLY, to look at the last byte */
     char *path;
-    char *who;        /* user@host */
-    int dirs_to_sync; /* directories whose entries are new: the file's, and those mkdir made */
+    char *who;          /* user@host */
+    int dirs_to_sync;   /* directories whose entries are new: the file's, and those mkdir made */
     struct strbuf held; /* whole lines written since the last flush */
 };
 
@@ -171,8 +171,7 @@ static enum status write_all(struct journal *j, const char *buf, size_t len, str
 
 /* Under the lock: ends a torn last line, then appends lines (which end with '\n') in one
  * write — the newline that ends a torn line goes in the same write, before the records. */
-static enum status append_lines(struct journal *j, const char *line, size_t len,
-                                struct error *err)
+static enum status append_lines(struct journal *j, const char *line, size_t len, struct error *err)
 {
     enum status st = lock_fd(j, LOCK_EX, err);
     if (st != ST_OK)
@@ -219,8 +218,10 @@ enum status journal_open(const char *path, struct journal **out, struct error *e
         created = false;
         fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT)
-            return error_set(err, ST_EIO, "cannot open the journal %s: it is a symbolic link "
-                             "to a file that does not exist", path);
+            return error_set(err, ST_EIO,
+                             "cannot open the journal %s: it is a symbolic link "
+                             "to a file that does not exist",
+                             path);
     }
     if (fd < 0)
         return error_set(err, ST_EIO, "cannot open the journal %s: %s", path, strerror(errno));
@@ -552,11 +553,12 @@ enum status journal_write_end(struct journal *j, const char *run_id, uint64_t do
 }
 
 enum status journal_write_resolution(struct journal *j, const struct journal_resolution *r,
-                                    struct error *err)
+                                     struct error *err)
 {
     if (!r->run_id || !r->seq || !r->result)
-        return error_set(err, ST_EINVAL, "a journal resolution needs a run id, a sequence "
-                                         "number and a result");
+        return error_set(err, ST_EINVAL,
+                         "a journal resolution needs a run id, a sequence "
+                         "number and a result");
     json_t *o = record_new("resolution", r->run_id);
     json_object_set_new(o, "seq", u64(r->seq));
     json_object_set_new(o, "result", json_string(r->result));

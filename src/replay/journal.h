@@ -56,13 +56,13 @@ void journal_close(struct journal *j);
 const char *journal_path(const struct journal *j);
 
 struct journal_run {
-    const char *run_id;   /* a UUID; journal_new_run_id() */
-    const char *op;       /* replay | reissue | move | delete */
-    const char *broker;   /* masked URL */
+    const char *run_id; /* a UUID; journal_new_run_id() */
+    const char *op;     /* replay | reissue | move | delete */
+    const char *broker; /* masked URL */
     const char *vhost;
-    const char *user;     /* the broker user dlqx connected as */
-    const char *source;   /* the queue read */
-    uint64_t planned; /* 0: not known before the pass (a live selection): not written */
+    const char *user;   /* the broker user dlqx connected as */
+    const char *source; /* the queue read */
+    uint64_t planned;   /* 0: not known before the pass (a live selection): not written */
     bool dry_run;
 };
 
@@ -94,13 +94,12 @@ enum status journal_write_run(struct journal *j, const struct journal_run *r, st
 enum status journal_write_intent(struct journal *j, const struct journal_intent *in,
                                  struct error *err);
 enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_t seq,
-                                  enum journal_result res, const char *reason,
-                                  struct error *err);
+                                  enum journal_result res, const char *reason, struct error *err);
 /* counts: kept includes refused; "refused" is written only when there are any. selected:
  * how many messages the run chose (a live selection learns it only as it reads). */
-enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done,
-                              uint64_t kept, uint64_t unknown, uint64_t refused,
-                              uint64_t selected, const char *how, struct error *err);
+enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done, uint64_t kept,
+                              uint64_t unknown, uint64_t refused, uint64_t selected,
+                              const char *how, struct error *err);
 /* A resolution: `dlqx journal --reconcile` looked at the broker for a pending intent (run_id,
  * seq) and concluded `result` — "done" (the dead letter is gone from its queue: dlqx removes
  * it only after the copy's confirm), "duplicate" (still in the DLQ and its copy at the
@@ -139,9 +138,9 @@ typedef bool (*journal_record_fn)(void *ctx, json_t *record);
 
 struct journal_scan_report {
     uint64_t records;
-    uint64_t malformed; /* lines that are not a JSON object with v/kind (skipped) */
-    bool torn_tail;     /* the last line had no newline (a crash mid-write) */
-    uint64_t lines;     /* lines read, blank and torn ones included */
+    uint64_t malformed;            /* lines that are not a JSON object with v/kind (skipped) */
+    bool torn_tail;                /* the last line had no newline (a crash mid-write) */
+    uint64_t lines;                /* lines read, blank and torn ones included */
     uint64_t first_malformed_line; /* the number (from 1) of the first malformed line; 0: none */
 };
 
@@ -165,10 +164,10 @@ struct journal_summary {
  * JSON array in *out; each element a new object: the intent record's members plus
  * "run_broker"/"run_source" from its run record when there is one and, unless pending_only,
  * "outcome": the outcome record when there is one). pending_only keeps only the intents
- * without an outcome or whose outcome is "unknown" (those carry "outcome" too). run_prefix, when not NULL, keeps only the records of the runs whose id
- * begins with it. each, when not NULL, is called first for every well-formed record kept
- * (borrowed, as journal_scan; false stops the pass, which still returns ST_OK). sum and rep
- * may be NULL. Errors are journal_scan's. */
+ * without an outcome or whose outcome is "unknown" (those carry "outcome" too). run_prefix, when
+ * not NULL, keeps only the records of the runs whose id begins with it. each, when not NULL, is
+ * called first for every well-formed record kept (borrowed, as journal_scan; false stops the pass,
+ * which still returns ST_OK). sum and rep may be NULL. Errors are journal_scan's. */
 enum status journal_collect(const char *path, const char *run_prefix, bool pending_only,
                             journal_record_fn each, void *ctx, json_t **out,
                             struct journal_summary *sum, struct journal_scan_report *rep,

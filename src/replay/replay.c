@@ -22,9 +22,14 @@
 
 const char *replay_end_name(enum replay_end e)
 {
-    static const char *const names[] = {"complete",  "all-found",       "stopped",
-                                        "cancelled", "canary-returned", "idle",
-                                        "refused-delivery-limit", "connection-lost",
+    static const char *const names[] = {"complete",
+                                        "all-found",
+                                        "stopped",
+                                        "cancelled",
+                                        "canary-returned",
+                                        "idle",
+                                        "refused-delivery-limit",
+                                        "connection-lost",
                                         "channel-closed"};
     return (unsigned)e < sizeof names / sizeof names[0] ? names[e] : "?";
 }
@@ -45,7 +50,6 @@ const char *rr_cs(const struct bytes *b)
     const char *s = bytes_cstr(b);
     return s ? s : "(a name with a NUL byte)";
 }
-
 
 static int end_weight(enum replay_end e)
 {
@@ -443,13 +447,14 @@ static void describe(struct run *run)
         break;
     case RE_CANCELLED:
         rr_say(r->detail, sizeof r->detail,
-                 "cancelled: %s; %llu not sent (still in the DLQ)%s%.300s", counts,
-                 (unsigned long long)r->not_sent, why[0] ? ": " : "", why);
+               "cancelled: %s; %llu not sent (still in the DLQ)%s%.300s", counts,
+               (unsigned long long)r->not_sent, why[0] ? ": " : "", why);
         break;
     case RE_CANARY:
         snprintf(r->detail, sizeof r->detail,
                  "the canary came back to the DLQ: the fix does not work yet; nothing else was "
-                 "sent (%s)", counts);
+                 "sent (%s)",
+                 counts);
         break;
     case RE_IDLE:
         snprintf(r->detail, sizeof r->detail,
@@ -469,9 +474,9 @@ static void describe(struct run *run)
     case RE_CONNECTION_LOST:
     default:
         rr_say(r->detail, sizeof r->detail,
-                 "interrupted: %.260s; %s; nothing is lost: dead letters not removed are back in "
-                 "the DLQ and every possible duplicate is in the journal",
-                 why, counts);
+               "interrupted: %.260s; %s; nothing is lost: dead letters not removed are back in "
+               "the DLQ and every possible duplicate is in the journal",
+               why, counts);
         break;
     }
 }
@@ -512,7 +517,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
      * it reads — the queue's depth is not that (10 "planned" for 6 selected): the end record
      * says how many were selected. */
     struct journal_run jr = {r->run_id,    o->op,    conn_display_url(c), conn_vhost(c),
-                             conn_user(c), o->queue, o->expect,          false};
+                             conn_user(c), o->queue, o->expect,           false};
     if ((st = journal_write_run(o->journal, &jr, err)) != ST_OK ||
         (st = journal_sync(o->journal, err)) != ST_OK) {
         sb_free(&run.checked_exchanges);
@@ -539,7 +544,7 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
         sb_free(&run.checked_exchanges);
         return st;
     }
-    int idle_ms = o->idle_timeout_ms > 0 ? o->idle_timeout_ms
+    int idle_ms = o->idle_timeout_ms > 0  ? o->idle_timeout_ms
                   : run.kind == QK_STREAM ? 2000
                   : consumers > 0         ? 5000
                                           : 30000;
@@ -548,14 +553,15 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
 
     for (;;) {
         rr_advance_open(&run);
-        report_progress(&run, run.canary_waiting ? "canary" : run.reading_done ? "settling"
-                                                                               : "sending",
+        report_progress(&run,
+                        run.canary_waiting ? "canary"
+                        : run.reading_done ? "settling"
+                                           : "sending",
                         false);
         bool alive = run.read_alive && run.pub_alive;
         /* Canary: its outcome decides. */
         if (run.canary_item != SIZE_MAX && !run.canary_passed && alive) {
-            struct item *ci = run.canary_item >= run.first_open ? run.items[run.canary_item]
-                                                                : NULL;
+            struct item *ci = run.canary_item >= run.first_open ? run.items[run.canary_item] : NULL;
             bool settled = !ci || ci->state == IT_SETTLED;
             if (settled && !run.canary_waiting && run.r->canary_sent) {
                 /* Done (or kept: then there is nothing to watch). */
@@ -601,8 +607,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
                 if (it->state == IT_IN_FLIGHT) {
                     run.in_flight--;
                     rr_settle(&run, it, JR_UNKNOWN,
-                           "the connection failed before the broker confirmed the copy: it may "
-                           "or may not be at the target; the dead letter is back in the DLQ");
+                              "the connection failed before the broker confirmed the copy: it may "
+                              "or may not be at the target; the dead letter is back in the DLQ");
                 }
             }
             if (!run.read_alive || !unproven)
@@ -638,8 +644,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
                     if (it->state == IT_IN_FLIGHT) {
                         run.in_flight--;
                         rr_settle(&run, it, JR_UNKNOWN,
-                               "no confirm from the broker within the timeout: the copy may or "
-                               "may not be at the target; the dead letter stays");
+                                  "no confirm from the broker within the timeout: the copy may or "
+                                  "may not be at the target; the dead letter stays");
                     }
                 }
             }
@@ -675,8 +681,8 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     describe(&run);
     struct error jerr;
     error_clear(&jerr);
-    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused,
-                      r->selected, r->detail, &jerr);
+    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused, r->selected,
+                      r->detail, &jerr);
     journal_sync(o->journal, &jerr);
     report_progress(&run, "done", true);
     for (size_t i = run.first_open; i < run.n_items; i++)

@@ -55,19 +55,19 @@ enum replay_action {
  * dead letter by out->old_id and out->old_body_sha256); for RA_KEEP it writes one sentence
  * into why. */
 typedef enum replay_action (*replay_select_fn)(void *ctx, const struct message *m,
-                                               uint64_t position, struct outgoing *out,
-                                               char *why, size_t whylen);
+                                               uint64_t position, struct outgoing *out, char *why,
+                                               size_t whylen);
 
 struct replay_progress {
-    uint64_t taken;     /* messages read from the DLQ */
-    uint64_t total;     /* messages in the DLQ at the start (or the plan's size) */
-    uint64_t selected;  /* sends and deletes decided so far */
+    uint64_t taken;    /* messages read from the DLQ */
+    uint64_t total;    /* messages in the DLQ at the start (or the plan's size) */
+    uint64_t selected; /* sends and deletes decided so far */
     uint64_t done, kept, unknown;
     uint64_t in_flight;
-    double rate;        /* done per second */
-    double eta_s;       /* seconds left, < 0 when unknown */
+    double rate;  /* done per second */
+    double eta_s; /* seconds left, < 0 when unknown */
     bool paused;
-    const char *phase;  /* "reading", "sending", "canary", "settling" */
+    const char *phase; /* "reading", "sending", "canary", "settling" */
 };
 
 enum replay_ctl { RC_GO, RC_PAUSE, RC_CANCEL };
@@ -89,15 +89,15 @@ struct replay_ramp_step {
 #define REPLAY_MAX_RAMP 16
 
 struct replay_opts {
-    const char *queue;           /* the DLQ */
-    enum queue_kind kind;        /* QK_UNKNOWN: classic/quorum worked out by the broker */
-    int64_t delivery_limit;      /* quorum: -1 none */
-    bool force;                  /* read a quorum queue past messages near its limit */
-    const char *op;              /* journal op: replay | reissue | move | delete */
-    uint64_t expect;             /* selections expected (a plan's size): stop reading once all
-                                    are found; 0 = read the whole queue */
-    uint32_t window;             /* copies in flight; 0 = 1000. 1 = one confirm per message */
-    double rate;                 /* copies per second; 0 = as fast as the broker confirms */
+    const char *queue;      /* the DLQ */
+    enum queue_kind kind;   /* QK_UNKNOWN: classic/quorum worked out by the broker */
+    int64_t delivery_limit; /* quorum: -1 none */
+    bool force;             /* read a quorum queue past messages near its limit */
+    const char *op;         /* journal op: replay | reissue | move | delete */
+    uint64_t expect;        /* selections expected (a plan's size): stop reading once all
+                               are found; 0 = read the whole queue */
+    uint32_t window;        /* copies in flight; 0 = 1000. 1 = one confirm per message */
+    double rate;            /* copies per second; 0 = as fast as the broker confirms */
     /* The ramp (--ramp): the first copies go out in these steps, in order — ramp[0].copies
      * at ramp[0].rate per second, then ramp[1]'s, … — and then at `rate` (0: unpaced). The
      * canary, when there is one, is the first copy of the first step. Pacing holds from the
@@ -106,10 +106,10 @@ struct replay_opts {
      * replay_pace_burst() go out together. n_ramp 0: no ramp. Borrowed. */
     const struct replay_ramp_step *ramp;
     size_t n_ramp;
-    int canary_wait_ms;          /* > 0: send one, watch this long for it to come back */
-    int confirm_timeout_ms;      /* how long to wait for outstanding confirms (30000) */
-    int idle_timeout_ms;         /* a silent queue: stop reading after this long (peek's rule) */
-    struct journal *journal;     /* required */
+    int canary_wait_ms;      /* > 0: send one, watch this long for it to come back */
+    int confirm_timeout_ms;  /* how long to wait for outstanding confirms (30000) */
+    int idle_timeout_ms;     /* a silent queue: stop reading after this long (peek's rule) */
+    struct journal *journal; /* required */
     replay_select_fn select;
     replay_progress_fn progress; /* may be NULL */
     replay_outcome_fn outcome;   /* may be NULL */
@@ -117,13 +117,13 @@ struct replay_opts {
 };
 
 enum replay_end {
-    RE_COMPLETE,     /* every message there at the start was considered */
-    RE_ALL_FOUND,    /* every expected selection was found (opts.expect) */
-    RE_STOPPED,      /* the select callback said stop */
-    RE_CANCELLED,    /* progress said cancel: what was in flight was settled */
-    RE_CANARY,       /* the canary came back to the DLQ: nothing else was sent */
-    RE_IDLE,         /* the queue stopped delivering (other consumers hold the rest?) */
-    RE_REFUSED_LIMIT,/* a quorum message near its delivery limit: stopped before it */
+    RE_COMPLETE,      /* every message there at the start was considered */
+    RE_ALL_FOUND,     /* every expected selection was found (opts.expect) */
+    RE_STOPPED,       /* the select callback said stop */
+    RE_CANCELLED,     /* progress said cancel: what was in flight was settled */
+    RE_CANARY,        /* the canary came back to the DLQ: nothing else was sent */
+    RE_IDLE,          /* the queue stopped delivering (other consumers hold the rest?) */
+    RE_REFUSED_LIMIT, /* a quorum message near its delivery limit: stopped before it */
     RE_CONNECTION_LOST,
     RE_CHANNEL_CLOSED,
 };
@@ -209,8 +209,8 @@ bool replay_plan_take_message(struct replay_plan *p, const struct message *m,
                               const struct decoded *d);
 /* With a tag each (the caller's handle on the message, a store index say): a take gives
  * back the tags of the same id and digest in the order they were added. */
-void replay_plan_add_tagged(struct replay_plan *p, const struct message *m,
-                            const struct decoded *d, size_t tag);
+void replay_plan_add_tagged(struct replay_plan *p, const struct message *m, const struct decoded *d,
+                            size_t tag);
 bool replay_plan_take_tagged(struct replay_plan *p, const struct message *m,
                              const struct decoded *d, size_t *tag);
 

@@ -32,7 +32,7 @@ struct replay_plan {
     size_t nslots;
     struct plan_tag {
         size_t tag, next; /* next: the entry's next tag; SIZE_MAX ends its list */
-    } *tags;              /* one per add, in the order of adding */
+    } * tags;             /* one per add, in the order of adding */
     size_t n_tags, cap_tags;
 };
 
@@ -196,8 +196,8 @@ bool replay_plan_take_message(struct replay_plan *p, const struct message *m,
     return plan_take(p, &d->env->id, body_digest(m, d, sha), NULL);
 }
 
-void replay_plan_add_tagged(struct replay_plan *p, const struct message *m,
-                            const struct decoded *d, size_t tag)
+void replay_plan_add_tagged(struct replay_plan *p, const struct message *m, const struct decoded *d,
+                            size_t tag)
 {
     char sha[65];
     plan_add(p, &d->env->id, body_digest(m, d, sha), tag);
@@ -222,14 +222,17 @@ enum route_check replay_check_route(struct conn *c, const char *exchange, const 
         uint32_t n = 0, cons = 0;
         enum status s = conn_queue_inspect(c, CHECK_CHANNEL, routing_key, &n, &cons, &kind, &err);
         if (s == ST_OK) {
-            snprintf(out, outlen, "routes: the default exchange delivers to queue %.120s (%u ready, "
-                     "%u consumers)", routing_key, n, cons);
+            snprintf(out, outlen,
+                     "routes: the default exchange delivers to queue %.120s (%u ready, "
+                     "%u consumers)",
+                     routing_key, n, cons);
             return ROUTE_YES;
         }
         if (kind == CONN_NOT_FOUND) {
             snprintf(out, outlen,
                      "does not route: there is no queue %.120s for the default exchange to "
-                     "deliver to", routing_key);
+                     "deliver to",
+                     routing_key);
             return ROUTE_NO;
         }
         snprintf(out, outlen, "could not check the route: %.200s", err.msg);

@@ -34,13 +34,13 @@ struct item {
     uint64_t ack_no;       /* which removal on the reading channel (IT_ACKED) */
     enum item_state state;
     bool is_delete;
-    bool returned;         /* a basic.return came for it */
-    struct outgoing out;   /* body and headers freed once published */
-    char old_sha[65];      /* the dead letter's body digest */
-    char *diff;            /* the changed rows (compact JSON), for the intent; freed once
-                              written */
+    bool returned;       /* a basic.return came for it */
+    struct outgoing out; /* body and headers freed once published */
+    char old_sha[65];    /* the dead letter's body digest */
+    char *diff;          /* the changed rows (compact JSON), for the intent; freed once
+                            written */
     size_t diff_len;
-    char *reason;          /* why it was returned (a basic.return), or NULL */
+    char *reason; /* why it was returned (a basic.return), or NULL */
 };
 
 struct run {
@@ -49,7 +49,7 @@ struct run {
     const struct replay_opts *o;
     struct replay_report *r;
     enum queue_kind kind;
-    uint64_t total;     /* messages there at the start */
+    uint64_t total; /* messages there at the start */
     uint32_t window;
     struct item **items; /* every selected send/delete, in decision order */
     size_t n_items, cap_items;
@@ -67,21 +67,21 @@ struct run {
      * broker answers it only once it has handled every frame before it on the channel. One
      * such probe is out at a time, sent without waiting; its qos-ok, read by the pump like
      * any other frame, settles every removal made before it. */
-    uint16_t prefetch;    /* the reading consumer's limit (a probe sets the same again) */
+    uint16_t prefetch; /* the reading consumer's limit (a probe sets the same again) */
     /* Classic queues: the reading consumer is replaced by a fresh one (same limit) each time
      * renew_every of the messages it delivered are held for good, so those never use up its
      * limit. Only its own deliveries count (by consumer tag): what a cancelled consumer still
      * delivers would otherwise start new consumers while the old ones have credit left, and
      * the copies read ahead would grow with every renewal. */
     bool renewing;
-    uint32_t consumer_no;    /* the current consumer: tag "dlqx-replay-N" */
+    uint32_t consumer_no; /* the current consumer: tag "dlqx-replay-N" */
     uint64_t renew_every;
-    uint64_t current_held;   /* of the current consumer's deliveries, those held for good */
-    uint64_t acks_sent;   /* removals sent */
-    uint64_t acks_proven; /* removals settled (proven, or given up on) */
-    uint64_t probe_upto;  /* acks_sent when the probe out was sent */
-    bool probe_out;       /* a probe awaits its qos-ok */
-    bool probe_given_up;  /* ... and no answer came within the timeout: none will be sent */
+    uint64_t current_held; /* of the current consumer's deliveries, those held for good */
+    uint64_t acks_sent;    /* removals sent */
+    uint64_t acks_proven;  /* removals settled (proven, or given up on) */
+    uint64_t probe_upto;   /* acks_sent when the probe out was sent */
+    bool probe_out;        /* a probe awaits its qos-ok */
+    bool probe_given_up;   /* ... and no answer came within the timeout: none will be sent */
     uint64_t stream_unacked, stream_last_tag;
     /* canary */
     bool canary_wanted, canary_waiting, canary_passed;
@@ -94,8 +94,8 @@ struct run {
     double started, last_progress, last_frame;
     enum replay_end end;
     bool end_set;
-    struct error err;        /* the first broker-side failure */
-    struct error jerr;       /* the first journal failure */
+    struct error err;  /* the first broker-side failure */
+    struct error jerr; /* the first journal failure */
     bool journal_failed;
     enum conn_err kind_seen;
 };

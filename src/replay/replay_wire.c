@@ -156,8 +156,8 @@ static void confirmed(struct run *run, struct item *it, bool ack)
     run->in_flight--;
     if (!ack) {
         rr_settle(run, it, JR_KEPT,
-               "the broker refused the copy (basic.nack): the target may be full "
-               "(x-overflow reject-publish) or out of resources; the dead letter stays");
+                  "the broker refused the copy (basic.nack): the target may be full "
+                  "(x-overflow reject-publish) or out of resources; the dead letter stays");
         return;
     }
     if (it->returned) {
@@ -170,8 +170,8 @@ static void confirmed(struct run *run, struct item *it, bool ack)
     }
     if (!run->read_alive) {
         rr_settle(run, it, JR_UNKNOWN,
-               "the copy is confirmed at the target, but the reading channel was closed before "
-               "the dead letter could be removed: it is back in the DLQ (a duplicate)");
+                  "the copy is confirmed at the target, but the reading channel was closed before "
+                  "the dead letter could be removed: it is back in the DLQ (a duplicate)");
         return;
     }
     amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
@@ -212,18 +212,18 @@ static void on_return(struct run *run, const amqp_basic_return_t *ret, const amq
             continue;
         it->returned = true;
         char text[120];
-        snprintf(text, sizeof text, "%.*s", (int)(ret->reply_text.len > 100 ? 100 : ret->reply_text.len),
+        snprintf(text, sizeof text, "%.*s",
+                 (int)(ret->reply_text.len > 100 ? 100 : ret->reply_text.len),
                  (const char *)ret->reply_text.bytes);
         for (char *p = text; *p; p++)
             if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
                 *p = '?';
         free(it->reason);
         it->reason = xasprintf(
-                 "unroutable: the broker returned the copy (%u %s): nothing is bound to %s%s%s "
-                 "with routing key %s; the dead letter stays",
-                 ret->reply_code, text, ex.len ? "exchange " : "the default exchange",
-                 ex.len ? rr_cs(&it->out.exchange) : "", "",
-                 rr_cs(&it->out.routing_key));
+            "unroutable: the broker returned the copy (%u %s): nothing is bound to %s%s%s "
+            "with routing key %s; the dead letter stays",
+            ret->reply_code, text, ex.len ? "exchange " : "the default exchange",
+            ex.len ? rr_cs(&it->out.exchange) : "", "", rr_cs(&it->out.routing_key));
         return;
     }
 }
@@ -442,13 +442,14 @@ static void settle_acked(struct run *run, uint64_t upto, bool proven, const char
         struct item *it = run->items[i];
         if (it->state == IT_ACKED && it->ack_no <= upto)
             rr_settle(run, it, proven ? JR_DONE : JR_UNKNOWN,
-                      proven ? NULL : why ? why
-                             : it->is_delete
-                                 ? "the connection failed before the broker confirmed the "
-                                   "removal: the dead letter may still be in the DLQ"
-                                 : "the copy is confirmed at the target; the connection failed "
-                                   "before the broker confirmed the dead letter's removal: if "
-                                   "it is still in the DLQ it is a duplicate");
+                      proven ? NULL
+                      : why  ? why
+                      : it->is_delete
+                          ? "the connection failed before the broker confirmed the "
+                            "removal: the dead letter may still be in the DLQ"
+                          : "the copy is confirmed at the target; the connection failed "
+                            "before the broker confirmed the dead letter's removal: if "
+                            "it is still in the DLQ it is a duplicate");
     }
     if (upto > run->acks_proven)
         run->acks_proven = upto;
@@ -482,9 +483,7 @@ bool rr_probe_awaited(const struct run *run)
  * sent before it (one probe is out at a time, so each qos-ok is matched to its own). */
 static void send_probe(struct run *run, const char *doing)
 {
-    amqp_basic_qos_t q = {.prefetch_size = 0,
-                          .prefetch_count = run->prefetch,
-                          .global = 0};
+    amqp_basic_qos_t q = {.prefetch_size = 0, .prefetch_count = run->prefetch, .global = 0};
     int rc = amqp_send_method(run->st, READ_CHANNEL, AMQP_BASIC_QOS_METHOD, &q);
     if (rc != AMQP_STATUS_OK) {
         struct error e;
@@ -538,8 +537,8 @@ void rr_renew_consumer(struct run *run)
     amqp_basic_cancel_t cancel = {consumer_tag(run->consumer_no, old_tag, sizeof old_tag), 1};
     amqp_basic_consume_t consume = {.ticket = 0,
                                     .queue = amqp_cstring_bytes(run->o->queue),
-                                    .consumer_tag = consumer_tag(run->consumer_no + 1, new_tag,
-                                                                 sizeof new_tag),
+                                    .consumer_tag =
+                                        consumer_tag(run->consumer_no + 1, new_tag, sizeof new_tag),
                                     .no_local = 0,
                                     .no_ack = 0,
                                     .exclusive = 0,
@@ -560,7 +559,6 @@ void rr_renew_consumer(struct run *run)
     run->r->read_consumers++;
     run->current_held = 0;
 }
-
 
 /* ---- reading modes ---------------------------------------------------------------------- */
 

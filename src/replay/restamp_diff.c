@@ -20,8 +20,6 @@
 #define DIFF_BODY_MAX_LINES 2000
 #define DIFF_BODY_MAX_BYTES (1u << 20)
 
-
-
 const char *diff_section_name(enum diff_section s)
 {
     static const char *const names[] = {"target", "property", "header", "body"};
@@ -295,7 +293,6 @@ static bool parses(const struct bytes *b)
     return j != NULL;
 }
 
-
 static bool is_text(const struct bytes *b)
 {
     return !(b->len && memchr(b->data, '\0', b->len)) && utf8_valid(b->data, b->len);
@@ -483,4 +480,3 @@ json_t *diff_to_json(const struct diff *d)
     }
     return a;
 }
-

@@ -35,7 +35,7 @@ struct store {
     FILE *spill;
     uint64_t spill_len;
     uint64_t spill_pos; /* where the file position is (reads move it) */
-    bool full; /* the arena ran out: no more appends */
+    bool full;          /* the arena ran out: no more appends */
     char *rejects[32];
     uint16_t n_rejects;
     uint64_t seed; /* of the interning table's hash: hostile texts cannot aim at its slots */
@@ -132,8 +132,7 @@ static bool arena_reserve(struct store *s, size_t n, struct error *err)
     return true;
 }
 
-static store_ref arena_put(struct store *s, const unsigned char *data, size_t n,
-                           struct error *err)
+static store_ref arena_put(struct store *s, const unsigned char *data, size_t n, struct error *err)
 {
     if (n == 0)
         return STORE_NONE;

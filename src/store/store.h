@@ -32,7 +32,7 @@ enum store_entry_flag {
     SE_REDELIVERED = 1u << 1,
     SE_ERROR_FROM_BROKER = 1u << 2,
     SE_ID_DEFAULTED = 1u << 3,
-    SE_IN_FILE = 1u << 4, /* the record lives in the spill file */
+    SE_IN_FILE = 1u << 4,       /* the record lives in the spill file */
     SE_DEAD_AT_KNOWN = 1u << 5, /* dead_at_ms was read off the message */
 };
 

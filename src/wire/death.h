@@ -21,9 +21,9 @@ struct death_entry {
     struct bytes queue, reason, exchange;
     struct bytes *routing_keys;
     size_t n_routing_keys;
-    int64_t count;    /* 1 when absent or unreadable */
+    int64_t count; /* 1 when absent or unreadable */
     bool has_time;
-    int64_t time_ms;  /* the broker writes seconds; kept here as ms */
+    int64_t time_ms; /* the broker writes seconds; kept here as ms */
     bool has_original_expiration;
     struct bytes original_expiration;
 };

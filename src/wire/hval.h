@@ -19,24 +19,24 @@
 #include "bytes.h"
 
 /* The kinds, in the order of their AMQP type letters as RabbitMQ uses them. */
-#define HKIND_LIST(X)                                                                           \
-    X(HV_VOID, 'V', "void")                                                                    \
-    X(HV_BOOL, 't', "bool")                                                                    \
-    X(HV_I8, 'b', "int8")                                                                      \
-    X(HV_U8, 'B', "uint8")                                                                     \
-    X(HV_I16, 's', "int16")                                                                    \
-    X(HV_U16, 'u', "uint16")                                                                   \
-    X(HV_I32, 'I', "int32")                                                                    \
-    X(HV_U32, 'i', "uint32")                                                                   \
-    X(HV_I64, 'l', "int64")                                                                    \
-    X(HV_U64, 'L', "uint64")                                                                   \
-    X(HV_F32, 'f', "float")                                                                    \
-    X(HV_F64, 'd', "double")                                                                   \
-    X(HV_DECIMAL, 'D', "decimal")                                                              \
-    X(HV_TIMESTAMP, 'T', "timestamp")                                                          \
-    X(HV_STRING, 'S', "string")                                                                \
-    X(HV_BYTES, 'x', "bytes")                                                                  \
-    X(HV_ARRAY, 'A', "array")                                                                  \
+#define HKIND_LIST(X)                                                                              \
+    X(HV_VOID, 'V', "void")                                                                        \
+    X(HV_BOOL, 't', "bool")                                                                        \
+    X(HV_I8, 'b', "int8")                                                                          \
+    X(HV_U8, 'B', "uint8")                                                                         \
+    X(HV_I16, 's', "int16")                                                                        \
+    X(HV_U16, 'u', "uint16")                                                                       \
+    X(HV_I32, 'I', "int32")                                                                        \
+    X(HV_U32, 'i', "uint32")                                                                       \
+    X(HV_I64, 'l', "int64")                                                                        \
+    X(HV_U64, 'L', "uint64")                                                                       \
+    X(HV_F32, 'f', "float")                                                                        \
+    X(HV_F64, 'd', "double")                                                                       \
+    X(HV_DECIMAL, 'D', "decimal")                                                                  \
+    X(HV_TIMESTAMP, 'T', "timestamp")                                                              \
+    X(HV_STRING, 'S', "string")                                                                    \
+    X(HV_BYTES, 'x', "bytes")                                                                      \
+    X(HV_ARRAY, 'A', "array")                                                                      \
     X(HV_TABLE, 'F', "table")
 
 enum hkind {
@@ -90,7 +90,7 @@ bool hkind_is_unsigned(enum hkind k);
 /* Constructors: each returns a value the caller owns. */
 struct hval hval_void(void);
 struct hval hval_bool(bool b);
-struct hval hval_int(enum hkind kind, int64_t v);  /* HV_I8..HV_I64; the value must fit */
+struct hval hval_int(enum hkind kind, int64_t v);   /* HV_I8..HV_I64; the value must fit */
 struct hval hval_uint(enum hkind kind, uint64_t v); /* HV_U8..HV_U64, HV_TIMESTAMP */
 struct hval hval_f32(float f);
 struct hval hval_f64(double d);

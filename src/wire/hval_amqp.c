@@ -163,8 +163,7 @@ void htable_to_amqp(const struct htable *t, amqp_pool_t *pool, amqp_table_t *out
     }
 }
 
-enum status htable_decode_wire(const void *data, size_t len, struct htable **out,
-                               struct error *err)
+enum status htable_decode_wire(const void *data, size_t len, struct htable **out, struct error *err)
 {
     amqp_pool_t pool;
     init_amqp_pool(&pool, 4096);
@@ -307,23 +306,23 @@ enum status hval_decode_wire(const void *data, size_t len, struct hval *out, str
     return ST_OK;
 }
 
-#define COPY_PROP_STRINGS(X)                                                                    \
-    X(content_type, AMQP_BASIC_CONTENT_TYPE_FLAG)                                              \
-    X(content_encoding, AMQP_BASIC_CONTENT_ENCODING_FLAG)                                      \
-    X(correlation_id, AMQP_BASIC_CORRELATION_ID_FLAG)                                          \
-    X(reply_to, AMQP_BASIC_REPLY_TO_FLAG)                                                      \
-    X(expiration, AMQP_BASIC_EXPIRATION_FLAG)                                                  \
-    X(message_id, AMQP_BASIC_MESSAGE_ID_FLAG)                                                  \
-    X(type, AMQP_BASIC_TYPE_FLAG)                                                              \
-    X(user_id, AMQP_BASIC_USER_ID_FLAG)                                                        \
-    X(app_id, AMQP_BASIC_APP_ID_FLAG)                                                          \
+#define COPY_PROP_STRINGS(X)                                                                       \
+    X(content_type, AMQP_BASIC_CONTENT_TYPE_FLAG)                                                  \
+    X(content_encoding, AMQP_BASIC_CONTENT_ENCODING_FLAG)                                          \
+    X(correlation_id, AMQP_BASIC_CORRELATION_ID_FLAG)                                              \
+    X(reply_to, AMQP_BASIC_REPLY_TO_FLAG)                                                          \
+    X(expiration, AMQP_BASIC_EXPIRATION_FLAG)                                                      \
+    X(message_id, AMQP_BASIC_MESSAGE_ID_FLAG)                                                      \
+    X(type, AMQP_BASIC_TYPE_FLAG)                                                                  \
+    X(user_id, AMQP_BASIC_USER_ID_FLAG)                                                            \
+    X(app_id, AMQP_BASIC_APP_ID_FLAG)                                                              \
     X(cluster_id, AMQP_BASIC_CLUSTER_ID_FLAG)
 
 void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct htable **headers,
                      bool *headers_present)
 {
-#define X(name, flag)                                                                           \
-    if (p->_flags & (flag))                                                                    \
+#define X(name, flag)                                                                              \
+    if (p->_flags & (flag))                                                                        \
         props_set_string(out, PROP_##name, p->name.len ? p->name.bytes : "", p->name.len);
     COPY_PROP_STRINGS(X)
 #undef X
@@ -348,10 +347,10 @@ void props_to_amqp(const struct props *p, const struct htable *headers, bool hea
                    amqp_pool_t *pool, amqp_basic_properties_t *out)
 {
     memset(out, 0, sizeof *out);
-#define X(name, flag)                                                                           \
-    if (props_has(p, PROP_##name)) {                                                           \
-        out->_flags |= (flag);                                                                 \
-        out->name = pool_bytes(pool, &p->name);                                                \
+#define X(name, flag)                                                                              \
+    if (props_has(p, PROP_##name)) {                                                               \
+        out->_flags |= (flag);                                                                     \
+        out->name = pool_bytes(pool, &p->name);                                                    \
     }
     COPY_PROP_STRINGS(X)
 #undef X

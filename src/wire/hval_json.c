@@ -23,8 +23,7 @@ json_t *bytes_to_json(const void *data, size_t len)
     return o;
 }
 
-enum status bytes_from_json(const json_t *j, const char *path, struct bytes *out,
-                            struct error *err)
+enum status bytes_from_json(const json_t *j, const char *path, struct bytes *out, struct error *err)
 {
     if (json_is_string(j)) {
         *out = bytes_dup(json_string_value(j), json_string_length(j));
@@ -197,9 +196,8 @@ static json_t *value_at(const struct hval *v, int depth)
             return nan_bits_json("double", &v->v.f64, sizeof v->v.f64);
         return typed("double", real_json(v->v.f64));
     case HV_DECIMAL:
-        return typed("decimal",
-                     json_pack("{s:i,s:I}", "scale", (int)v->v.dec.scale, "value",
-                               (json_int_t)v->v.dec.value));
+        return typed("decimal", json_pack("{s:i,s:I}", "scale", (int)v->v.dec.scale, "value",
+                                          (json_int_t)v->v.dec.value));
     case HV_STRING:
     case HV_BYTES: {
         const struct bytes *s = &v->v.s;
@@ -226,8 +224,8 @@ static json_t *value_at(const struct hval *v, int depth)
     }
 }
 
-static enum status int_in_range(const json_t *j, const char *path, const char *kind,
-                                int64_t lo, int64_t hi, int64_t *out, struct error *err)
+static enum status int_in_range(const json_t *j, const char *path, const char *kind, int64_t lo,
+                                int64_t hi, int64_t *out, struct error *err)
 {
     if (!json_is_integer(j))
         return error_set(err, ST_EPARSE, "%s: %s value must be an integer", path, kind);
@@ -245,8 +243,8 @@ static enum status uint_value(const json_t *j, const char *path, const char *kin
     if (json_is_integer(j)) {
         json_int_t i = json_integer_value(j);
         if (i < 0 || (uint64_t)i > hi)
-            return error_set(err, ST_ERANGE, "%s: %lld is out of range for %s", path,
-                             (long long)i, kind);
+            return error_set(err, ST_ERANGE, "%s: %lld is out of range for %s", path, (long long)i,
+                             kind);
         *out = (uint64_t)i;
         return ST_OK;
     }
@@ -292,8 +290,8 @@ static enum status real_value(const json_t *j, const char *path, const char *kin
         *out = -(double)INFINITY;
         return ST_OK;
     }
-    return error_set(err, ST_EPARSE, "%s: %s value must be a number, \"NaN\" or \"Infinity\"",
-                     path, kind);
+    return error_set(err, ST_EPARSE, "%s: %s value must be a number, \"NaN\" or \"Infinity\"", path,
+                     kind);
 }
 
 static enum status table_from_pairs(const json_t *pairs, const char *path, struct htable **out,
@@ -459,8 +457,7 @@ static enum status typed_from_json(const json_t *j, const char *path, struct hva
     const json_t *b64 = json_object_get(j, "base64");
     size_t expect = 1 + (val != NULL) + (b64 != NULL);
     if (json_object_size(j) != expect)
-        return error_set(err, ST_EPARSE, "%s: a typed value has only \"type\" and \"value\"",
-                         path);
+        return error_set(err, ST_EPARSE, "%s: a typed value has only \"type\" and \"value\"", path);
     if ((kind == HV_STRING || kind == HV_BYTES) && b64) {
         struct bytes b;
         if (val || !json_is_string(b64) ||

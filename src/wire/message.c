@@ -12,7 +12,9 @@ static const char *const prop_names[] = {
 #define X(name) #name,
     PROP_STRING_LIST(X)
 #undef X
-    "delivery_mode", "priority", "timestamp",
+        "delivery_mode",
+    "priority",
+    "timestamp",
 };
 
 const char *prop_name(enum prop_flag f)
@@ -23,8 +25,8 @@ const char *prop_name(enum prop_flag f)
 static struct bytes *prop_slot(struct props *p, enum prop_flag f)
 {
     switch (f) {
-#define X(name)                                                                                 \
-    case PROP_##name:                                                                          \
+#define X(name)                                                                                    \
+    case PROP_##name:                                                                              \
         return &p->name;
         PROP_STRING_LIST(X)
 #undef X
@@ -99,7 +101,8 @@ bool message_equal(const struct message *a, const struct message *b)
         if (!bytes_eq(x, y))
             return false;
     }
-    if (props_has(&a->props, PROP_delivery_mode) && a->props.delivery_mode != b->props.delivery_mode)
+    if (props_has(&a->props, PROP_delivery_mode) &&
+        a->props.delivery_mode != b->props.delivery_mode)
         return false;
     if (props_has(&a->props, PROP_priority) && a->props.priority != b->props.priority)
         return false;

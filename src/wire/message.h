@@ -15,23 +15,23 @@
 #include "hval.h"
 
 /* The AMQP 0-9-1 basic properties, by their snapshot (snake_case) names. */
-#define PROP_STRING_LIST(X)                                                                     \
-    X(content_type)                                                                            \
-    X(content_encoding)                                                                        \
-    X(correlation_id)                                                                          \
-    X(reply_to)                                                                                \
-    X(expiration)                                                                              \
-    X(message_id)                                                                              \
-    X(type)                                                                                    \
-    X(user_id)                                                                                 \
-    X(app_id)                                                                                  \
+#define PROP_STRING_LIST(X)                                                                        \
+    X(content_type)                                                                                \
+    X(content_encoding)                                                                            \
+    X(correlation_id)                                                                              \
+    X(reply_to)                                                                                    \
+    X(expiration)                                                                                  \
+    X(message_id)                                                                                  \
+    X(type)                                                                                        \
+    X(user_id)                                                                                     \
+    X(app_id)                                                                                      \
     X(cluster_id)
 
 enum prop_flag {
 #define X(name) PROP_##name,
     PROP_STRING_LIST(X)
 #undef X
-    PROP_delivery_mode,
+        PROP_delivery_mode,
     PROP_priority,
     PROP_timestamp,
     PROP_COUNT

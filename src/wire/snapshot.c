@@ -277,8 +277,7 @@ static enum status props_from_json(const json_t *p, struct props *out, struct er
             continue;
         }
         if (!json_is_integer(v) || json_integer_value(v) < 0)
-            return error_set(err, ST_EPARSE, "properties.%s: expected a non-negative integer",
-                             key);
+            return error_set(err, ST_EPARSE, "properties.%s: expected a non-negative integer", key);
         json_int_t i = json_integer_value(v);
         {
             if (i > 255)
@@ -426,8 +425,8 @@ json_t *snapshot_to_json(const struct message *m)
     if (m->headers_present)
         json_object_set_new(o, "headers", htable_to_json(m->headers));
     if (utf8_valid(m->body.data, m->body.len)) {
-        json_object_set_new(o, "body",
-                            json_stringn(m->body.len ? (const char *)m->body.data : "", m->body.len));
+        json_object_set_new(
+            o, "body", json_stringn(m->body.len ? (const char *)m->body.data : "", m->body.len));
     } else {
         char *b = base64_encode(m->body.data, m->body.len);
         json_object_set_new(o, "body_base64", json_string(b));

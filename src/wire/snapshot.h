@@ -53,7 +53,7 @@ struct snapshot_reader {
     long line;        /* number of the line last read, from 1 */
     char *buf;
     size_t cap;
-    const char *last;  /* the text of the record last read (in buf), without its newline */
+    const char *last; /* the text of the record last read (in buf), without its newline */
     size_t last_len;
     size_t max_record; /* the record size limit (snapshot_max_record() when opened) */
 };

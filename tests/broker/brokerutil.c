@@ -81,8 +81,8 @@ void bt_queue_fresh(struct conn *c, const char *name, const struct htable *args)
     amqp_queue_declare(conn_state(c), 1, amqp_cstring_bytes(name), 0, 1, 0, 0, t);
     struct error err;
     enum conn_err kind;
-    if (conn_check_reply(c, 1, amqp_get_rpc_reply(conn_state(c)), "declaring a test queue",
-                         &kind, &err) != ST_OK)
+    if (conn_check_reply(c, 1, amqp_get_rpc_reply(conn_state(c)), "declaring a test queue", &kind,
+                         &err) != ST_OK)
         fail_msg("%s", err.msg);
     empty_amqp_pool(&pool);
 }
@@ -307,8 +307,8 @@ bool bt_same_message(const struct message *a, const struct message *b, bool igno
         if ((x == NULL) != (y == NULL) || (x && !bytes_eq(x, y)))
             return false;
     }
-    if (a->props.delivery_mode != b->props.delivery_mode || a->props.priority != b->props.priority ||
-        a->props.timestamp != b->props.timestamp)
+    if (a->props.delivery_mode != b->props.delivery_mode ||
+        a->props.priority != b->props.priority || a->props.timestamp != b->props.timestamp)
         return false;
     return headers_equal_ignoring(a->headers, b->headers, ignore_dc ? "x-delivery-count" : NULL);
 }

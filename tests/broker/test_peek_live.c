@@ -174,7 +174,8 @@ static void expect_death(struct conn *c, const char *dlq, uint32_t n, const char
             assert_string_equal(d.source.how, "meta.queue");
             assert_true(bytes_eq_cstr(&d.source.routing_key, "orders"));
         } else {
-            assert_true((d.source.how && strcmp(d.source.how, "x-death") == 0) || (d.source.how && strcmp(d.source.how, "acemq-dlq-name") == 0));
+            assert_true((d.source.how && strcmp(d.source.how, "x-death") == 0) ||
+                        (d.source.how && strcmp(d.source.how, "acemq-dlq-name") == 0));
             assert_true(bytes_eq_cstr(&d.source.routing_key, from));
         }
         assert_true(d.error.len > 0);
@@ -247,8 +248,8 @@ static void test_broker_made_deaths(void **state)
     }
     expect_death(c, "it.dl.dlq", 2, "delivery_limit", "it.dl");
 
-    const char *qs[] = {"it.rej", "it.rej.dlq", "it.exp", "it.exp.dlq", "it.max", "it.max.dlq",
-                        "it.dl", "it.dl.dlq"};
+    const char *qs[] = {"it.rej", "it.rej.dlq", "it.exp", "it.exp.dlq",
+                        "it.max", "it.max.dlq", "it.dl",  "it.dl.dlq"};
     for (size_t i = 0; i < sizeof qs / sizeof *qs; i++)
         bt_queue_delete(c, qs[i]);
     msglist_free(&msgs);
@@ -555,9 +556,12 @@ static void test_broker_killed_mid_peek(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_classic_unchanged),    cmocka_unit_test(test_quorum_unchanged),
-        cmocka_unit_test(test_broker_made_deaths),   cmocka_unit_test(test_quorum_limit_refusal),
-        cmocka_unit_test(test_stream),               cmocka_unit_test(test_failures_named),
+        cmocka_unit_test(test_classic_unchanged),
+        cmocka_unit_test(test_quorum_unchanged),
+        cmocka_unit_test(test_broker_made_deaths),
+        cmocka_unit_test(test_quorum_limit_refusal),
+        cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_failures_named),
         cmocka_unit_test(test_other_consumer),
         cmocka_unit_test(test_broker_killed_mid_peek),
     };

@@ -478,7 +478,6 @@ static void t_bounded_reading(void **state)
     conn_close(c);
 }
 
-
 /* --rate holds from the first copy after the canary: the copies the canary's wait held back
  * do not go out in a burst (issue 16.2: --canary=5 --rate 5 sent copies 2-23 in 7 ms). */
 static void t_rate_after_canary(void **state)
@@ -576,12 +575,17 @@ int main(void)
     if (getenv("DLQX_TEST_FILTER"))
         cmocka_set_test_filter(getenv("DLQX_TEST_FILTER"));
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_acemq_exact_headers), cmocka_unit_test(t_babelqueue_exact_body),
-        cmocka_unit_test(t_unroutable_and_full), cmocka_unit_test(t_vanished_connection),
-        cmocka_unit_test(t_move_and_delete),     cmocka_unit_test(t_canary),
-        cmocka_unit_test(t_window_one),          cmocka_unit_test(t_bounded_reading),
+        cmocka_unit_test(t_acemq_exact_headers),
+        cmocka_unit_test(t_babelqueue_exact_body),
+        cmocka_unit_test(t_unroutable_and_full),
+        cmocka_unit_test(t_vanished_connection),
+        cmocka_unit_test(t_move_and_delete),
+        cmocka_unit_test(t_canary),
+        cmocka_unit_test(t_window_one),
+        cmocka_unit_test(t_bounded_reading),
         cmocka_unit_test(t_two_passes_one_connection),
-        cmocka_unit_test(t_rate_after_canary),   cmocka_unit_test(t_ramp),
+        cmocka_unit_test(t_rate_after_canary),
+        cmocka_unit_test(t_ramp),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

@@ -33,8 +33,7 @@ int main(int argc, char **argv)
         long long first = t0 + (long long)(i * 86400000LL / (n ? n : 1));
         char cause[64] = "";
         if (pos)
-            snprintf(cause, sizeof cause, ",\"x-acemq-causation\":\"m-%08ld-%ld\"", chain,
-                     pos - 1);
+            snprintf(cause, sizeof cause, ",\"x-acemq-causation\":\"m-%08ld-%ld\"", chain, pos - 1);
         char err[160];
         snprintf(err, sizeof err, "%s%ld%s", errors[e][0], 29000 + (long)((x >> 24) % 2000),
                  errors[e][1]);
