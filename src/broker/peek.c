@@ -136,49 +136,105 @@ void peek_message_from_envelope(const amqp_envelope_t *e, const char *queue, int
     }
 }
 
+/* The stepped peek: its phases, in order. */
+enum phase {
+    PH_COUNT_BEFORE, /* the depth, until it stands still (quorum) */
+    PH_OPEN,         /* the reading channel, its prefetch and consumer */
+    PH_READ,
+    PH_GIVE_BACK, /* closing the channel returns every held message, in order */
+    PH_COUNT_AFTER,
+    PH_DONE,
+};
+
+enum reader { RD_HOLDING, RD_ONE_BY_ONE, RD_STREAM };
+
 /* A quorum queue applies returns asynchronously: for a moment after messages are given back
- * (by dlqx or anyone), a passive declare counts fewer than are there. Poll until the count
- * reaches at_least (the messages known to be there) or two reads 100 ms apart agree, for at
- * most 5 s. Classic queues and streams answer exactly at once. */
-static enum status settled_count(struct conn *c, const char *queue, enum queue_kind kind,
-                                 uint32_t at_least, uint32_t *ready, uint32_t *consumers,
-                                 enum conn_err *kind_out, struct error *err)
+ * (by dlqx or anyone), a passive declare counts fewer than are there. The count is polled
+ * until it reaches at_least (the messages known to be there) or two reads 100 ms apart agree,
+ * for at most 5 s. Classic queues and streams answer exactly at once. */
+struct settle {
+    uint32_t at_least;
+    uint32_t ready, consumers;
+    int polls, agree;
+    double next; /* monotonic seconds of the next poll */
+};
+
+struct peek {
+    struct conn *c;
+    struct peek_opts o; /* o.queue and o.ctx are borrowed */
+    struct peek_report r;
+    uint64_t total;
+    double started;
+    enum phase phase;
+    enum reader how;
+    struct settle settle;
+    int idle_ms;
+    double last_frame;                 /* monotonic seconds of the last frame read */
+    uint64_t stream_unacked, last_tag; /* streams: credit to grant */
+    bool cancel;
+    bool channel_open;
+    bool after_ok;       /* the depth after is being counted */
+    enum conn_err rkind; /* how the read ended (the connection's kind of failure) */
+    struct error rerr;
+    enum status failed; /* not ST_OK: the peek could not start (queue gone, channel refused) */
+    enum conn_err fkind;
+    struct error ferr;
+};
+
+static enum status settle_poll(struct peek *p, enum conn_err *kind, struct error *err)
 {
-    enum status st = conn_queue_inspect(c, 1, queue, ready, consumers, kind_out, err);
-    if (st != ST_OK || kind == QK_CLASSIC || kind == QK_STREAM)
+    uint32_t again = 0, cons = 0;
+    enum status st = conn_queue_inspect(p->c, 1, p->o.queue, &again, &cons, kind, err);
+    if (st != ST_OK)
         return st;
-    int agree = 0;
-    for (int i = 0; i < 50 && *ready < at_least; i++) {
-        struct timespec ts = {0, 100 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-        uint32_t again = 0, cons = 0;
-        if ((st = conn_queue_inspect(c, 1, queue, &again, &cons, kind_out, err)) != ST_OK)
-            return st;
-        agree = again == *ready ? agree + 1 : 0;
-        *ready = again;
-        *consumers = cons;
-        if (at_least == UINT32_MAX && agree >= 2)
-            break;
-    }
+    struct settle *s = &p->settle;
+    s->agree = s->polls && again == s->ready ? s->agree + 1 : 0;
+    s->ready = again;
+    s->consumers = cons;
+    s->polls++;
+    s->next = clock_mono_s() + 0.1;
     return ST_OK;
 }
 
-struct run {
-    struct conn *c;
-    const struct peek_opts *o;
-    struct peek_report *r;
-    uint64_t total;
-    double started;
-};
+static enum status settle_begin(struct peek *p, uint32_t at_least, enum conn_err *kind,
+                                struct error *err)
+{
+    memset(&p->settle, 0, sizeof p->settle);
+    p->settle.at_least = at_least;
+    return settle_poll(p, kind, err);
+}
+
+/* Whether the count has settled; waits for the next poll no later than deadline. */
+static bool settle_more(struct peek *p, double deadline, enum status *st, enum conn_err *kind,
+                        struct error *err)
+{
+    struct settle *s = &p->settle;
+    *st = ST_OK;
+    if (p->r.kind == QK_CLASSIC || p->r.kind == QK_STREAM)
+        return false;
+    if (s->ready >= s->at_least || s->polls > 50 || (s->at_least == UINT32_MAX && s->agree >= 2))
+        return false;
+    double now = clock_mono_s();
+    double until = s->next < deadline ? s->next : deadline;
+    if (until > now) {
+        double d = until - now;
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    if (clock_mono_s() < s->next)
+        return true;
+    *st = settle_poll(p, kind, err);
+    return *st == ST_OK;
+}
 
 /* A frame that interrupted a consume: a channel or connection close, a cancel. */
-static enum peek_end interrupted(struct run *run, enum conn_err *kind, struct error *err)
+static enum peek_end interrupted(struct peek *p, enum conn_err *kind, struct error *err)
 {
-    amqp_connection_state_t st = conn_state(run->c);
+    amqp_connection_state_t st = conn_state(p->c);
     amqp_frame_t f;
     int rc = amqp_simple_wait_frame_noblock(st, &f, &(struct timeval){1, 0});
     if (rc != AMQP_STATUS_OK) {
-        conn_check_status(run->c, rc, "reading the queue", kind, err);
+        conn_check_status(p->c, rc, "reading the queue", kind, err);
         return PEEK_CONNECTION_LOST;
     }
     if (f.frame_type != AMQP_FRAME_METHOD)
@@ -189,10 +245,10 @@ static enum peek_end interrupted(struct run *run, enum conn_err *kind, struct er
     reply.reply = f.payload.method;
     switch (f.payload.method.id) {
     case AMQP_CHANNEL_CLOSE_METHOD:
-        conn_check_reply(run->c, f.channel, reply, "reading the queue", kind, err);
+        conn_check_reply(p->c, f.channel, reply, "reading the queue", kind, err);
         return PEEK_CHANNEL_CLOSED;
     case AMQP_CONNECTION_CLOSE_METHOD:
-        conn_check_reply(run->c, f.channel, reply, "reading the queue", kind, err);
+        conn_check_reply(p->c, f.channel, reply, "reading the queue", kind, err);
         return PEEK_CONNECTION_LOST;
     case AMQP_BASIC_CANCEL_METHOD:
         error_set(err, ST_EIO, "the broker cancelled dlqx's consumer (the queue was deleted?)");
@@ -202,89 +258,151 @@ static enum peek_end interrupted(struct run *run, enum conn_err *kind, struct er
     }
 }
 
-static bool progress(struct run *run)
+static bool progress(struct peek *p)
 {
-    if (!run->o->progress)
+    if (!p->o.progress)
         return true;
-    return run->o->progress(run->o->ctx, run->r->fetched, run->total);
+    return p->o.progress(p->o.ctx, p->r.fetched, p->total);
 }
 
 /* Hands one message to the sink and keeps the counts; false to stop. */
-static bool deliver(struct run *run, struct message *m)
+static bool deliver(struct peek *p, struct message *m)
 {
-    struct peek_report *r = run->r;
+    struct peek_report *r = &p->r;
     if (m->redelivered)
         r->redelivered_seen++;
     int64_t dc = header_int(m->headers, "x-delivery-count", -1);
     if (dc > r->max_delivery_count)
         r->max_delivery_count = dc;
     r->fetched++;
-    bool go = run->o->sink(run->o->ctx, m);
+    bool go = p->o.sink(p->o.ctx, m);
     if (go && r->fetched % PROGRESS_EVERY == 0)
-        go = progress(run);
+        go = progress(p);
     return go;
 }
 
-/* Classic and quorum queues without a limit to fear: one consumer holding everything. */
-static enum peek_end read_holding(struct run *run, enum conn_err *kind, struct error *err)
+static enum peek_end lost_or_closed(struct peek *p)
 {
-    amqp_connection_state_t st = conn_state(run->c);
-    const struct peek_opts *o = run->o;
-    /* prefetch 0 is unlimited for classic queues but caps a quorum consumer at 2000; an
-     * explicit window (at most 65535, a uint16) is honoured by both. */
-    uint16_t prefetch = run->total <= 65535 ? (uint16_t)run->total : 0;
-    if (run->r->kind == QK_QUORUM && prefetch == 0)
-        prefetch = 65535;
+    return conn_alive(p->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
+}
+
+/* Opens the reading: the prefetch and, but for one-by-one reads, the consumer. PEEK_COMPLETE
+ * when it is open (the read goes on), else how it ended. */
+static enum peek_end read_open(struct peek *p)
+{
+    amqp_connection_state_t st = conn_state(p->c);
+    if (p->how == RD_ONE_BY_ONE)
+        return PEEK_COMPLETE;
+    uint16_t prefetch = STREAM_CREDIT;
+    amqp_table_t args = amqp_empty_table;
+    amqp_table_entry_t arg;
+    if (p->how == RD_STREAM) {
+        arg.key = amqp_cstring_bytes("x-stream-offset");
+        arg.value.kind = AMQP_FIELD_KIND_UTF8;
+        arg.value.value.bytes = amqp_cstring_bytes("first");
+        args = (amqp_table_t){1, &arg};
+        p->idle_ms = p->o.idle_timeout_ms > 0 ? p->o.idle_timeout_ms : 2000;
+    } else {
+        /* prefetch 0 is unlimited for classic queues but caps a quorum consumer at 2000; an
+         * explicit window (at most 65535, a uint16) is honoured by both. */
+        prefetch = p->total <= 65535 ? (uint16_t)p->total : 0;
+        if (p->r.kind == QK_QUORUM && prefetch == 0)
+            prefetch = 65535;
+        /* Patient: with half a million messages held the broker has been seen to pause for
+         * several seconds (bench/README.md). With other consumers on the queue a silence more
+         * likely means they hold the rest: then wait less. */
+        p->idle_ms = p->o.idle_timeout_ms > 0    ? p->o.idle_timeout_ms
+                     : p->r.consumers_before > 0 ? 5000
+                                                 : 30000;
+    }
     amqp_basic_qos(st, READ_CHANNEL, 0, prefetch, 0);
-    if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "setting the prefetch", kind,
-                         err) != ST_OK)
-        return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
-    amqp_basic_consume(st, READ_CHANNEL, amqp_cstring_bytes(o->queue), amqp_empty_bytes, 0, 0, 0,
-                       amqp_empty_table);
-    if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "starting to read", kind,
-                         err) != ST_OK)
-        return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
-    /* Patient: with half a million messages held the broker has been seen to pause for
-     * several seconds (bench/README.md). With other consumers on the queue a silence more
-     * likely means they hold the rest: then wait less. */
-    int idle = o->idle_timeout_ms > 0         ? o->idle_timeout_ms
-               : run->r->consumers_before > 0 ? 5000
-                                              : 30000;
-    while (run->r->fetched < run->total) {
+    if (conn_check_reply(p->c, READ_CHANNEL, amqp_get_rpc_reply(st), "setting the prefetch",
+                         &p->rkind, &p->rerr) != ST_OK)
+        return lost_or_closed(p);
+    amqp_basic_consume(st, READ_CHANNEL, amqp_cstring_bytes(p->o.queue), amqp_empty_bytes, 0, 0, 0,
+                       args);
+    if (conn_check_reply(p->c, READ_CHANNEL, amqp_get_rpc_reply(st), "starting to read", &p->rkind,
+                         &p->rerr) != ST_OK)
+        return lost_or_closed(p);
+    p->last_frame = clock_mono_s();
+    return PEEK_COMPLETE;
+}
+
+static enum peek_end read_end(const struct peek *p)
+{
+    return p->total < p->r.ready_before ? PEEK_LIMIT : PEEK_COMPLETE;
+}
+
+/* Classic and quorum queues without a limit to fear (one consumer holding everything), and
+ * streams (read by offset; acks only grant credit): deliveries until the deadline. Returns
+ * true while the read goes on, else sets *end. */
+static bool read_consumed(struct peek *p, double deadline, enum peek_end *end)
+{
+    amqp_connection_state_t st = conn_state(p->c);
+    bool stream = p->how == RD_STREAM;
+    for (bool first = true;; first = false) {
+        if (p->total && p->r.fetched >= p->total) {
+            *end = read_end(p);
+            return false;
+        }
+        double now = clock_mono_s();
+        if (!first && now >= deadline)
+            return true;
+        /* The wait ends at the deadline or when the queue has been silent too long. */
+        double idle_at = p->last_frame + p->idle_ms / 1000.0;
+        double wait = (deadline < idle_at ? deadline : idle_at) - now;
+        if (wait < 0)
+            wait = 0;
+        long us = (long)(wait * 1e6);
+        struct timeval tv = {us / 1000000, us % 1000000};
         amqp_envelope_t e;
         amqp_maybe_release_buffers(st);
-        struct timeval tv = {idle / 1000, (idle % 1000) * 1000};
         amqp_rpc_reply_t rep = amqp_consume_message(st, &e, &tv, 0);
+        if (rep.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
+            rep.library_error == AMQP_STATUS_TIMEOUT) {
+            if (clock_mono_s() < idle_at)
+                continue; /* the deadline: the next loop returns */
+            *end = stream ? (p->total ? PEEK_IDLE : PEEK_COMPLETE) : PEEK_IDLE;
+            return false;
+        }
+        p->last_frame = clock_mono_s();
         if (rep.reply_type == AMQP_RESPONSE_NORMAL && e.channel != READ_CHANNEL) {
             amqp_destroy_envelope(&e); /* not this read's: a channel closed before */
             continue;
         }
         if (rep.reply_type == AMQP_RESPONSE_NORMAL) {
             struct message m;
-            peek_message_from_envelope(&e, o->queue, clock_now_ms(), &m);
+            peek_message_from_envelope(&e, p->o.queue, clock_now_ms(), &m);
+            p->last_tag = e.delivery_tag;
             amqp_destroy_envelope(&e);
-            if (run->r->kind == QK_UNKNOWN)
-                run->r->kind = m.has_stream_offset                         ? QK_STREAM
-                               : htable_get(m.headers, "x-delivery-count") ? QK_QUORUM
-                                                                           : QK_UNKNOWN;
-            if (!deliver(run, &m))
-                return PEEK_CANCELLED;
+            if (stream && ++p->stream_unacked >= STREAM_CREDIT / 2) {
+                amqp_basic_ack(st, READ_CHANNEL, p->last_tag, 1);
+                p->stream_unacked = 0;
+            }
+            if (!stream && p->r.kind == QK_UNKNOWN)
+                p->r.kind = m.has_stream_offset                         ? QK_STREAM
+                            : htable_get(m.headers, "x-delivery-count") ? QK_QUORUM
+                                                                        : QK_UNKNOWN;
+            if (!deliver(p, &m)) {
+                *end = PEEK_CANCELLED;
+                return false;
+            }
             continue;
         }
-        if (rep.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
-            rep.library_error == AMQP_STATUS_TIMEOUT)
-            return PEEK_IDLE;
         if (rep.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
             rep.library_error == AMQP_STATUS_UNEXPECTED_STATE) {
-            enum peek_end end = interrupted(run, kind, err);
-            if (end != PEEK_IDLE)
-                return end;
+            enum peek_end e2 = interrupted(p, &p->rkind, &p->rerr);
+            if (e2 != PEEK_IDLE) {
+                *end = e2;
+                return false;
+            }
             continue;
         }
-        conn_check_reply(run->c, READ_CHANNEL, rep, "reading the queue", kind, err);
-        return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
+        conn_check_reply(p->c, READ_CHANNEL, rep,
+                         stream ? "reading the stream" : "reading the queue", &p->rkind, &p->rerr);
+        *end = lost_or_closed(p);
+        return false;
     }
-    return run->total < run->r->ready_before ? PEEK_LIMIT : PEEK_COMPLETE;
 }
 
 enum peek_get peek_get_one(struct conn *c, amqp_channel_t ch, const char *queue, int64_t now_ms,
@@ -322,32 +440,40 @@ enum peek_get peek_get_one(struct conn *c, amqp_channel_t ch, const char *queue,
 }
 
 /* Quorum queues with a delivery limit: one basic.get at a time, so that dlqx can stop before
- * it takes a message its return would push over the limit. */
-static enum peek_end read_one_by_one(struct run *run, enum conn_err *kind, struct error *err)
+ * it takes a message its return would push over the limit. Returns true while the read goes
+ * on, else sets *end. */
+static bool read_one_by_one(struct peek *p, double deadline, enum peek_end *end)
 {
-    const struct peek_opts *o = run->o;
+    const struct peek_opts *o = &p->o;
+    struct peek_report *r = &p->r;
     int64_t limit = o->info.delivery_limit;
-    while (run->r->fetched < run->total) {
+    for (bool first = true; r->fetched < p->total; first = false) {
+        if (!first && clock_mono_s() >= deadline)
+            return true;
         struct message m;
         uint64_t tag;
-        enum peek_get g =
-            peek_get_one(run->c, READ_CHANNEL, o->queue, clock_now_ms(), &m, &tag, kind, err);
-        if (g == PG_EMPTY)
-            return PEEK_IDLE;
-        if (g == PG_FAILED)
-            return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
+        enum peek_get g = peek_get_one(p->c, READ_CHANNEL, o->queue, clock_now_ms(), &m, &tag,
+                                       &p->rkind, &p->rerr);
+        if (g == PG_EMPTY) {
+            *end = PEEK_IDLE;
+            return false;
+        }
+        if (g == PG_FAILED) {
+            *end = lost_or_closed(p);
+            return false;
+        }
         int64_t dc = header_int(m.headers, "x-delivery-count", 0);
         bool at_risk = limit >= 0 && dc >= (limit > 0 ? limit - 1 : 0);
         if (at_risk) {
-            run->r->at_risk++;
+            r->at_risk++;
             const struct bytes *mid = props_string(&m.props, PROP_message_id);
-            snprintf(run->r->at_risk_id, sizeof run->r->at_risk_id, "%.*s",
+            snprintf(r->at_risk_id, sizeof r->at_risk_id, "%.*s",
                      mid ? (int)(mid->len > 100 ? 100 : mid->len) : 0,
                      mid && mid->data ? (const char *)mid->data : "");
-            snprintf(run->r->detail, sizeof run->r->detail,
+            snprintf(r->detail, sizeof r->detail,
                      "stopped at message %llu: it has been delivered %lld times and the queue's "
                      "delivery limit is %lld — %s",
-                     (unsigned long long)run->r->fetched + 1, (long long)dc, (long long)limit,
+                     (unsigned long long)r->fetched + 1, (long long)dc, (long long)limit,
                      dc >= limit ? (o->info.has_dlx
                                         ? "it was already at the limit, so giving it back makes "
                                           "the broker dead-letter it (its copy is in the snapshot)"
@@ -358,76 +484,21 @@ static enum peek_end read_one_by_one(struct run *run, enum conn_err *kind, struc
                                    "queue may put the messages dlqx gives back behind messages "
                                    "given back before");
         }
-        if (!deliver(run, &m))
-            return PEEK_CANCELLED;
-        if (at_risk)
-            return PEEK_REFUSED_LIMIT;
+        if (!deliver(p, &m)) {
+            *end = PEEK_CANCELLED;
+            return false;
+        }
+        if (at_risk) {
+            *end = PEEK_REFUSED_LIMIT;
+            return false;
+        }
     }
-    return run->total < run->r->ready_before ? PEEK_LIMIT : PEEK_COMPLETE;
+    *end = read_end(p);
+    return false;
 }
-
-/* Streams: the one true non-destructive read. Acks only grant credit. */
-static enum peek_end read_stream(struct run *run, enum conn_err *kind, struct error *err)
+static void describe(struct peek *p, const struct error *err)
 {
-    amqp_connection_state_t st = conn_state(run->c);
-    const struct peek_opts *o = run->o;
-    amqp_basic_qos(st, READ_CHANNEL, 0, STREAM_CREDIT, 0);
-    if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "setting the prefetch", kind,
-                         err) != ST_OK)
-        return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
-    amqp_table_entry_t arg;
-    arg.key = amqp_cstring_bytes("x-stream-offset");
-    arg.value.kind = AMQP_FIELD_KIND_UTF8;
-    arg.value.value.bytes = amqp_cstring_bytes("first");
-    amqp_table_t args = {1, &arg};
-    amqp_basic_consume(st, READ_CHANNEL, amqp_cstring_bytes(o->queue), amqp_empty_bytes, 0, 0, 0,
-                       args);
-    if (conn_check_reply(run->c, READ_CHANNEL, amqp_get_rpc_reply(st), "starting to read", kind,
-                         err) != ST_OK)
-        return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
-    int idle = o->idle_timeout_ms > 0 ? o->idle_timeout_ms : 2000;
-    uint64_t unacked = 0, last_tag = 0;
-    while (run->total == 0 || run->r->fetched < run->total) {
-        amqp_envelope_t e;
-        amqp_maybe_release_buffers(st);
-        struct timeval tv = {idle / 1000, (idle % 1000) * 1000};
-        amqp_rpc_reply_t rep = amqp_consume_message(st, &e, &tv, 0);
-        if (rep.reply_type == AMQP_RESPONSE_NORMAL && e.channel != READ_CHANNEL) {
-            amqp_destroy_envelope(&e); /* not this read's: a channel closed before */
-            continue;
-        }
-        if (rep.reply_type == AMQP_RESPONSE_NORMAL) {
-            struct message m;
-            peek_message_from_envelope(&e, o->queue, clock_now_ms(), &m);
-            last_tag = e.delivery_tag;
-            amqp_destroy_envelope(&e);
-            if (++unacked >= STREAM_CREDIT / 2) {
-                amqp_basic_ack(st, READ_CHANNEL, last_tag, 1);
-                unacked = 0;
-            }
-            if (!deliver(run, &m))
-                return PEEK_CANCELLED;
-            continue;
-        }
-        if (rep.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
-            rep.library_error == AMQP_STATUS_TIMEOUT)
-            return run->total ? PEEK_IDLE : PEEK_COMPLETE;
-        if (rep.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
-            rep.library_error == AMQP_STATUS_UNEXPECTED_STATE) {
-            enum peek_end end = interrupted(run, kind, err);
-            if (end != PEEK_IDLE)
-                return end;
-            continue;
-        }
-        conn_check_reply(run->c, READ_CHANNEL, rep, "reading the stream", kind, err);
-        return conn_alive(run->c) ? PEEK_CHANNEL_CLOSED : PEEK_CONNECTION_LOST;
-    }
-    return run->total < run->r->ready_before ? PEEK_LIMIT : PEEK_COMPLETE;
-}
-
-static void describe(struct run *run, const struct error *err)
-{
-    struct peek_report *r = run->r;
+    struct peek_report *r = &p->r;
     if (r->end == PEEK_REFUSED_LIMIT && r->detail[0])
         return;
     const char *why = err && err->msg[0] ? err->msg : "";
@@ -471,62 +542,201 @@ static void describe(struct run *run, const struct error *err)
     }
 }
 
+enum status peek_start(struct conn *c, const struct peek_opts *o, struct peek **out,
+                       enum conn_err *kind, struct error *err)
+{
+    *out = NULL;
+    struct peek *p = xcalloc(1, sizeof *p);
+    p->c = c;
+    p->o = *o;
+    p->r.max_delivery_count = -1;
+    p->r.kind = o->info.kind;
+    p->started = clock_mono_s();
+    p->how = p->r.kind == QK_STREAM                                               ? RD_STREAM
+             : p->r.kind == QK_QUORUM && o->info.delivery_limit >= 0 && !o->force ? RD_ONE_BY_ONE
+                                                                                  : RD_HOLDING;
+    error_clear(&p->rerr);
+    error_clear(&p->ferr);
+    /* Before: nothing is known to be there, so the count must stand still. */
+    enum status st = settle_begin(p, UINT32_MAX, kind, err);
+    if (st != ST_OK) {
+        free(p);
+        return st;
+    }
+    *out = p;
+    return ST_OK;
+}
+
+void peek_cancel(struct peek *p)
+{
+    p->cancel = true;
+}
+
+void peek_counts(const struct peek *p, uint64_t *done, uint64_t *total)
+{
+    *done = p->r.fetched;
+    *total = p->phase == PH_COUNT_BEFORE ? 0 : p->total;
+}
+
+const char *peek_doing(const struct peek *p)
+{
+    switch (p->phase) {
+    case PH_COUNT_BEFORE:
+        return "counting";
+    case PH_OPEN:
+    case PH_READ:
+        return "reading";
+    case PH_GIVE_BACK:
+    case PH_COUNT_AFTER:
+        return "giving back";
+    case PH_DONE:
+    default:
+        return "done";
+    }
+}
+
+/* The depth before is known: the read begins (or there is nothing to read). */
+static void begin_read(struct peek *p)
+{
+    struct peek_report *r = &p->r;
+    r->ready_before = p->settle.ready;
+    r->consumers_before = p->settle.consumers;
+    p->total = r->ready_before;
+    if (p->o.limit && p->o.limit < p->total)
+        p->total = p->o.limit;
+    if (p->cancel) {
+        r->end = PEEK_CANCELLED;
+        p->phase = PH_GIVE_BACK;
+        return;
+    }
+    if (p->total == 0 && r->kind != QK_STREAM) {
+        r->end = PEEK_COMPLETE;
+        r->have_after = true;
+        r->ready_after = r->ready_before;
+        describe(p, NULL);
+        p->phase = PH_DONE;
+        return;
+    }
+    if ((p->failed = conn_channel_open(p->c, READ_CHANNEL, &p->fkind, &p->ferr)) != ST_OK) {
+        p->phase = PH_DONE;
+        return;
+    }
+    p->phase = PH_OPEN;
+}
+
+/* Closing the channel gives back every message held, in order; deliveries still in flight
+ * are returned with them. Then the depth after, counted as the one before. */
+static void give_back(struct peek *p)
+{
+    struct peek_report *r = &p->r;
+    if (p->channel_open && r->end != PEEK_CONNECTION_LOST && r->end != PEEK_CHANNEL_CLOSED)
+        conn_channel_close(p->c, READ_CHANNEL);
+    p->channel_open = false;
+    struct error e2;
+    enum conn_err k2;
+    p->after_ok = conn_alive(p->c) && settle_begin(p, r->ready_before, &k2, &e2) == ST_OK;
+    p->phase = PH_COUNT_AFTER;
+}
+
+static void count_after(struct peek *p)
+{
+    struct peek_report *r = &p->r;
+    if (p->after_ok) {
+        r->have_after = true;
+        r->ready_after = p->settle.ready;
+        if (r->ready_after > r->ready_before && r->kind != QK_STREAM)
+            r->arrived_during = r->ready_after - r->ready_before;
+    }
+    if (p->o.progress)
+        p->o.progress(p->o.ctx, r->fetched, p->total);
+    r->seconds = clock_mono_s() - p->started;
+    describe(p, &p->rerr);
+    p->phase = PH_DONE;
+}
+
+bool peek_step(struct peek *p, double deadline)
+{
+    enum status st = ST_OK;
+    struct error e2;
+    enum conn_err k2;
+    for (;;) {
+        switch (p->phase) {
+        case PH_COUNT_BEFORE:
+            if (!p->cancel && settle_more(p, deadline, &st, &p->fkind, &p->ferr))
+                return true;
+            if (st != ST_OK) {
+                p->failed = st;
+                p->phase = PH_DONE;
+                return false;
+            }
+            begin_read(p);
+            break;
+        case PH_OPEN:
+            p->channel_open = true;
+            p->r.end = read_open(p);
+            p->phase = p->r.end == PEEK_COMPLETE ? PH_READ : PH_GIVE_BACK;
+            break;
+        case PH_READ: {
+            enum peek_end end = PEEK_CANCELLED;
+            if (!p->cancel && (p->how == RD_ONE_BY_ONE ? read_one_by_one(p, deadline, &end)
+                                                       : read_consumed(p, deadline, &end)))
+                return true;
+            p->r.end = end;
+            p->phase = PH_GIVE_BACK;
+            break;
+        }
+        case PH_GIVE_BACK:
+            give_back(p);
+            break;
+        case PH_COUNT_AFTER:
+            if (p->after_ok && settle_more(p, deadline, &st, &k2, &e2))
+                return true;
+            p->after_ok = p->after_ok && st == ST_OK;
+            count_after(p);
+            return false;
+        case PH_DONE:
+        default:
+            return false;
+        }
+        if (clock_mono_s() >= deadline && p->phase != PH_DONE)
+            return true;
+    }
+}
+
+enum status peek_finish(struct peek *p, struct peek_report *r, enum conn_err *kind,
+                        struct error *err)
+{
+    /* What is left is done now; a read still going is cancelled first. */
+    if (p->phase <= PH_READ)
+        p->cancel = true;
+    while (peek_step(p, clock_mono_s() + 1.0))
+        ;
+    *r = p->r;
+    enum status st = p->failed;
+    if (st != ST_OK) {
+        memset(r, 0, sizeof *r);
+        if (kind)
+            *kind = p->fkind;
+        if (err)
+            *err = p->ferr;
+    } else if (kind) {
+        *kind = p->rkind;
+    }
+    free(p);
+    return st;
+}
+
 enum status peek_run(struct conn *c, const struct peek_opts *o, struct peek_report *r,
                      enum conn_err *kind, struct error *err)
 {
     memset(r, 0, sizeof *r);
-    r->max_delivery_count = -1;
-    r->kind = o->info.kind;
-    struct run run = {c, o, r, 0, clock_mono_s()};
-    /* Before: nothing is known to be there, so wait for the count to stand still. */
-    enum status st = settled_count(c, o->queue, r->kind, UINT32_MAX, &r->ready_before,
-                                   &r->consumers_before, kind, err);
+    struct peek *p;
+    enum status st = peek_start(c, o, &p, kind, err);
     if (st != ST_OK)
         return st;
-    run.total = r->ready_before;
-    if (o->limit && o->limit < run.total)
-        run.total = o->limit;
-    if (run.total == 0 && r->kind != QK_STREAM) {
-        r->end = PEEK_COMPLETE;
-        r->have_after = true;
-        r->ready_after = r->ready_before;
-        describe(&run, NULL);
-        return ST_OK;
-    }
-    if ((st = conn_channel_open(c, READ_CHANNEL, kind, err)) != ST_OK)
-        return st;
-    struct error rerr;
-    error_clear(&rerr);
-    enum conn_err rkind = CONN_OK;
-    if (r->kind == QK_STREAM)
-        r->end = read_stream(&run, &rkind, &rerr);
-    else if (r->kind == QK_QUORUM && o->info.delivery_limit >= 0 && !o->force)
-        r->end = read_one_by_one(&run, &rkind, &rerr);
-    else
-        r->end = read_holding(&run, &rkind, &rerr);
-    /* Closing the channel gives back every message held, in order. Deliveries still in
-     * flight are returned with them. */
-    if (r->end != PEEK_CONNECTION_LOST && r->end != PEEK_CHANNEL_CLOSED)
-        conn_channel_close(c, READ_CHANNEL);
-    if (conn_alive(c)) {
-        uint32_t after = 0, cons = 0;
-        struct error e2;
-        enum conn_err k2;
-        if (settled_count(c, o->queue, r->kind, r->ready_before, &after, &cons, &k2, &e2) ==
-            ST_OK) {
-            r->have_after = true;
-            r->ready_after = after;
-            if (after > r->ready_before && r->kind != QK_STREAM)
-                r->arrived_during = after - r->ready_before;
-        }
-    }
-    if (o->progress)
-        o->progress(o->ctx, r->fetched, run.total);
-    r->seconds = clock_mono_s() - run.started;
-    describe(&run, &rerr);
-    if (kind)
-        *kind = rkind;
-    return ST_OK;
+    while (peek_step(p, clock_mono_s() + 1.0))
+        ;
+    return peek_finish(p, r, kind, err);
 }
 
 json_t *peek_report_json(const char *queue, const struct peek_report *r)

@@ -15,7 +15,8 @@
  * broker. A peek of a quorum queue with a limit reads one message at a time and stops at the
  * first message within reach of the limit, unless forced.
  *
- * Ownership: the connection is borrowed. Messages handed to the sink are the sink's.
+ * Ownership: the connection is borrowed. Messages handed to the sink are the sink's. A stepped
+ * peek (peek_start) is the caller's until peek_finish frees it.
  */
 #ifndef DLQX_PEEK_H
 #define DLQX_PEEK_H
@@ -101,9 +102,31 @@ void peek_plan(const struct peek_opts *opts, uint32_t ready, uint32_t consumers,
 
 /* Runs the peek on channel ch of c (which must be open); fills the report. Returns ST_OK when
  * the peek ran (see report->end for how complete it is), or an error when it could not start
- * (queue missing, access refused). */
+ * (queue missing, access refused). The loop of peek_start, peek_step and peek_finish below. */
 enum status peek_run(struct conn *c, const struct peek_opts *opts, struct peek_report *report,
                      enum conn_err *kind, struct error *err);
+
+/* The same peek a slice at a time, for a caller with its own loop (the explorer answers keys
+ * between slices; ncdu's dir_output). peek_start counts the queue (an error when it cannot:
+ * queue missing, access refused) and returns the peek in *out; opts is copied, but opts->queue
+ * and opts->ctx are borrowed until peek_finish. peek_step works until the monotonic clock
+ * (clock_mono_s) passes deadline — a delivery, or one poll of a count, past it at most — and
+ * returns true while there is more to do. peek_cancel makes the next step stop reading and
+ * give everything back, as a sink that says stop does (PEEK_CANCELLED): nothing is lost.
+ * peek_finish does what is left (a peek still reading is cancelled first), fills the report
+ * and frees the peek; it returns an error when the peek could not start reading (the count
+ * failed on a later poll, the channel was refused), with *kind and err saying why. */
+struct peek;
+enum status peek_start(struct conn *c, const struct peek_opts *opts, struct peek **out,
+                       enum conn_err *kind, struct error *err);
+bool peek_step(struct peek *p, double deadline);
+void peek_cancel(struct peek *p);
+enum status peek_finish(struct peek *p, struct peek_report *report, enum conn_err *kind,
+                        struct error *err);
+/* Messages read so far, of how many (0 while the depth is being counted). */
+void peek_counts(const struct peek *p, uint64_t *done, uint64_t *total);
+/* "counting", "reading", "giving back" or "done", for a progress line. */
+const char *peek_doing(const struct peek *p);
 
 enum peek_get { PG_MESSAGE, PG_EMPTY, PG_FAILED };
 /* One basic.get (manual ack) on channel ch: PG_MESSAGE with *out filled and *tag its
