@@ -155,7 +155,7 @@ static void draw_title(struct app *a)
         snprintf(since, sizeof since, " (%zu gone since the snapshot)", gone);
     if (a->filter)
         snprintf(right, sizeof right, "%zu of %zu%s  ", a->n_rows, n - gone, since);
-    else if (!n && a->source == SOURCE_BROKER)
+    else if (!n && app_source_is_broker(a))
         snprintf(right, sizeof right, "no snapshot yet (Enter on a queue)  ");
     else
         snprintf(right, sizeof right, "%zu messages%s  ", n - gone, since);
@@ -633,8 +633,7 @@ int app_run(struct app *a, const struct view_ops *first)
 
 void app_free(struct app *a)
 {
-    if (a->loader)
-        app_load_cancel(a);
+    app_source_free(a);
     app_data_free(a);
     store_free(a->store);
     a->store = NULL;

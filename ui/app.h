@@ -91,25 +91,6 @@ void app_data_free(struct app *a);
 /* The store index of the message the user is on, or SIZE_MAX. */
 size_t app_selected_message(struct app *a);
 
-/* source.c */
-/* Starts reading the snapshot files into a fresh store. The loop then reads them a slice at a
- * time (app_load_step) between keys, so the first screen shows as soon as there is a
- * screenful and the program stays responsive; app_cancel_work stops reading (what was read
- * is kept). */
-bool app_load_files(struct app *a);
-/* Reads for about budget_ms; false when there is nothing (more) to read. */
-bool app_load_step(struct app *a, int budget_ms);
-void app_load_cancel(struct app *a);
-/* "reading… 523,000 messages (65,000/s)  Esc stops" */
-void app_load_status(struct app *a, struct strbuf *out);
-/* Takes a snapshot of the queues into a fresh store, with a progress bar (count, rate, ETA);
- * Esc cancels and the queues are left as they were. */
-bool app_peek_queues(struct app *a, char **queues, int n);
-/* What the management API knows of a queue (type, delivery limit, DLX), when it is there. */
-void app_queue_info(struct app *a, const char *queue, struct peek_queue_info *info);
-/* r: read the files again, or snapshot the same queues again. */
-void app_refresh(struct app *a);
-/* A progress line on the bottom row; returns false when the user pressed Esc or Ctrl-g. */
-bool app_progress(struct app *a, const char *what, uint64_t done, uint64_t total, double started_s);
+/* source.h: where the messages come from (app_source_*, app_refresh, app_queue_info). */
 
 #endif

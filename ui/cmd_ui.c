@@ -134,12 +134,12 @@ static void release_stderr(void)
 
 static void load_files(struct app *a)
 {
-    app_load_files(a);
+    app_source_start(a);
 }
 
 static void load_queues(struct app *a)
 {
-    app_peek_queues(a, a->queues, a->n_queues);
+    source_peek_open(a, a->queues, a->n_queues);
     app_switch(a, &view_messages_ops);
 }
 
@@ -217,10 +217,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
             rc = EXIT_USAGE;
             goto out;
         }
-        a.source = SOURCE_FILES;
-        a.files = names;
-        a.n_files = n;
-        a.source_label = xstrdup(n == 1 ? names[0] : "several snapshot files");
+        app_source_set(&a, &source_file_ops, source_file_new(names, n));
         a.after_start = load_files;
         first = &view_messages_ops;
     } else {
@@ -228,7 +225,6 @@ int cmd_ui(int argc, char **argv, bool open_files)
             rc = EXIT_USAGE;
             goto out;
         }
-        a.source = SOURCE_BROKER;
         a.broker = &b;
         a.read_only = b.read_only;
         mgmt_global_init();
@@ -238,7 +234,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
         struct conn *c = broker_connect(&b, &rc);
         if (!c)
             goto out;
-        a.source_label = xstrdup(conn_display_url(c));
+        app_source_set(&a, &source_peek_ops, source_peek_new(conn_display_url(c)));
         /* A mistyped queue is an error here, not an empty list on the screen. */
         for (int i = 0; i < n && rc == EXIT_OK; i++) {
             enum conn_err kind = CONN_OK;

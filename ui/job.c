@@ -1,6 +1,6 @@
 /*
  * job: the slots of the jobs in progress, the slice the loop gives them, the progress line
- * they share with the loader, and stopping them (job.h).
+ * they share with the source that reads, and stopping them (job.h).
  */
 #include "job.h"
 
@@ -75,7 +75,7 @@ void job_cancel_all(struct app *a)
 
 bool app_busy(const struct app *a)
 {
-    if (a->loader)
+    if (app_source_busy(a))
         return true;
     for (int k = 0; k < JOB_KINDS; k++)
         if (a->jobs[k])
@@ -86,8 +86,9 @@ bool app_busy(const struct app *a)
 enum job_rc app_work(struct app *a, int budget_ms, bool *ended)
 {
     double start = clock_mono_s();
-    /* With files still being read, the jobs get half the slice and the reading the rest. */
-    double until = start + (a->loader ? budget_ms / 2 : budget_ms) / 1000.0;
+    /* With the source still reading, the jobs get half the slice and the reading the rest. */
+    bool reading = app_source_busy(a);
+    double until = start + (reading ? budget_ms / 2 : budget_ms) / 1000.0;
     bool more = false, waiting = false;
     /* The foremost job that can advance gets the slice; the others wait their turn. */
     for (int k = 0; k < JOB_KINDS && !more; k++) {
@@ -106,11 +107,11 @@ enum job_rc app_work(struct app *a, int budget_ms, bool *ended)
             waiting = true;
         }
     }
-    if (a->loader) {
+    if (reading) {
         double left = start + budget_ms / 1000.0 - clock_mono_s();
-        if (!app_load_step(a, left > 0.002 ? (int)(left * 1000) : 2))
+        if (!app_source_step(a, clock_mono_s() + (left > 0.002 ? left : 0.002)))
             *ended = true;
-        more = more || a->loader;
+        more = more || app_source_busy(a);
     }
     if (more)
         return JOB_MORE;
@@ -124,11 +125,7 @@ bool app_cancel_work(struct app *a)
             finish(a, (enum job_kind)k, true);
             return true;
         }
-    if (a->loader) {
-        app_load_cancel(a);
-        return true;
-    }
-    return false;
+    return app_source_cancel(a);
 }
 
 const char *app_cancel_key(const struct app *a)
@@ -152,6 +149,5 @@ void app_work_status(struct app *a, struct strbuf *out)
         sb_addf(out, "  %s cancels", app_cancel_key(a));
         return;
     }
-    if (a->loader)
-        app_load_status(a, out);
+    app_source_status(a, out);
 }

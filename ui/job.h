@@ -2,7 +2,7 @@
  * job: long work done a slice at a time from the loop (ncdu's and tig's lesson: the loop
  * never blocks), with one progress line and one way to stop it. Sorting and filtering a
  * million rows, a search that has to look through all of them, grouping them and building
- * their causal forest are jobs; reading snapshot files is the loader (source.c), which the
+ * their causal forest are jobs; the source reading its messages (source.h) is not, but the
  * same line and the same key report and stop.
  *
  * At most one job of each kind runs; starting one cancels the one of its kind. A job's first
@@ -61,13 +61,13 @@ void job_cancel(struct app *a, enum job_kind kind);
 /* Ends every job as cancelled (at exit). */
 void job_cancel_all(struct app *a);
 
-/* Whether there is work in progress (a job or the loader). */
+/* Whether there is work in progress (a job or the source reading). */
 bool app_busy(const struct app *a);
 /* One slice of the work in progress, about budget_ms; returns JOB_DONE when nothing is left
  * to do, JOB_WAIT when all of it is waiting. *ended is set when something finished (the
  * screen wants a redraw). */
 enum job_rc app_work(struct app *a, int budget_ms, bool *ended);
-/* Stops the foremost work (the job first shown, else the loader); false when there is none. */
+/* Stops the foremost work (the job first shown, else the source); false when there is none. */
 bool app_cancel_work(struct app *a);
 /* The progress line of the foremost work ("sorting 1,000,000 messages by age… 43%  Esc
  * cancels"); nothing when there is none. */

@@ -15,6 +15,7 @@
 
 #include "actions.h"
 #include "job.h"
+#include "source.h"
 #include "store.h"
 #include "tree.h"
 #include "treeview.h"
@@ -102,14 +103,10 @@ struct view {
 
 #define VIEW_STACK_MAX 12
 
-/* Where the messages come from: a snapshot file, or a live broker's queues. */
-enum source_kind { SOURCE_FILES, SOURCE_BROKER };
-
 struct app {
-    enum source_kind source;
-    char **files; /* SOURCE_FILES */
-    int n_files;
-    struct broker_opts *broker; /* SOURCE_BROKER (borrowed) */
+    /* Where the messages come from (source.h): snapshot files, or a live broker's queues. */
+    struct app_source src;
+    struct broker_opts *broker; /* a broker source's (borrowed) */
     char **queues;              /* queues named on the command line */
     int n_queues;
 
@@ -162,13 +159,12 @@ struct app {
     char *forest_text;                  /* the strings the forest borrows */
     char *source_label;                 /* shown in the title: the file or the queues */
     void (*after_start)(struct app *a); /* work to do once the screen is up (loading) */
-    struct mgmt *mgmt;                  /* the management API, when there is one (SOURCE_BROKER) */
+    struct mgmt *mgmt;                  /* the management API, when there is one (a broker) */
     /* What passes from the explorer took out of their queue since the snapshot: by store
      * index, an enum gone_why (GONE_NONE: still there); NULL when nothing was. These are no
      * longer rows (nor in the groups, the timeline or a search); the tree marks them. */
     unsigned char *gone;
     size_t gone_cap, n_gone;
-    struct loader *loader; /* reading snapshot files a screenful at a time; NULL when done */
 };
 
 /* View stack. */

@@ -2,7 +2,7 @@
  * queues: the dead-letter queues — from the management API (type, depth, consumers, where
  * they come from, how fast they grow), or the queues named on the command line (passive
  * declare), or, for snapshot files, the queues the messages were read from. Enter opens a
- * queue's dead letters (on a live broker: a snapshot, with a progress bar); Space marks
+ * queue's dead letters (on a live broker: a snapshot, listed as it arrives); Space marks
  * queues, and Enter then opens every marked one as one set (as `dlqx Q1 Q2` does), so that
  * a causal chain across queues is one tree.
  */
@@ -175,7 +175,7 @@ static void relist(struct app *a, struct view *v)
     s->rows = NULL;
     s->n = 0;
     double now = clock_mono_s(), dt = s->looked_at ? now - s->looked_at : 0;
-    if (a->source == SOURCE_BROKER)
+    if (app_source_is_broker(a))
         list_from_broker(a, s, old, n_old, dt);
     else
         list_from_store(a, s);
@@ -219,7 +219,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     v->rows_y = top + 1;
     view_scroll_to_cursor(v, (size_t)(height > 2 ? height - 2 : 1));
     draw_fill(top, 0, width, UA_HEADER);
-    bool files = a->source == SOURCE_FILES;
+    bool files = !app_source_is_broker(a);
     if (files)
         draw_safe(top, 0, width, "  QUEUE                         MESSAGES  OLDEST", UA_HEADER);
     else
@@ -303,8 +303,9 @@ static int request(struct app *a, struct view *v, enum action act)
                 q[k++] = s->rows[i].name;
         if (!k)
             q[k++] = s->rows[v->cursor].name;
-        if (a->source == SOURCE_BROKER) {
-            bool ok = app_peek_queues(a, q, k);
+        if (app_source_is_broker(a)) {
+            /* The peek goes on a slice at a time, the list filling as it comes. */
+            bool ok = source_peek_open(a, q, k);
             /* On top of the queues, so that q comes back here; a queue gone since the
              * listing leaves the message line saying so, and the queues view. */
             if (ok || (a->store && store_count(a->store))) {
@@ -339,7 +340,7 @@ static int request(struct app *a, struct view *v, enum action act)
 
 static void reload(struct app *a, struct view *v)
 {
-    if (a->source == SOURCE_FILES)
+    if (!app_source_is_broker(a))
         relist(a, v);
 }
 

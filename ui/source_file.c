@@ -1,0 +1,177 @@
+/*
+ * source_file: snapshot files as the explorer's source (source.h) — read a slice of records
+ * at a time into the store, the rows joined as they come; the malformed records skipped,
+ * counted and the first one named.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "job.h"
+#include "snapshot.h"
+#include "source.h"
+#include "ui.h"
+
+struct file_src {
+    char **files;
+    int n_files;
+    int file; /* the one being read: an index into files */
+    FILE *in;
+    struct snapshot_reader r;
+    long bad;
+    char first_bad[256];
+    double started;
+};
+
+void *source_file_new(char *const *files, int n)
+{
+    struct file_src *f = xcalloc(1, sizeof *f);
+    f->files = xcalloc((size_t)n + 1, sizeof *f->files);
+    for (int i = 0; i < n; i++)
+        f->files[i] = xstrdup(files[i]);
+    f->n_files = n;
+    return f;
+}
+
+static void close_file(struct file_src *f)
+{
+    if (!f->in)
+        return;
+    snapshot_reader_close(&f->r);
+    if (f->in != stdin)
+        fclose(f->in);
+    f->in = NULL;
+}
+
+/* Reading ended (cancelled: stopped, or an error): what depends on the whole set (the order,
+ * the groups, the forest) is made again. */
+static void finish(struct app *a, struct file_src *f, bool cancelled)
+{
+    close_file(f);
+    size_t n = store_count(a->store);
+    if (f->bad)
+        app_message(a, true, "%ld malformed records skipped (first: %s)", f->bad, f->first_bad);
+    else if (cancelled)
+        app_message(a, true, "reading stopped: %zu messages read", n);
+    else
+        app_message(a, false, "%zu messages read", n);
+    app_rows_complete(a);
+}
+
+static bool start(struct app *a, void *state)
+{
+    struct file_src *f = state;
+    close_file(f);
+    if (!app_source_fresh_store(a))
+        return false;
+    f->started = clock_mono_s();
+    f->file = -1;
+    f->bad = 0;
+    f->first_bad[0] = '\0';
+    return true;
+}
+
+/* A slice of records between clock checks: false when the file ended or failed. */
+static bool read_records(struct app *a, struct file_src *f, bool *failed)
+{
+    struct error err;
+    for (int k = 0; k < 256; k++) {
+        struct message m;
+        enum snapshot_rc rc = snapshot_read(&f->r, &m, &err);
+        if (rc == SNAP_EOF || rc == SNAP_IO_ERROR) {
+            if (rc == SNAP_IO_ERROR)
+                app_message(a, true, "%s", err.msg);
+            close_file(f);
+            return false;
+        }
+        if (rc == SNAP_BAD_RECORD) {
+            if (!f->bad++)
+                snprintf(f->first_bad, sizeof f->first_bad, "%.200s", err.msg);
+            message_free(&m);
+            continue;
+        }
+        bool ok =
+            store_append_line(a->store, &m, f->r.last, f->r.last_len, a->now_ms, &err) == ST_OK;
+        message_free(&m);
+        if (!ok) {
+            app_message(a, true, "%s", err.msg);
+            *failed = true;
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool step(struct app *a, void *state, double until)
+{
+    struct file_src *f = state;
+    /* A key that is waiting ends the slice: it is answered before more is read. */
+    while (!job_yield(until)) {
+        if (!f->in) {
+            if (++f->file >= f->n_files) {
+                finish(a, f, false);
+                return false;
+            }
+            const char *name = f->files[f->file];
+            f->in = strcmp(name, "-") == 0 ? stdin : fopen(name, "rb");
+            if (!f->in) {
+                app_message(a, true, "cannot open %s", name);
+                continue;
+            }
+            snapshot_reader_open(&f->r, f->in, name);
+        }
+        bool failed = false;
+        if (!read_records(a, f, &failed) && failed) {
+            finish(a, f, true);
+            return false;
+        }
+    }
+    app_rows_extend(a);
+    return true;
+}
+
+static void cancel(struct app *a, void *state)
+{
+    finish(a, state, true);
+}
+
+static void status(struct app *a, void *state, struct strbuf *out)
+{
+    const struct file_src *f = state;
+    char n[32], r[32];
+    size_t count = store_count(a->store);
+    double el = clock_mono_s() - f->started;
+    sb_addf(out, "reading%s %s messages (%s/s)  %s stops", a->ascii ? "..." : "\xe2\x80\xa6",
+            fmt_thousands(count, n), fmt_thousands(el > 0 ? (uint64_t)((double)count / el) : 0, r),
+            app_cancel_key(a));
+}
+
+static const char *label(const struct app *a, void *state)
+{
+    const struct file_src *f = state;
+    (void)a;
+    return f->n_files == 1 ? f->files[0] : "several snapshot files";
+}
+
+static void free_(struct app *a, void *state)
+{
+    struct file_src *f = state;
+    (void)a;
+    close_file(f);
+    for (int i = 0; i < f->n_files; i++)
+        free(f->files[i]);
+    free(f->files);
+    free(f);
+}
+
+const struct source_ops source_file_ops = {
+    .name = "files",
+    .broker = false,
+    .start = start,
+    .step = step,
+    .cancel = cancel,
+    .status = status,
+    .label = label,
+    .free = free_,
+};
