@@ -481,37 +481,58 @@ static void describe(struct run *run)
     }
 }
 
-enum status replay_run(struct conn *c, const struct replay_opts *o, struct replay_report *r,
-                       enum conn_err *kind, struct error *err)
+/* A pass in steps (replay.h): the run, its report, and what the loop needs between steps. */
+struct replay {
+    struct run run;
+    struct replay_report rep;
+    int idle_ms, confirm_ms;
+    bool by_get;
+    bool finished;
+};
+
+static void replay_free(struct replay *p)
 {
-    memset(r, 0, sizeof *r);
+    for (size_t i = p->run.first_open; i < p->run.n_items; i++)
+        if (p->run.items[i])
+            item_free(p->run.items[i]);
+    free(p->run.items);
+    bytes_free(&p->run.canary_id);
+    sb_free(&p->run.checked_exchanges);
+    free(p);
+}
+
+enum status replay_start(struct conn *c, const struct replay_opts *o, struct replay **out,
+                         enum conn_err *kind, struct error *err)
+{
+    *out = NULL;
     if (!o->journal || !o->select || !o->queue || !o->op)
         return error_set(err, ST_EINVAL, "replay: journal, select, queue and op are required");
-    struct run run;
-    memset(&run, 0, sizeof run);
-    run.c = c;
-    run.st = conn_state(c);
-    run.o = o;
-    run.r = r;
-    run.kind = o->kind;
-    run.window = o->window ? o->window : DEFAULT_WINDOW;
-    run.canary_wanted = o->canary_wait_ms > 0;
-    run.canary_item = SIZE_MAX;
-    run.started = clock_mono_s();
-    run.pace_tokens = 1; /* the first copy goes at once */
-    run.pace_last = run.started;
-    sb_init(&run.checked_exchanges);
-    error_clear(&run.err);
+    struct replay *p = xcalloc(1, sizeof *p);
+    struct run *run = &p->run;
+    struct replay_report *r = &p->rep;
+    run->c = c;
+    run->st = conn_state(c);
+    run->o = o;
+    run->r = r;
+    run->kind = o->kind;
+    run->window = o->window ? o->window : DEFAULT_WINDOW;
+    run->canary_wanted = o->canary_wait_ms > 0;
+    run->canary_item = SIZE_MAX;
+    run->started = clock_mono_s();
+    run->pace_tokens = 1; /* the first copy goes at once */
+    run->pace_last = run->started;
+    sb_init(&run->checked_exchanges);
+    error_clear(&run->err);
     journal_new_run_id(r->run_id);
 
     uint32_t ready = 0, consumers = 0;
     enum status st = conn_queue_inspect(c, CHECK_CHANNEL, o->queue, &ready, &consumers, kind, err);
     if (st != ST_OK) {
-        sb_free(&run.checked_exchanges);
+        replay_free(p);
         return st;
     }
     r->ready_before = ready;
-    run.total = ready;
+    run->total = ready;
 
     /* planned: a plan's size; a live selection (expect 0) learns how many it selects only as
      * it reads — the queue's depth is not that (10 "planned" for 6 selected): the end record
@@ -519,179 +540,240 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
     struct journal_run jr = {r->run_id,    o->op,    conn_display_url(c), conn_vhost(c),
                              conn_user(c), o->queue, o->expect,           false};
     if ((st = journal_write_run(o->journal, &jr, err)) != ST_OK ||
-        (st = journal_sync(o->journal, err)) != ST_OK) {
-        sb_free(&run.checked_exchanges);
-        return st;
-    }
-    if ((st = conn_channel_open(c, READ_CHANNEL, kind, err)) != ST_OK ||
+        (st = journal_sync(o->journal, err)) != ST_OK ||
+        (st = conn_channel_open(c, READ_CHANNEL, kind, err)) != ST_OK ||
         (st = conn_channel_open(c, PUB_CHANNEL, kind, err)) != ST_OK) {
-        sb_free(&run.checked_exchanges);
+        replay_free(p);
         return st;
     }
-    amqp_confirm_select(run.st, PUB_CHANNEL);
-    if ((st = conn_check_reply(c, PUB_CHANNEL, amqp_get_rpc_reply(run.st),
+    amqp_confirm_select(run->st, PUB_CHANNEL);
+    if ((st = conn_check_reply(c, PUB_CHANNEL, amqp_get_rpc_reply(run->st),
                                "putting the publishing channel in confirm mode", kind, err)) !=
         ST_OK) {
-        sb_free(&run.checked_exchanges);
+        replay_free(p);
         return st;
     }
-    run.read_alive = run.pub_alive = true;
-    bool by_get = run.kind == QK_QUORUM && o->delivery_limit >= 0 && !o->force;
-    if (run.total == 0)
-        run.reading_done = true;
-    else if (!by_get && (st = rr_start_consume(&run, kind, err)) != ST_OK) {
+    run->read_alive = run->pub_alive = true;
+    p->by_get = run->kind == QK_QUORUM && o->delivery_limit >= 0 && !o->force;
+    if (run->total == 0)
+        run->reading_done = true;
+    else if (!p->by_get && (st = rr_start_consume(run, kind, err)) != ST_OK) {
         conn_channel_close(c, PUB_CHANNEL);
-        sb_free(&run.checked_exchanges);
+        replay_free(p);
         return st;
     }
-    int idle_ms = o->idle_timeout_ms > 0  ? o->idle_timeout_ms
-                  : run.kind == QK_STREAM ? 2000
-                  : consumers > 0         ? 5000
+    p->idle_ms = o->idle_timeout_ms > 0   ? o->idle_timeout_ms
+                 : run->kind == QK_STREAM ? 2000
+                 : consumers > 0          ? 5000
                                           : 30000;
-    int confirm_ms = o->confirm_timeout_ms > 0 ? o->confirm_timeout_ms : 30000;
-    run.last_frame = clock_mono_s();
+    p->confirm_ms = o->confirm_timeout_ms > 0 ? o->confirm_timeout_ms : 30000;
+    run->last_frame = clock_mono_s();
+    *out = p;
+    return ST_OK;
+}
 
-    for (;;) {
-        rr_advance_open(&run);
-        report_progress(&run,
-                        run.canary_waiting ? "canary"
-                        : run.reading_done ? "settling"
-                                           : "sending",
-                        false);
-        bool alive = run.read_alive && run.pub_alive;
-        /* Canary: its outcome decides. */
-        if (run.canary_item != SIZE_MAX && !run.canary_passed && alive) {
-            struct item *ci = run.canary_item >= run.first_open ? run.items[run.canary_item] : NULL;
-            bool settled = !ci || ci->state == IT_SETTLED;
-            if (settled && !run.canary_waiting && run.r->canary_sent) {
-                /* Done (or kept: then there is nothing to watch). */
-                run.canary_waiting = true;
-                run.canary_until = clock_mono_s() + o->canary_wait_ms / 1000.0;
-            }
-            if (run.canary_waiting && (r->canary_back || clock_mono_s() >= run.canary_until)) {
-                run.canary_waiting = false;
-                run.canary_passed = true;
-                if (r->canary_back) {
-                    run.cancelled = true;
-                    run.reading_done = true;
-                    rr_set_end(&run, RE_CANARY);
-                }
-            }
-        }
-        if (!run.cancelled)
-            send_some(&run);
-        rr_sync_acks(&run);
-        rr_renew_consumer(&run);
-        rr_advance_open(&run);
-        bool pending_left = run.next_pending < run.n_items;
-        if (run.cancelled || !alive) {
-            /* Nothing more is sent; what is in flight is settled below. */
-            for (size_t i = run.next_pending; i < run.n_items; i++)
-                if (run.items[i]->state == IT_PENDING) {
-                    run.items[i]->state = IT_SETTLED;
-                    r->not_sent++;
-                }
-            run.next_pending = run.n_items;
-            pending_left = false;
-        }
-        bool unproven = rr_acks_unproven(&run) || rr_probe_awaited(&run);
-        if (!alive && run.in_flight == 0 && !unproven)
-            break;
-        if (run.reading_done && !pending_left && run.in_flight == 0 && !unproven &&
-            !run.canary_waiting)
-            break;
-        if (!alive) {
-            /* Copies in flight when the connection failed: nobody can say. */
-            for (size_t i = run.first_open; i < run.n_items; i++) {
-                struct item *it = run.items[i];
-                if (it->state == IT_IN_FLIGHT) {
-                    run.in_flight--;
-                    rr_settle(&run, it, JR_UNKNOWN,
-                              "the connection failed before the broker confirmed the copy: it may "
-                              "or may not be at the target; the dead letter is back in the DLQ");
-                }
-            }
-            if (!run.read_alive || !unproven)
-                continue;
-            /* The reading channel is still there: wait for the proof of its removals. */
-        }
-        /* Wait for something: a delivery, a confirm. */
-        if (by_get && !run.reading_done && !run.paused &&
-            (run.n_items - run.next_pending) < run.window) {
-            rr_get_one(&run);
-            for (int i = 0; i < 256 && rr_pump(&run, 0); i++)
-                ;
-            continue;
-        }
-        int wait = 100;
-        if (pending_left)
-            wait = pace_wait_ms(&run);
-        if (!rr_pump(&run, wait)) {
-            double quiet = clock_mono_s() - run.last_frame;
-            if (!run.reading_done && !run.canary_waiting && !run.paused && !run.blocked &&
-                quiet * 1000 > idle_ms) {
-                run.reading_done = true;
-                rr_set_end(&run, RE_IDLE);
-            }
-            if (((rr_acks_unproven(&run) && run.probe_out) || rr_probe_awaited(&run)) &&
-                quiet * 1000 > confirm_ms)
-                rr_acks_unknown(&run, "no answer from the broker within the timeout after the "
-                                      "dead letter's removal: if it is still in the DLQ, the "
-                                      "copy at the target is a duplicate");
-            if (run.in_flight > 0 && quiet * 1000 > confirm_ms) {
-                for (size_t i = run.first_open; i < run.n_items; i++) {
-                    struct item *it = run.items[i];
-                    if (it->state == IT_IN_FLIGHT) {
-                        run.in_flight--;
-                        rr_settle(&run, it, JR_UNKNOWN,
-                                  "no confirm from the broker within the timeout: the copy may or "
-                                  "may not be at the target; the dead letter stays");
-                    }
-                }
-            }
-        } else {
-            /* Drain what is already there without waiting. */
-            for (int i = 0; i < 256 && rr_pump(&run, 0); i++)
-                ;
+/* The canary's outcome decides whether the rest is sent. */
+static void watch_canary(struct run *run)
+{
+    struct replay_report *r = run->r;
+    struct item *ci = run->canary_item >= run->first_open ? run->items[run->canary_item] : NULL;
+    bool settled = !ci || ci->state == IT_SETTLED;
+    if (settled && !run->canary_waiting && r->canary_sent) {
+        /* Done (or kept: then there is nothing to watch). */
+        run->canary_waiting = true;
+        run->canary_until = clock_mono_s() + run->o->canary_wait_ms / 1000.0;
+    }
+    if (run->canary_waiting && (r->canary_back || clock_mono_s() >= run->canary_until)) {
+        run->canary_waiting = false;
+        run->canary_passed = true;
+        if (r->canary_back) {
+            run->cancelled = true;
+            run->reading_done = true;
+            rr_set_end(run, RE_CANARY);
         }
     }
-    rr_advance_open(&run);
-    if (run.stream_unacked && run.read_alive)
-        amqp_basic_ack(run.st, READ_CHANNEL, run.stream_last_tag, 1);
+}
+
+/* Copies in flight that nobody will confirm now: their outcome is unknown. */
+static void in_flight_unknown(struct run *run, const char *why)
+{
+    for (size_t i = run->first_open; i < run->n_items; i++) {
+        struct item *it = run->items[i];
+        if (it->state == IT_IN_FLIGHT) {
+            run->in_flight--;
+            rr_settle(run, it, JR_UNKNOWN, why);
+        }
+    }
+}
+
+/* One turn of the pass's loop, waiting no later than deadline: false when the pass is over. */
+static bool turn(struct replay *p, double deadline)
+{
+    struct run *run = &p->run;
+    struct replay_report *r = &p->rep;
+    rr_advance_open(run);
+    report_progress(run,
+                    run->canary_waiting ? "canary"
+                    : run->reading_done ? "settling"
+                                        : "sending",
+                    false);
+    bool alive = run->read_alive && run->pub_alive;
+    if (run->canary_item != SIZE_MAX && !run->canary_passed && alive)
+        watch_canary(run);
+    if (!run->cancelled)
+        send_some(run);
+    rr_sync_acks(run);
+    rr_renew_consumer(run);
+    rr_advance_open(run);
+    bool pending_left = run->next_pending < run->n_items;
+    if (run->cancelled || !alive) {
+        /* Nothing more is sent; what is in flight is settled below. */
+        for (size_t i = run->next_pending; i < run->n_items; i++)
+            if (run->items[i]->state == IT_PENDING) {
+                run->items[i]->state = IT_SETTLED;
+                r->not_sent++;
+            }
+        run->next_pending = run->n_items;
+        pending_left = false;
+    }
+    bool unproven = rr_acks_unproven(run) || rr_probe_awaited(run);
+    if (!alive && run->in_flight == 0 && !unproven)
+        return false;
+    if (run->reading_done && !pending_left && run->in_flight == 0 && !unproven &&
+        !run->canary_waiting)
+        return false;
+    if (!alive) {
+        /* Copies in flight when the connection failed: nobody can say. */
+        in_flight_unknown(run, "the connection failed before the broker confirmed the copy: it "
+                               "may or may not be at the target; the dead letter is back in the "
+                               "DLQ");
+        if (!run->read_alive || !unproven)
+            return true;
+        /* The reading channel is still there: wait for the proof of its removals. */
+    }
+    /* Wait for something: a delivery, a confirm — no later than the deadline. */
+    if (p->by_get && !run->reading_done && !run->paused &&
+        (run->n_items - run->next_pending) < run->window) {
+        rr_get_one(run);
+        for (int i = 0; i < 256 && rr_pump(run, 0); i++)
+            ;
+        return true;
+    }
+    int wait = pending_left ? pace_wait_ms(run) : 100;
+    double left_ms = (deadline - clock_mono_s()) * 1000;
+    if (left_ms < wait)
+        wait = left_ms > 0 ? (int)left_ms : 0;
+    if (!rr_pump(run, wait)) {
+        double quiet = clock_mono_s() - run->last_frame;
+        if (!run->reading_done && !run->canary_waiting && !run->paused && !run->blocked &&
+            quiet * 1000 > p->idle_ms) {
+            run->reading_done = true;
+            rr_set_end(run, RE_IDLE);
+        }
+        if (((rr_acks_unproven(run) && run->probe_out) || rr_probe_awaited(run)) &&
+            quiet * 1000 > p->confirm_ms)
+            rr_acks_unknown(run, "no answer from the broker within the timeout after the "
+                                 "dead letter's removal: if it is still in the DLQ, the "
+                                 "copy at the target is a duplicate");
+        if (run->in_flight > 0 && quiet * 1000 > p->confirm_ms)
+            in_flight_unknown(run, "no confirm from the broker within the timeout: the copy may "
+                                   "or may not be at the target; the dead letter stays");
+    } else {
+        /* Drain what is already there without waiting (until the deadline). */
+        for (int i = 0; i < 256 && clock_mono_s() < deadline && rr_pump(run, 0); i++)
+            ;
+    }
+    return true;
+}
+
+/* The pass is over: the channels close (the reading one gives back every message still held,
+ * in order), the depth after, the report and the journal's end. */
+static void wrap_up(struct replay *p)
+{
+    struct run *run = &p->run;
+    struct replay_report *r = &p->rep;
+    struct conn *c = run->c;
+    rr_advance_open(run);
+    if (run->stream_unacked && run->read_alive)
+        amqp_basic_ack(run->st, READ_CHANNEL, run->stream_last_tag, 1);
     /* The publishing channel first (every confirm is in: nothing more comes on it), then the
      * reading one, which gives back every message still held, in order, and drops the
      * deliveries still in flight (conn_channel_close). */
-    if (run.pub_alive)
+    if (run->pub_alive)
         conn_channel_close(c, PUB_CHANNEL);
-    if (run.read_alive)
+    if (run->read_alive)
         conn_channel_close(c, READ_CHANNEL);
-    rr_set_end(&run, RE_COMPLETE);
-    r->end = run.end;
-    r->read_limit = run.prefetch;
+    rr_set_end(run, RE_COMPLETE);
+    r->end = run->end;
+    r->read_limit = run->prefetch;
     if (conn_alive(c)) {
         uint32_t after = 0, cons = 0;
         struct error e2;
         enum conn_err k2;
-        if (conn_queue_inspect(c, CHECK_CHANNEL, o->queue, &after, &cons, &k2, &e2) == ST_OK) {
+        if (conn_queue_inspect(c, CHECK_CHANNEL, run->o->queue, &after, &cons, &k2, &e2) == ST_OK) {
             r->have_after = true;
             r->ready_after = after;
         }
     }
-    r->seconds = clock_mono_s() - run.started;
-    describe(&run);
+    r->seconds = clock_mono_s() - run->started;
+    describe(run);
     struct error jerr;
     error_clear(&jerr);
-    journal_write_end(o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused, r->selected,
-                      r->detail, &jerr);
-    journal_sync(o->journal, &jerr);
-    report_progress(&run, "done", true);
-    for (size_t i = run.first_open; i < run.n_items; i++)
-        if (run.items[i])
-            item_free(run.items[i]);
-    free(run.items);
-    bytes_free(&run.canary_id);
-    sb_free(&run.checked_exchanges);
+    journal_write_end(run->o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused,
+                      r->selected, r->detail, &jerr);
+    journal_sync(run->o->journal, &jerr);
+    report_progress(run, "done", true);
+    p->finished = true;
+}
+
+bool replay_step(struct replay *p, double deadline)
+{
+    for (bool first = true; !p->finished; first = false) {
+        if (!first && clock_mono_s() >= deadline)
+            return true;
+        if (!turn(p, deadline))
+            wrap_up(p);
+    }
+    return false;
+}
+
+void replay_cancel(struct replay *p)
+{
+    struct run *run = &p->run;
+    if (run->cancelled)
+        return;
+    run->cancelled = true;
+    run->reading_done = true;
+    rr_set_end(run, RE_CANCELLED);
+}
+
+const struct replay_report *replay_report_now(const struct replay *p)
+{
+    return &p->rep;
+}
+
+enum status replay_finish(struct replay *p, struct replay_report *r, enum conn_err *kind)
+{
+    if (!p->finished)
+        replay_cancel(p);
+    while (replay_step(p, clock_mono_s() + 1.0))
+        ;
+    *r = p->rep;
     if (kind)
-        *kind = run.kind_seen;
+        *kind = p->run.kind_seen;
+    replay_free(p);
     return ST_OK;
+}
+
+enum status replay_run(struct conn *c, const struct replay_opts *o, struct replay_report *r,
+                       enum conn_err *kind, struct error *err)
+{
+    memset(r, 0, sizeof *r);
+    struct replay *p;
+    enum status st = replay_start(c, o, &p, kind, err);
+    if (st != ST_OK)
+        return st;
+    while (replay_step(p, clock_mono_s() + 1.0))
+        ;
+    return replay_finish(p, r, kind);
 }

@@ -27,7 +27,8 @@
  * copies in flight are still settled, and everything not yet sent stays in the DLQ.
  *
  * Ownership: the connection, journal and options are borrowed. Outgoing copies the select
- * callback fills are the engine's (it frees them).
+ * callback fills are the engine's (it frees them). A stepped pass (replay_start) is the
+ * caller's until replay_finish frees it.
  */
 #ifndef DLQX_REPLAY_H
 #define DLQX_REPLAY_H
@@ -156,9 +157,30 @@ struct replay_report {
 };
 
 /* Runs one pass. ST_OK when it ran (report->end says how it ended, counts say what
- * happened); an error when it could not start (queue missing, journal unwritable, …). */
+ * happened); an error when it could not start (queue missing, journal unwritable, …). The
+ * loop of replay_start, replay_step and replay_finish below. */
 enum status replay_run(struct conn *c, const struct replay_opts *o, struct replay_report *r,
                        enum conn_err *kind, struct error *err);
+
+/* The same pass a turn at a time, for a caller with its own loop (the explorer draws its
+ * progress and answers keys between steps). replay_start checks the queue, journals the run
+ * and opens the channels (an error when it cannot: nothing was sent); o and everything it
+ * points to are borrowed until replay_finish. replay_step works until the monotonic clock
+ * (clock_mono_s) passes deadline — a turn of the loop past it at most: a delivery and its
+ * select, a batch of intents fsync'd — and returns true while the pass goes on; the progress
+ * callback is still called (and may pause or cancel). replay_cancel stops it as RC_CANCEL
+ * does: nothing more is sent, the copies in flight are settled by the next steps (each
+ * outcome journaled: a dead letter is removed only after its copy was confirmed), and every
+ * dead letter not removed goes back in order. replay_finish does what is left (a pass still
+ * running is cancelled first), fills the report, writes the journal's end and frees the pass. */
+struct replay;
+enum status replay_start(struct conn *c, const struct replay_opts *o, struct replay **out,
+                         enum conn_err *kind, struct error *err);
+bool replay_step(struct replay *p, double deadline);
+void replay_cancel(struct replay *p);
+enum status replay_finish(struct replay *p, struct replay_report *r, enum conn_err *kind);
+/* The counts so far (the report as it stands: end and detail are set by replay_finish). */
+const struct replay_report *replay_report_now(const struct replay *p);
 
 /* Whether a copy to exchange/routing key would route, checked without publishing: a passive
  * declare of the queue (default exchange) or of the exchange. Writes one sentence to out. */

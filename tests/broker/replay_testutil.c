@@ -162,6 +162,32 @@ void plan_add_msg(struct replay_plan *p, const struct message *m)
     decoded_free(&d);
 }
 
+/* The explorer's way: a step of 2 ms at a time, cancelled once s->cancel_after_done are done. */
+static struct replay_report run_stepped(struct conn *c, struct sel *s, const struct replay_opts *o,
+                                        const char *path)
+{
+    struct replay *p = NULL;
+    struct error err;
+    enum conn_err k;
+    error_clear(&err);
+    if (replay_start(c, o, &p, &k, &err) != ST_OK)
+        fail_msg("replay_start %s: %s", s->dlq, err.msg);
+    snprintf(s->run_id, sizeof s->run_id, "%s", replay_report_now(p)->run_id);
+    s->steps = 0;
+    for (bool more = true; more; s->steps++) {
+        more = replay_step(p, clock_mono_s() + 0.002);
+        if (more && !s->pending_at_cancel && replay_report_now(p)->done >= s->cancel_after_done) {
+            if (journal_collect(path, s->run_id, true, NULL, NULL, &s->pending_at_cancel, NULL,
+                                NULL, &err) != ST_OK)
+                fail_msg("journal: %s", err.msg);
+            replay_cancel(p);
+        }
+    }
+    struct replay_report r;
+    replay_finish(p, &r, &k);
+    return r;
+}
+
 struct replay_report run_plan(struct conn *c, struct sel *s, uint32_t window, int canary_ms)
 {
     char path[256];
@@ -194,7 +220,9 @@ struct replay_report run_plan(struct conn *c, struct sel *s, uint32_t window, in
     struct replay_report r;
     enum conn_err k;
     error_clear(&err);
-    if (replay_run(c, &o, &r, &k, &err) != ST_OK)
+    if (s->cancel_after_done)
+        r = run_stepped(c, s, &o, path);
+    else if (replay_run(c, &o, &r, &k, &err) != ST_OK)
         fail_msg("replay %s: %s", s->dlq, err.msg);
     journal_close(j);
     if (s->bad_positions)

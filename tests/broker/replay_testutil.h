@@ -35,6 +35,13 @@ struct sel {
     size_t n_ramp;
     /* fault injection */
     int kill_after_done;
+    /* > 0: the pass is stepped (replay_step, 2 ms slices) and cancelled once this many are
+     * done; pending_at_cancel then holds the journal's intents of the run without an outcome
+     * at that moment (a new reference, the caller's), steps how many steps it took. */
+    uint64_t cancel_after_done;
+    json_t *pending_at_cancel;
+    char run_id[37];
+    int steps;
     struct conn *conn;
     uint64_t outcomes[4]; /* by enum journal_result */
     char last_reason[512];
