@@ -14,6 +14,7 @@
 
 #include "../src/cli/replay_cli.h"
 #include "app.h"
+#include "job.h"
 #include "journal.h"
 #include "plan.h"
 #include "sanitize.h"
@@ -213,4 +214,165 @@ bool plan_pending_check(struct app *a, struct conn *c, const char *queue, bool *
     }
     json_decref(pend);
     return n == 0;
+}
+
+/* ---- the pass as a job ------------------------------------------------------------------ */
+
+/* A pass under way (JOB_PASS): the engine stepped a few milliseconds at a time between keys,
+ * its progress as the engine last said it, and what to do when it ends. */
+struct pass_job {
+    struct replay *p;
+    struct replay_opts o; /* the caller's, with our progress callback; borrowed by p */
+    /* the caller's callbacks and their ctx: the engine gives all of them one ctx, ours */
+    replay_select_fn their_select;
+    replay_progress_fn their_progress;
+    replay_outcome_fn their_outcome;
+    void *their_ctx;
+    struct conn *conn;
+    struct journal *j;
+    char *journal_path;
+    char *title;
+    const struct plan_pace *pace;
+    uint64_t sendable;
+    size_t planned;
+    struct replay_progress last;
+    bool have_last, paused;
+    plan_pass_end_fn ended;
+    void *ctx;
+};
+
+static enum replay_ctl pass_progress(void *ctx, const struct replay_progress *p)
+{
+    struct pass_job *pj = ctx;
+    pj->last = *p;
+    pj->have_last = true;
+    if (pj->their_progress)
+        pj->their_progress(pj->their_ctx, p);
+    /* SIGINT, SIGTERM, SIGHUP: cancelled as Esc does (what is in flight is settled). */
+    if (term_stop_signal())
+        return RC_CANCEL;
+    return pj->paused ? RC_PAUSE : RC_GO;
+}
+
+static enum replay_action pass_select(void *ctx, const struct message *m, uint64_t position,
+                                      struct outgoing *out, char *why, size_t whylen)
+{
+    struct pass_job *pj = ctx;
+    return pj->their_select(pj->their_ctx, m, position, out, why, whylen);
+}
+
+static void pass_outcome(void *ctx, uint64_t seq, uint64_t position, const struct bytes *old_id,
+                         enum journal_result res, const char *reason)
+{
+    struct pass_job *pj = ctx;
+    if (pj->their_outcome)
+        pj->their_outcome(pj->their_ctx, seq, position, old_id, res, reason);
+}
+
+static enum job_rc pass_step(struct app *a, struct job *j, double until)
+{
+    struct pass_job *pj = j->state;
+    (void)a;
+    /* Slices of a few milliseconds: a key waits for one at most. */
+    do {
+        double slice = clock_mono_s() + 0.003;
+        if (!replay_step(pj->p, slice < until ? slice : until))
+            return JOB_DONE;
+    } while (!job_yield(until));
+    const struct replay_report *r = replay_report_now(pj->p);
+    j->done = r->done + r->kept + r->unknown;
+    j->total = pj->planned;
+    return JOB_MORE;
+}
+
+static void pass_describe(struct app *a, const struct job *j, struct strbuf *out)
+{
+    const struct pass_job *pj = j->state;
+    (void)a;
+    sb_addf(out, "%s%s", pj->title, pj->paused ? " (paused: p or Space goes on)" : "");
+}
+
+static void pass_end(struct app *a, struct job *j, bool cancelled)
+{
+    struct pass_job *pj = j->state;
+    if (cancelled)
+        replay_cancel(pj->p);
+    /* What is in flight is settled, each outcome journaled, before the pass is over. */
+    struct replay_report r;
+    enum conn_err kind;
+    replay_finish(pj->p, &r, &kind);
+    journal_close(pj->j);
+    conn_close(pj->conn);
+    pj->ended(a, pj->ctx, &r, pj->journal_path);
+    free(pj->journal_path);
+    free(pj->title);
+    free(pj);
+}
+
+static const struct job_ops pass_ops = {pass_step, pass_describe, pass_end};
+
+bool plan_pass_begin(struct app *a, struct conn *conn, struct journal *j, char *journal_path,
+                     const struct replay_opts *o, const char *title, const struct plan_pace *pace,
+                     uint64_t sendable, plan_pass_end_fn ended, void *ctx, struct error *err)
+{
+    struct pass_job *pj = xcalloc(1, sizeof *pj);
+    pj->o = *o;
+    pj->their_select = o->select;
+    pj->their_progress = o->progress;
+    pj->their_outcome = o->outcome;
+    pj->their_ctx = o->ctx;
+    pj->o.select = pass_select;
+    pj->o.progress = pass_progress;
+    pj->o.outcome = pass_outcome;
+    pj->o.ctx = pj;
+    pj->conn = conn;
+    pj->j = j;
+    pj->journal_path = journal_path;
+    pj->title = xstrdup(title);
+    pj->pace = pace;
+    pj->sendable = sendable;
+    pj->planned = o->expect;
+    pj->ended = ended;
+    pj->ctx = ctx;
+    enum conn_err kind;
+    if (replay_start(conn, &pj->o, &pj->p, &kind, err) != ST_OK) {
+        free(pj->title);
+        free(pj);
+        return false;
+    }
+    job_start(a, JOB_PASS, &pass_ops, pj);
+    return true;
+}
+
+bool plan_pass_running(const struct app *a)
+{
+    return job_state(a, JOB_PASS, &pass_ops) != NULL;
+}
+
+void plan_pass_pause(struct app *a)
+{
+    struct pass_job *pj = job_state(a, JOB_PASS, &pass_ops);
+    if (pj)
+        pj->paused = !pj->paused;
+}
+
+void plan_pass_cancel(struct app *a)
+{
+    job_cancel(a, JOB_PASS);
+}
+
+void plan_pass_draw(struct app *a)
+{
+    struct pass_job *pj = job_state(a, JOB_PASS, &pass_ops);
+    if (!pj)
+        return;
+    struct replay_progress p = pj->last;
+    if (!pj->have_last) {
+        memset(&p, 0, sizeof p);
+        p.phase = "starting";
+        p.total = pj->planned;
+        p.eta_s = -1;
+    }
+    p.paused = pj->paused;
+    plan_progress_draw(a, pj->title, pj->pace, pj->sendable, &p);
 }

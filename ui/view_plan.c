@@ -295,7 +295,6 @@ struct run_ctx {
     struct app *a;
     struct plan_state *s;
     struct replay_plan *find; /* the plan's dead letters, each tagged with its store index */
-    bool paused;
     bool removes;      /* a done outcome takes the dead letter out of the queue (not a stream) */
     size_t *pos_entry; /* by position in the DLQ: the store index select matched, or SIZE_MAX */
     size_t cap_pos;
@@ -356,21 +355,52 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     return act;
 }
 
-static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
+/* The pass is over (plan_pass.c ran it as a job): its summary replaces the plan. */
+static void pass_ended(struct app *a, void *ctx, const struct replay_report *rep,
+                       const char *journal_path)
 {
-    struct run_ctx *c = vctx;
-    /* SIGINT, SIGTERM, SIGHUP: cancelled as Esc does (what is in flight is settled). */
+    struct run_ctx *c = ctx;
+    struct plan_state *s = c->s;
+    s->rep = *rep;
+    s->ran = true;
     if (term_stop_signal())
-        return RC_CANCEL;
-    int ch = term_key(0);
-    if (ch == 27 || ch == ('g' & 0x1f))
-        return RC_CANCEL;
-    if (ch == 'p' || ch == ' ')
-        c->paused = !c->paused;
-    char title[600];
-    snprintf(title, sizeof title, "%s %s of %s", op_name(c->s->op), c->s->scope, c->s->queue);
-    plan_progress_draw(c->a, title, &c->s->pace, c->s->sendable, p);
-    return c->paused ? RC_PAUSE : RC_GO;
+        plan_pass_stopped(a, op_name(s->op), &s->rep, journal_path, replay_plan_size(c->find));
+    replay_plan_free(c->find);
+    free(c->pos_entry);
+    if (c->gone)
+        app_rows_drop_gone(a); /* the list, the groups and the timeline lose them */
+    lines_clear(s);
+    const struct replay_report *r = &s->rep;
+    add_line(s, UA_TITLE, "%s %s of %s: %s", op_name(s->op), s->scope, s->queue, r->detail);
+    add_line(s, r->unknown ? UA_WARN : UA_GOOD,
+             "  done %llu   kept %llu   unknown %llu   not sent %llu   in %.1f s",
+             (unsigned long long)r->done, (unsigned long long)r->kept,
+             (unsigned long long)r->unknown, (unsigned long long)r->not_sent, r->seconds);
+    for (size_t i = 0; i < r->n_reasons; i++)
+        add_line(s, UA_WARN, "  %llu × %s", (unsigned long long)r->reasons[i].n,
+                 r->reasons[i].text);
+    if (r->have_after)
+        add_line(s, UA_NORMAL, "  %s: %u ready before, %u after", s->queue, r->ready_before,
+                 r->ready_after);
+    if (r->unknown)
+        add_line(s, UA_WARN,
+                 "  possible duplicates are named in the journal: dlqx journal "
+                 "--pending");
+    add_line(s, UA_DIM, "  journal run %s", r->run_id);
+    add_line(s, UA_NORMAL, "%s", "");
+    if (c->gone == 1)
+        add_line(s, UA_NORMAL, "%s",
+                 "  the dead letter taken out is no longer listed (the tree marks it)");
+    else if (c->gone)
+        add_line(s, UA_NORMAL,
+                 "  the %zu dead letters taken out are no longer listed (the tree marks "
+                 "them)",
+                 c->gone);
+    add_line(s, UA_ACCENT, "  r takes a fresh snapshot of %s; Esc goes back", s->queue);
+    app_message(a, r->kept || r->unknown, "%s: %llu done, %llu kept, %llu unknown", op_name(s->op),
+                (unsigned long long)r->done, (unsigned long long)r->kept,
+                (unsigned long long)r->unknown);
+    free(c);
 }
 
 static void run_pass(struct app *a, struct plan_state *s)
@@ -389,7 +419,8 @@ static void run_pass(struct app *a, struct plan_state *s)
         app_message(a, true, "nothing to send: every dead letter of the plan would be kept");
         return;
     }
-    struct run_ctx c = {a, s, replay_plan_new(), false, false, NULL, 0, 0};
+    struct run_ctx *c = xcalloc(1, sizeof *c);
+    *c = (struct run_ctx){a, s, replay_plan_new(), false, NULL, 0, 0};
     for (size_t k = 0; k < s->n; k++) {
         struct message m;
         struct error err;
@@ -397,7 +428,7 @@ static void run_pass(struct app *a, struct plan_state *s)
             continue;
         struct decoded d;
         decode_message(&m, clock_now_ms(), &d);
-        replay_plan_add_tagged(c.find, &m, &d, s->entries[k]);
+        replay_plan_add_tagged(c->find, &m, &d, s->entries[k]);
         decoded_free(&d);
         message_free(&m);
     }
@@ -405,12 +436,14 @@ static void run_pass(struct app *a, struct plan_state *s)
     struct conn *conn = broker_connect(a->broker, &rc);
     if (!conn) {
         app_message(a, true, "cannot connect to the broker: nothing was sent");
-        replay_plan_free(c.find);
+        replay_plan_free(c->find);
+        free(c);
         return;
     }
     if (!plan_pending_check(a, conn, s->queue, &s->pending_warned)) {
         conn_close(conn);
-        replay_plan_free(c.find);
+        replay_plan_free(c->find);
+        free(c);
         return;
     }
     char *path = journal_default_path();
@@ -421,73 +454,37 @@ static void run_pass(struct app *a, struct plan_state *s)
         app_message(a, true, "%s: nothing was sent", err.msg);
         free(path);
         conn_close(conn);
-        replay_plan_free(c.find);
+        replay_plan_free(c->find);
+        free(c);
         return;
     }
     struct peek_queue_info info = {QK_UNKNOWN, -1, false};
     app_queue_info(a, s->queue, &info);
-    c.removes = info.kind != QK_STREAM;
+    c->removes = info.kind != QK_STREAM;
     struct replay_opts o;
     memset(&o, 0, sizeof o);
     o.queue = s->queue;
     o.kind = info.kind;
     o.delivery_limit = info.delivery_limit;
     o.op = s->op == PLAN_DELETE ? "delete" : restamp_mode_name(s->mode);
-    o.expect = replay_plan_size(c.find);
+    o.expect = replay_plan_size(c->find);
     o.canary_wait_ms = s->canary ? 10000 : 0;
     if (s->op != PLAN_DELETE)
         plan_pace_opts(&s->pace, s->sendable, &o);
     o.journal = j;
     o.select = select_cb;
-    o.progress = progress_cb;
     o.outcome = outcome_cb;
-    o.ctx = &c;
-    enum conn_err kind;
-    if (replay_run(conn, &o, &s->rep, &kind, &err) != ST_OK)
+    o.ctx = c;
+    char title[600];
+    snprintf(title, sizeof title, "%s %s of %s", op_name(s->op), s->scope, s->queue);
+    /* From here the pass is a job: the loop steps it between keys, and pass_ended sums it up. */
+    if (!plan_pass_begin(a, conn, j, path, &o, title, &s->pace, s->sendable, pass_ended, c, &err)) {
         app_message(a, true, "%s: nothing was sent", err.msg);
-    else
-        s->ran = true;
-    if (s->ran && term_stop_signal())
-        plan_pass_stopped(a, op_name(s->op), &s->rep, path, replay_plan_size(c.find));
-    journal_close(j);
-    free(path);
-    conn_close(conn);
-    replay_plan_free(c.find);
-    free(c.pos_entry);
-    if (c.gone)
-        app_rows_drop_gone(a); /* the list, the groups and the timeline lose them */
-    if (s->ran) {
-        lines_clear(s);
-        const struct replay_report *r = &s->rep;
-        add_line(s, UA_TITLE, "%s %s of %s: %s", op_name(s->op), s->scope, s->queue, r->detail);
-        add_line(s, r->unknown ? UA_WARN : UA_GOOD,
-                 "  done %llu   kept %llu   unknown %llu   not sent %llu   in %.1f s",
-                 (unsigned long long)r->done, (unsigned long long)r->kept,
-                 (unsigned long long)r->unknown, (unsigned long long)r->not_sent, r->seconds);
-        for (size_t i = 0; i < r->n_reasons; i++)
-            add_line(s, UA_WARN, "  %llu × %s", (unsigned long long)r->reasons[i].n,
-                     r->reasons[i].text);
-        if (r->have_after)
-            add_line(s, UA_NORMAL, "  %s: %u ready before, %u after", s->queue, r->ready_before,
-                     r->ready_after);
-        if (r->unknown)
-            add_line(s, UA_WARN,
-                     "  possible duplicates are named in the journal: dlqx journal "
-                     "--pending");
-        add_line(s, UA_DIM, "  journal run %s", r->run_id);
-        add_line(s, UA_NORMAL, "%s", "");
-        if (c.gone == 1)
-            add_line(s, UA_NORMAL, "%s",
-                     "  the dead letter taken out is no longer listed (the tree marks it)");
-        else if (c.gone)
-            add_line(s, UA_NORMAL,
-                     "  the %zu dead letters taken out are no longer listed (the tree marks "
-                     "them)",
-                     c.gone);
-        add_line(s, UA_ACCENT, "  r takes a fresh snapshot of %s; Esc goes back", s->queue);
-        app_message(a, r->kept || r->unknown, "%s: %llu done, %llu kept, %llu unknown",
-                    op_name(s->op), (unsigned long long)r->done, (unsigned long long)r->kept,
-                    (unsigned long long)r->unknown);
+        journal_close(j);
+        free(path);
+        conn_close(conn);
+        replay_plan_free(c->find);
+        free(c);
     }
 }
 
@@ -578,6 +575,8 @@ static void close_(struct app *a, struct view *v)
     struct plan_state *s = v->state;
     if (!s)
         return;
+    /* A pass still under way ends first (cancelled: what is in flight is settled). */
+    plan_pass_cancel(a);
     lines_clear(s);
     free(s->lines);
     targets_clear(s);
@@ -600,6 +599,10 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     struct plan_state *s = v->state;
     if (!s)
         return;
+    if (plan_pass_running(a)) {
+        plan_pass_draw(a);
+        return;
+    }
     v->lines = s->n_lines;
     view_scroll_to_cursor(v, (size_t)(height > 0 ? height : 1));
     for (int row = 0; row < height; row++) {
@@ -616,6 +619,15 @@ static int request(struct app *a, struct view *v, enum action act)
     struct plan_state *s = v->state;
     if (!s)
         return HR_UNHANDLED;
+    if (plan_pass_running(a)) {
+        /* A pass under way: Space pauses it or goes on, Esc or Ctrl-g cancels it (what is in
+         * flight is settled), nothing else acts. */
+        if (act == ACT_PAGE_DOWN)
+            plan_pass_pause(a);
+        else if (act == ACT_BACK || act == ACT_CANCEL)
+            plan_pass_cancel(a);
+        return HR_HANDLED | HR_REDRAW;
+    }
     if (s->ran) {
         if (act == ACT_REFRESH) {
             app_pop(a);
