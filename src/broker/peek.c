@@ -173,6 +173,7 @@ struct peek {
     uint64_t stream_unacked, last_tag; /* streams: credit to grant */
     bool cancel;
     bool channel_open;
+    bool closing;        /* the channel's close is sent, its answer awaited */
     bool after_ok;       /* the depth after is being counted */
     enum conn_err rkind; /* how the read ended (the connection's kind of failure) */
     struct error rerr;
@@ -580,19 +581,9 @@ void peek_counts(const struct peek *p, uint64_t *done, uint64_t *total)
 
 const char *peek_doing(const struct peek *p)
 {
-    switch (p->phase) {
-    case PH_COUNT_BEFORE:
-        return "counting";
-    case PH_OPEN:
-    case PH_READ:
-        return "reading";
-    case PH_GIVE_BACK:
-    case PH_COUNT_AFTER:
-        return "giving back";
-    case PH_DONE:
-    default:
-        return "done";
-    }
+    static const char *const doing[] = {"counting",    "reading",     "reading",
+                                        "giving back", "giving back", "done"};
+    return doing[p->phase];
 }
 
 /* The depth before is known: the read begins (or there is nothing to read). */
@@ -625,17 +616,58 @@ static void begin_read(struct peek *p)
 }
 
 /* Closing the channel gives back every message held, in order; deliveries still in flight
- * are returned with them. Then the depth after, counted as the one before. */
-static void give_back(struct peek *p)
+ * are returned with them. With many held the broker takes a while to answer (most of a second
+ * for 100,000), so the close is sent at once and its answer read in steps: what comes before it
+ * on the channel is a delivery the close returns, and is dropped. Then the depth after, counted
+ * as the one before. True while the answer is awaited. */
+static bool give_back(struct peek *p, double deadline)
 {
     struct peek_report *r = &p->r;
-    if (p->channel_open && r->end != PEEK_CONNECTION_LOST && r->end != PEEK_CHANNEL_CLOSED)
-        conn_channel_close(p->c, READ_CHANNEL);
+    amqp_connection_state_t st = conn_state(p->c);
+    if (p->channel_open && r->end != PEEK_CONNECTION_LOST && r->end != PEEK_CHANNEL_CLOSED &&
+        conn_alive(p->c)) {
+        if (!p->closing) {
+            amqp_channel_close_t req = {AMQP_REPLY_SUCCESS, amqp_cstring_bytes("Normal shutdown"),
+                                        0, 0};
+            p->closing = true;
+            if (amqp_send_method(st, READ_CHANNEL, AMQP_CHANNEL_CLOSE_METHOD, &req) < 0)
+                p->channel_open = false;
+        }
+        for (bool first = true; p->channel_open; first = false) {
+            double left = deadline - clock_mono_s();
+            if (!first && left <= 0)
+                return true;
+            long us = left > 0 ? (long)(left * 1e6) : 0;
+            amqp_frame_t f;
+            int rc = amqp_simple_wait_frame_noblock(st, &f,
+                                                    &(struct timeval){us / 1000000, us % 1000000});
+            if (rc == AMQP_STATUS_TIMEOUT)
+                continue;
+            if (rc != AMQP_STATUS_OK) {
+                struct error e;
+                enum conn_err k;
+                conn_check_status(p->c, rc, "giving the messages back", &k, &e);
+                break; /* the connection went: the broker gives back what it held */
+            }
+            if (f.frame_type != AMQP_FRAME_METHOD || f.channel != READ_CHANNEL)
+                continue;
+            if (f.payload.method.id == AMQP_CHANNEL_CLOSE_METHOD) {
+                /* The broker closed it at the same moment: it is closed either way. */
+                amqp_channel_close_ok_t ok = {0};
+                amqp_send_method(st, READ_CHANNEL, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok);
+                break;
+            }
+            if (f.payload.method.id == AMQP_CHANNEL_CLOSE_OK_METHOD)
+                break;
+        }
+        amqp_maybe_release_buffers(st);
+    }
     p->channel_open = false;
     struct error e2;
     enum conn_err k2;
     p->after_ok = conn_alive(p->c) && settle_begin(p, r->ready_before, &k2, &e2) == ST_OK;
     p->phase = PH_COUNT_AFTER;
+    return false;
 }
 
 static void count_after(struct peek *p)
@@ -686,7 +718,8 @@ bool peek_step(struct peek *p, double deadline)
             break;
         }
         case PH_GIVE_BACK:
-            give_back(p);
+            if (give_back(p, deadline))
+                return true;
             break;
         case PH_COUNT_AFTER:
             if (p->after_ok && settle_more(p, deadline, &st, &k2, &e2))
