@@ -128,6 +128,15 @@ class Pty:
             self.read(0.05)
         return False
 
+    def key(self):
+        """Writes a key once the screen is quiet: seconds until the first output after it, or
+        None when nothing came within 2 s."""
+        self.quiet(QUIET_S, 1.0)
+        t0 = time.monotonic()
+        os.write(self.fd, KEY)
+        data, t = self.read(2.0)
+        return t - t0 if data else None
+
     def close(self):
         try:
             os.write(self.fd, b"\x07q")  # Ctrl-g stops the peek (all given back), q quits
@@ -191,13 +200,10 @@ def main():
                  % (consumers, queue))
         waits = []
         for _ in range(count):
-            ui.quiet(QUIET_S, 1.0)
-            t0 = time.monotonic()
-            os.write(ui.fd, KEY)
-            data, t = ui.read(2.0)
-            if not data:
+            w = ui.key()
+            if w is None:
                 fail("a key was not answered within 2 s")
-            waits.append(t - t0)
+            waits.append(w)
         p50 = percentile(waits, 50) * 1000
         p95 = percentile(waits, 95) * 1000
         worst = max(waits) * 1000
@@ -222,20 +228,14 @@ def main():
         end = time.monotonic() + 120
         while consumers == 1 and time.monotonic() < end:
             for _ in range(10):
-                ui.quiet(QUIET_S, 1.0)
-                t0 = time.monotonic()
-                os.write(ui.fd, KEY)
-                data, t = ui.read(2.0)
-                if not data:
+                w = ui.key()
+                if w is None:
                     fail("a key was not answered within 2 s as the peek ended")
-                tail.append(t - t0)
+                tail.append(w)
             ready, consumers = queue_state(dlqx, env, queue)
         for _ in range(20):  # and a few after it
-            ui.quiet(QUIET_S, 1.0)
-            t0 = time.monotonic()
-            os.write(ui.fd, KEY)
-            data, t = ui.read(2.0)
-            tail.append((t - t0) if data else 2.0)
+            w = ui.key()
+            tail.append(w if w is not None else 2.0)
         worst = max(tail) * 1000
         if consumers == 1 or worst >= MAX_S * 1000:
             fail("%d keys as the peek ended (consumers now %s): the longest waited %.1f ms"
