@@ -43,7 +43,7 @@ bool app_source_start(struct app *a)
 {
     if (!a->src.ops)
         return false;
-    app_source_cancel(a);
+    /* A source still reading is stopped by its start, which waits for what it gives back. */
     a->src.running = a->src.ops->start(a, a->src.state);
     app_source_relabel(a);
     return a->src.running;
@@ -66,8 +66,7 @@ bool app_source_cancel(struct app *a)
 {
     if (!a->src.running)
         return false;
-    a->src.running = false;
-    a->src.ops->cancel(a, a->src.state);
+    a->src.running = a->src.ops->cancel(a, a->src.state);
     return true;
 }
 
@@ -86,8 +85,8 @@ void app_source_free(struct app *a)
 {
     if (!a->src.ops)
         return;
-    app_source_cancel(a);
-    a->src.ops->free(a, a->src.state);
+    a->src.running = false;
+    a->src.ops->free(a, a->src.state); /* which stops it, waiting for what it gives back */
     a->src.ops = NULL;
     a->src.state = NULL;
 }

@@ -34,8 +34,9 @@ struct source_ops {
      * milliseconds past it at most); false when it has finished (it then said how on the
      * message line, and the rows are complete). */
     bool (*step)(struct app *a, void *state, double until);
-    /* Stops reading; what was read is kept, and a peek gives every message back. */
-    void (*cancel)(struct app *a, void *state);
+    /* Stops reading; what was read is kept, and a peek gives every message back. True when
+     * it goes on for a while (the giving back, in steps) and then ends as a step does. */
+    bool (*cancel)(struct app *a, void *state);
     /* The progress line while it reads ("reading… 523,000 messages (65,000/s)  Esc stops"). */
     void (*status)(struct app *a, void *state, struct strbuf *out);
     /* What the title names as the source: the file, the broker, the queues peeked. */

@@ -131,9 +131,10 @@ static bool step(struct app *a, void *state, double until)
     return true;
 }
 
-static void cancel(struct app *a, void *state)
+static bool cancel(struct app *a, void *state)
 {
     finish(a, state, true);
+    return false;
 }
 
 static void status(struct app *a, void *state, struct strbuf *out)

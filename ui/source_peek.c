@@ -173,9 +173,16 @@ static bool step(struct app *a, void *state, double until)
     return s->c != NULL;
 }
 
-static void cancel(struct app *a, void *state)
+/* The peek stops reading at its next step and gives everything back in the steps after it
+ * (peek.h): the status line says so meanwhile, and the summary comes when it is done (a
+ * cancelled peek ends the reading: no queue after it is read). */
+static bool cancel(struct app *a, void *state)
 {
-    close_peek(a, state);
+    struct peek_src *s = state;
+    if (!s->p)
+        return false;
+    peek_cancel(s->p);
+    return true;
 }
 
 /* " peek QUEUE DONE/TOTAL  RATE msg/s  ETA T  (Esc cancels) [███   ]": the bar fills what
@@ -189,8 +196,10 @@ static void status(struct app *a, void *state, struct strbuf *out)
     peek_counts(s->p, &done_n, &total);
     const char *doing = peek_doing(s->p);
     if (strcmp(doing, "reading") != 0) {
-        sb_addf(out, "peek %.120s: %s%s  (%s cancels) ", s->queues[s->at], doing,
-                a->ascii ? "..." : "\xe2\x80\xa6", app_cancel_key(a));
+        sb_addf(out, "peek %.120s: %s%s ", s->queues[s->at], doing,
+                a->ascii ? "..." : "\xe2\x80\xa6");
+        if (strcmp(doing, "counting") == 0)
+            sb_addf(out, " (%s cancels) ", app_cancel_key(a));
         return;
     }
     double el = clock_mono_s() - s->started;
