@@ -33,10 +33,33 @@ struct conn {
 };
 
 static const char *const conn_err_names[] = {
-#define X(e, s) s,
+#define X(e, s, kind) s,
     CONN_ERR_LIST(X)
 #undef X
 };
+
+static const enum error_kind conn_err_kinds[] = {
+#define X(e, s, kind) kind,
+    CONN_ERR_LIST(X)
+#undef X
+};
+
+enum error_kind conn_err_kind(enum conn_err e)
+{
+    return (unsigned)e < sizeof conn_err_kinds / sizeof *conn_err_kinds ? conn_err_kinds[e]
+                                                                        : ERRK_PROTOCOL;
+}
+
+/* What a public function that fills a kind returns: *kind (when asked for) and, on a failure,
+ * err's kind set from it. */
+static enum status kinded(enum status st, enum conn_err k, enum conn_err *kind, struct error *err)
+{
+    if (kind)
+        *kind = k;
+    if (st != ST_OK)
+        error_kind_set(err, st, conn_err_kind(k));
+    return st;
+}
 
 const char *conn_err_name(enum conn_err e)
 {
@@ -453,8 +476,8 @@ fail:
     return status;
 }
 
-enum status conn_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
-                      struct error *err)
+static enum status kind_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
+                             struct error *err)
 {
     *out = NULL;
     if (!o->n_urls) {
@@ -532,8 +555,8 @@ bool conn_alive(const struct conn *c)
     return c->alive;
 }
 
-enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
-                              struct error *err)
+static enum status kind_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
+                                     struct error *err)
 {
     amqp_channel_open(c->st, ch);
     return conn_check_reply(c, ch, amqp_get_rpc_reply(c->st), "opening a channel", kind, err);
@@ -556,8 +579,8 @@ void conn_channel_close(struct conn *c, amqp_channel_t ch)
     amqp_maybe_release_buffers(c->st);
 }
 
-enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
-                              struct error *err)
+static enum status kind_check_status(struct conn *c, int status, const char *what,
+                                     enum conn_err *kind, struct error *err)
 {
     if (status >= 0)
         return ST_OK;
@@ -593,8 +616,8 @@ static enum conn_err kind_of_code(int code)
     }
 }
 
-enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
-                             const char *what, enum conn_err *kind, struct error *err)
+static enum status kind_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
+                                    const char *what, enum conn_err *kind, struct error *err)
 {
     switch (r.reply_type) {
     case AMQP_RESPONSE_NORMAL:
@@ -642,9 +665,9 @@ enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t
     return st;
 }
 
-enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
-                               uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
-                               struct error *err)
+static enum status kind_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
+                                      uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
+                                      struct error *err)
 {
     amqp_queue_declare_ok_t *ok =
         amqp_queue_declare(c->st, ch, amqp_cstring_bytes(queue), 1, 0, 0, 0, amqp_empty_table);
@@ -767,4 +790,47 @@ bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
         *host = xstrdup(ci.host);
     secret_free_n(buf, strlen(url));
     return true;
+}
+
+/* The public functions that fill a kind, with their error's kind set from it (kinded). */
+
+enum status conn_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
+                      struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_open(o, out, &k, err);
+    return kinded(st, k, kind, err);
+}
+
+enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
+                              struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_channel_open(c, ch, &k, err);
+    return kinded(st, k, kind, err);
+}
+
+enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
+                              struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_check_status(c, status, what, &k, err);
+    return kinded(st, k, kind, err);
+}
+
+enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
+                             const char *what, enum conn_err *kind, struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_check_reply(c, ch, r, what, &k, err);
+    return kinded(st, k, kind, err);
+}
+
+enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
+                               uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
+                               struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_queue_inspect(c, ch, queue, messages, consumers, &k, err);
+    return kinded(st, k, kind, err);
 }

@@ -320,31 +320,7 @@ void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o)
 
 int broker_exit_code(enum conn_err k)
 {
-    switch (k) {
-    case CONN_OK:
-        return EXIT_OK;
-    case CONN_BAD_URL:
-        return EXIT_USAGE;
-    case CONN_UNREACHABLE:
-        return EXIT_UNREACHABLE;
-    case CONN_AUTH:
-        return EXIT_AUTH;
-    case CONN_VHOST:
-        return EXIT_VHOST;
-    case CONN_TLS:
-        return EXIT_TLS;
-    case CONN_ACCESS:
-        return EXIT_ACCESS;
-    case CONN_NOT_FOUND:
-        return EXIT_QUEUE_MISSING;
-    case CONN_LOST:
-        return EXIT_CONNECTION_LOST;
-    case CONN_PRECONDITION:
-    case CONN_LOCKED:
-    case CONN_PROTOCOL:
-    default:
-        return EXIT_PROTOCOL;
-    }
+    return error_kind_exit(conn_err_kind(k));
 }
 
 struct conn *broker_connect(const struct broker_opts *b, int *exit_code)
@@ -352,18 +328,16 @@ struct conn *broker_connect(const struct broker_opts *b, int *exit_code)
     struct conn_opts o;
     broker_opts_conn(b, &o);
     struct conn *c = NULL;
-    enum conn_err kind = CONN_OK;
     struct error err;
     error_clear(&err);
-    if (conn_open(&o, &c, &kind, &err) != ST_OK) {
+    if (conn_open(&o, &c, NULL, &err) != ST_OK) {
         san_eprintf("dlqx: %s\n", err.msg);
-        *exit_code = broker_exit_code(kind);
+        *exit_code = error_exit_code(&err, EXIT_PROTOCOL);
         return NULL;
     }
-    enum conn_err k2;
-    if (conn_channel_open(c, 1, &k2, &err) != ST_OK) {
+    if (conn_channel_open(c, 1, NULL, &err) != ST_OK) {
         san_eprintf("dlqx: %s\n", err.msg);
-        *exit_code = broker_exit_code(k2);
+        *exit_code = error_exit_code(&err, EXIT_PROTOCOL);
         conn_close(c);
         return NULL;
     }

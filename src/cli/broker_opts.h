@@ -36,20 +36,6 @@ struct broker_opts {
     char *mgmt_store;    /* owned: mgmt_url with the scheme a URL without one takes */
 };
 
-/* Exit codes of the broker commands (documented in the man page). */
-enum broker_exit {
-    EXIT_UNREACHABLE = 10,
-    EXIT_AUTH = 11,
-    EXIT_VHOST = 12,
-    EXIT_TLS = 13,
-    EXIT_ACCESS = 14,
-    EXIT_QUEUE_MISSING = 15,
-    EXIT_PEEK_REFUSED = 16,
-    EXIT_CONNECTION_LOST = 17,
-    EXIT_INCOMPLETE = 18,
-    EXIT_PROTOCOL = 19,
-};
-
 void broker_opts_init(struct broker_opts *b);
 void broker_opts_free(struct broker_opts *b);
 /* Consumes argv[*i] (and its value) when it is a broker option: 1 consumed, 0 not one of

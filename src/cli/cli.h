@@ -1,5 +1,5 @@
 /*
- * cli: what the subcommands share — exit codes, reading every record of every input file,
+ * cli: what the subcommands share — reading every record of every input file,
  * and reporting malformed records without stopping.
  */
 #ifndef DLQX_CLI_H
@@ -8,20 +8,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "exitcodes.h"
 #include "message.h"
 
 struct filter;
 
-/* Exit codes (documented in the man page and README). */
-enum exit_code {
-    EXIT_OK = 0,
-    EXIT_NOMATCH = 1, /* the message asked for is not there */
-    EXIT_USAGE = 2,
-    EXIT_DATAERR = 65, /* one or more records were malformed and skipped */
-    EXIT_NOINPUT = 66, /* an input file could not be opened */
-    EXIT_OSERR = 71,   /* out of memory (EX_OSERR; util.c's allocators exit with it too) */
-    EXIT_IOERR = 74,   /* a read or write failed */
-};
+/* Exit codes: EXIT_LIST in exitcodes.h. */
 
 /* Called for each record; the message is borrowed for the call unless the callback sets
  * *keep (then it owns it). Returns false to stop. */

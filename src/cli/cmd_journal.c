@@ -16,9 +16,6 @@
 #include "replay_cli.h"
 #include "sanitize.h"
 
-/* --pending found intents without an outcome (documented in the man page). */
-#define EXIT_PENDING 3
-
 static const char usage_text[] =
     "usage: dlqx journal [--pending] [--json] [--run ID] [--file PATH]\n"
     "       dlqx journal --reconcile [--run ID] [--file PATH] [BROKER OPTIONS]\n"

@@ -20,26 +20,7 @@
 
 int broker_mgmt_exit(int e)
 {
-    switch ((enum mgmt_error)e) {
-    case MGMT_OK:
-        return EXIT_OK;
-    case MGMT_UNREACHABLE:
-    case MGMT_TIMEOUT:
-        return EXIT_UNREACHABLE;
-    case MGMT_AUTH:
-        return EXIT_AUTH;
-    case MGMT_NOT_FOUND:
-    case MGMT_VHOST_REFUSED: /* as AMQP's login says it: the vhost, not a permission */
-        return EXIT_VHOST;
-    case MGMT_TLS:
-        return EXIT_TLS;
-    case MGMT_FORBIDDEN:
-        return EXIT_ACCESS;
-    case MGMT_CONFIG:
-        return EXIT_USAGE;
-    default:
-        return EXIT_PROTOCOL;
-    }
+    return error_kind_exit(mgmt_error_kind((enum mgmt_error)e));
 }
 
 /* The management client for these broker options, or NULL (no URL, or --no-mgmt). */

@@ -19,15 +19,6 @@
 #define RCLI_MAX_IDS 256
 #define RCLI_MAX_WITH 64
 
-/* Exit codes of the writing commands (documented in the man page). */
-enum replay_exit {
-    EXIT_KEPT = 20,      /* some selected dead letters were kept (or not found) */
-    EXIT_UNKNOWN = 21,   /* some outcomes are unknown: possible duplicates, see dlqx journal */
-    EXIT_CANARY = 22,    /* the canary came back to the DLQ */
-    EXIT_READ_ONLY = 23, /* the connection is read-only: nothing was written */
-    EXIT_DECLINED = 24,  /* the person said no at the confirmation */
-};
-
 struct rcli {
     const char *cmd; /* "replay", "move", "delete" */
     struct broker_opts b;
