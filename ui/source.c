@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/cli/broker_opts.h"
+#include "broker_opts.h"
 #include "app.h"
 #include "job.h"
 #include "peek.h"

@@ -13,7 +13,7 @@
 #include <curses.h>
 
 #include "app.h"
-#include "../src/cli/broker_opts.h"
+#include "broker_opts.h"
 #include "decode.h"
 #include "editor.h"
 #include "journal.h"

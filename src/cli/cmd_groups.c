@@ -206,7 +206,9 @@ int cmd_groups(int argc, char **argv)
     struct filter *filter = NULL;
     int fo, mr;
     bool json = false;
-    int ascii = -1, i = 1, n_fwd = 0, br;
+    int ascii = -1, i = 1, n_fwd = 0;
+    enum bopt_next br;
+    struct error berr;
     char **fwd = xcalloc((size_t)argc + 1, sizeof *fwd); /* broker options, for the peek */
     struct broker_opts b;
     broker_opts_init(&b);
@@ -217,15 +219,17 @@ int cmd_groups(int argc, char **argv)
             break;
         }
         int from = i;
-        if ((br = broker_opts_parse(&b, argc, argv, &i)) != 0) {
-            if (br < 0)
+        if ((br = broker_opts_next(&b, argc, argv, &i, &berr)) != BOPT_NOT_MINE) {
+            if (br == BOPT_ERROR) {
+                san_eprintf("dlqx: %s\n", berr.msg);
                 goto usage_out;
+            }
             for (int j = from; j <= i; j++)
                 fwd[n_fwd++] = argv[j];
         } else if ((fo = cli_filter_option("groups", argc, argv, &i, &filter)) != 0) {
             if (fo < 0)
                 goto usage_out;
-        } else if ((mr = cli_max_record_option(argc, argv, &i)) != 0) {
+        } else if ((mr = options_max_record(argc, argv, &i)) != 0) {
             if (mr < 0)
                 goto usage_out;
         } else if (strcmp(a, "--json") == 0) {
@@ -265,8 +269,11 @@ int cmd_groups(int argc, char **argv)
     int n_inputs = 0;
     for (int j = i; j < argc; j++) {
         int from = j;
-        int r = argv[j][0] == '-' && argv[j][1] ? broker_opts_parse(&b, argc, argv, &j) : 0;
-        if (r < 0) {
+        enum bopt_next r = argv[j][0] == '-' && argv[j][1]
+                               ? broker_opts_next(&b, argc, argv, &j, &berr)
+                               : BOPT_NOT_MINE;
+        if (r == BOPT_ERROR) {
+            san_eprintf("dlqx: %s\n", berr.msg);
             filter_free(filter);
             store_free(ctx.store);
             broker_opts_free(&b);
@@ -274,7 +281,7 @@ int cmd_groups(int argc, char **argv)
             free(inputs);
             return EXIT_USAGE;
         }
-        if (r > 0)
+        if (r == BOPT_CONSUMED)
             for (int k = from; k <= j; k++)
                 fwd[n_fwd++] = argv[k];
         else

@@ -97,10 +97,13 @@ static int parse(struct rcli *x, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int r = broker_opts_parse(&x->b, argc, argv, &i);
-        if (r < 0)
+        struct error berr;
+        enum bopt_next r = broker_opts_next(&x->b, argc, argv, &i, &berr);
+        if (r == BOPT_ERROR) {
+            san_eprintf("dlqx: %s\n", berr.msg);
             return EXIT_USAGE;
-        if (r > 0)
+        }
+        if (r == BOPT_CONSUMED)
             continue;
         bool more = i + 1 < argc;
         if (strcmp(a, "--id") == 0 && more) {

@@ -1,5 +1,5 @@
 /*
- * broker_opts: connection options shared by the broker commands.
+ * broker_opts: connection options shared by the broker commands and the explorer.
  */
 #include "broker_opts.h"
 
@@ -8,7 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
 #include "sanitize.h"
 #include "util.h"
 
@@ -31,14 +30,15 @@ void broker_opts_free(struct broker_opts *b)
     memset(b, 0, sizeof *b);
 }
 
-static const char *value(int argc, char **argv, int *i, const char *name)
+static const char *value(int argc, char **argv, int *i, const char *name, struct error *err)
 {
     const char *a = argv[*i];
     size_t n = strlen(name);
     if (a[n] == '=')
         return a + n + 1;
     if (*i + 1 >= argc) {
-        san_eprintf("dlqx: %s needs a value\n", name);
+        error_set(err, ST_EINVAL, "%s needs a value", name);
+        error_kind_set(err, ST_EINVAL, ERRK_USAGE);
         return NULL;
     }
     return argv[++*i];
@@ -50,57 +50,57 @@ static bool is(const char *a, const char *name)
     return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
 }
 
-int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i)
+/* An option that takes a value: *to set, or BOPT_ERROR with err filled. */
+static enum bopt_next valued(const char **to, int argc, char **argv, int *i, const char *name,
+                             struct error *err)
+{
+    *to = value(argc, argv, i, name, err);
+    return *to ? BOPT_CONSUMED : BOPT_ERROR;
+}
+
+static enum bopt_next usage_error(struct error *err, const char *msg)
+{
+    error_set(err, ST_EINVAL, "%s", msg);
+    error_kind_set(err, ST_EINVAL, ERRK_USAGE);
+    return BOPT_ERROR;
+}
+
+enum bopt_next broker_opts_next(struct broker_opts *b, int argc, char **argv, int *i,
+                                struct error *err)
 {
     const char *a = argv[*i];
     const char *v;
     if (is(a, "--url")) {
-        if (!(v = value(argc, argv, i, "--url")))
-            return -1;
-        if (b->n_urls >= sizeof b->urls / sizeof *b->urls) {
-            san_eprintf("dlqx: at most 16 --url\n");
-            return -1;
-        }
+        if (!(v = value(argc, argv, i, "--url", err)))
+            return BOPT_ERROR;
+        if (b->n_urls >= sizeof b->urls / sizeof *b->urls)
+            return usage_error(err, "at most 16 --url");
         if (*v) /* --url= (empty) names no broker: as if no --url were given */
             b->urls[b->n_urls++] = (char *)(uintptr_t)v;
-        return 1;
+        return BOPT_CONSUMED;
     }
-    if (is(a, "--password")) {
-        /* Refused: a password on the command line is visible to everyone in ps. */
-        san_eprintf("dlqx: no --password: it would show in ps; use --password-file FILE, "
-                    "DLQX_PASSWORD_FILE or --ask-password\n");
-        return -1;
-    }
-    if (is(a, "--password-file")) {
-        if (!(b->password_file = value(argc, argv, i, "--password-file")))
-            return -1;
-        return 1;
-    }
-    if (strcmp(a, "--ask-password") == 0) {
-        b->ask_password = true;
-        return 1;
-    }
+    if (is(a, "--password")) /* refused: a password on the command line shows in ps */
+        return usage_error(err, "no --password: it would show in ps; use --password-file FILE, "
+                                "DLQX_PASSWORD_FILE or --ask-password");
+    if (is(a, "--password-file"))
+        return valued(&b->password_file, argc, argv, i, "--password-file", err);
     if (is(a, "--cacert"))
-        return (b->cacert = value(argc, argv, i, "--cacert")) ? 1 : -1;
+        return valued(&b->cacert, argc, argv, i, "--cacert", err);
     if (is(a, "--cert"))
-        return (b->cert = value(argc, argv, i, "--cert")) ? 1 : -1;
+        return valued(&b->cert, argc, argv, i, "--cert", err);
     if (is(a, "--key"))
-        return (b->key = value(argc, argv, i, "--key")) ? 1 : -1;
-    if (strcmp(a, "--tls-no-verify") == 0) {
-        b->tls_no_verify = true;
-        return 1;
-    }
+        return valued(&b->key, argc, argv, i, "--key", err);
     if (is(a, "--mgmt-url"))
-        return (b->mgmt_url = value(argc, argv, i, "--mgmt-url")) ? 1 : -1;
-    if (strcmp(a, "--no-mgmt") == 0) {
-        b->no_mgmt = true;
-        return 1;
-    }
-    if (strcmp(a, "--read-only") == 0) {
-        b->read_only = true;
-        return 1;
-    }
-    return 0;
+        return valued(&b->mgmt_url, argc, argv, i, "--mgmt-url", err);
+    bool *flag = strcmp(a, "--ask-password") == 0    ? &b->ask_password
+                 : strcmp(a, "--tls-no-verify") == 0 ? &b->tls_no_verify
+                 : strcmp(a, "--no-mgmt") == 0       ? &b->no_mgmt
+                 : strcmp(a, "--read-only") == 0     ? &b->read_only
+                                                     : NULL;
+    if (!flag)
+        return BOPT_NOT_MINE;
+    *flag = true;
+    return BOPT_CONSUMED;
 }
 
 /* A yes or a no, case-insensitive: 1 for 1/true/yes/on, 0 for 0/false/no/off, -1 for

@@ -1,6 +1,11 @@
 /*
- * broker_opts: the options every broker command shares — where the broker is and how to log
- * in — parsed once into a struct (no globals), and the exit code for each kind of failure.
+ * broker_opts: the options every broker command and the explorer share — where the broker is
+ * and how to log in — parsed once into a struct (no globals); connecting with them, the
+ * management API client they name, and the exit code for each kind of failure (from the error
+ * kinds: status.h, exitcodes.h). The options layer: above broker, below replay, cli and ui.
+ *
+ * Ownership: the struct points into argv and the environment; what it allocates (the password,
+ * copies of URLs) is its own and broker_opts_free wipes and frees it.
  *
  *   --url URL (repeatable; or DLQX_URL, comma-separated)   cluster nodes, tried in order
  *   --password-file FILE (or DLQX_PASSWORD_FILE)           the password, never on the command line
@@ -38,9 +43,15 @@ struct broker_opts {
 
 void broker_opts_init(struct broker_opts *b);
 void broker_opts_free(struct broker_opts *b);
-/* Consumes argv[*i] (and its value) when it is a broker option: 1 consumed, 0 not one of
- * ours, -1 a usage error (already reported). */
-int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i);
+enum bopt_next {
+    BOPT_NOT_MINE = 0, /* argv[*i] is not a broker option: the caller's */
+    BOPT_CONSUMED = 1, /* it was, with its value: *i is on its last word */
+    BOPT_ERROR = -1,   /* a usage error: err says why (kind ERRK_USAGE; exit EXIT_USAGE) */
+};
+/* The one argv loop step of every broker command and of the explorer: consumes argv[*i] (and
+ * its value) when it is a broker option. Nothing is printed. */
+enum bopt_next broker_opts_next(struct broker_opts *b, int argc, char **argv, int *i,
+                                struct error *err);
 /* Applies the environment and reads the password; false after reporting an error. */
 bool broker_opts_finish(struct broker_opts *b);
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (case-insensitive), -1 for anything else. */
@@ -67,6 +78,11 @@ struct peek_queue_info;
 void broker_queue_info(const struct broker_opts *b, const char *queue, struct peek_queue_info *info,
                        bool type_given, bool limit_given, bool dlx_given);
 
+struct mgmt_queue;
+/* Says on stderr which queues of the listing (of vhost; NULL: of any) have names close to
+ * want, a queue that is not there. */
+void broker_suggest_from(const struct mgmt_queue *qs, size_t nq, const char *vhost,
+                         const char *want);
 /* After "there is no queue": says on stderr which queues of the vhost have close names
  * (from the management API), or that close names need the management API. */
 void broker_suggest_queue(const struct broker_opts *b, const char *queue);
