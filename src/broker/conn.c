@@ -72,48 +72,9 @@ static void set_kind(enum conn_err *kind, enum conn_err k)
         *kind = k;
 }
 
-const char *conn_url_userinfo_end(const char *url)
-{
-    const char *scheme_end = strstr(url, "://");
-    const char *auth = scheme_end ? scheme_end + 3 : url;
-    const char *last = strrchr(auth, '@');
-    if (!last)
-        return NULL;
-    /* A password may hold any character ('/', '?', '@' unencoded): once a ':' comes before
-     * some '@', the user information runs to the last '@', so that none of it is shown. */
-    if (memchr(auth, ':', (size_t)(last - auth)))
-        return last;
-    const char *at = NULL;
-    for (const char *p = auth; *p && !strchr("/?#", *p); p++)
-        if (*p == '@')
-            at = p;
-    return at;
-}
-
-char *conn_mask_url(const char *url)
-{
-    const char *at = conn_url_userinfo_end(url);
-    if (!at)
-        return xstrdup(url);
-    const char *scheme_end = strstr(url, "://");
-    const char *auth = scheme_end ? scheme_end + 3 : url;
-    const char *colon = memchr(auth, ':', (size_t)(at - auth));
-    if (!colon)
-        return xstrdup(url);
-    return xasprintf("%.*s%s", (int)(colon - url), url, at);
-}
-
-bool conn_url_has_password(const char *url)
-{
-    const char *at = conn_url_userinfo_end(url);
-    const char *scheme_end = strstr(url, "://");
-    const char *auth = scheme_end ? scheme_end + 3 : url;
-    return at && memchr(auth, ':', (size_t)(at - auth));
-}
-
 char *conn_url_password(const char *url)
 {
-    if (!conn_url_has_password(url))
+    if (!url_has_password(url))
         return NULL;
     size_t n = strlen(url);
     char *buf = xstrdup(url);
@@ -325,7 +286,7 @@ static enum status login_error(amqp_connection_state_t state, amqp_rpc_reply_t r
 static enum status open_one(const char *url, const struct conn_opts *o, struct conn **out,
                             enum conn_err *kind, struct error *err)
 {
-    char *masked = conn_mask_url(url);
+    char *masked = url_mask(url);
     char *buf = xstrdup(url);
     struct amqp_connection_info ci;
     amqp_default_connection_info(&ci);

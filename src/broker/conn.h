@@ -19,6 +19,7 @@
 #include <amqp.h>
 
 #include "status.h"
+#include "urlmask.h"
 
 /* Why a connection or an operation failed, and the error kind (status.h's ERROR_KIND_LIST,
  * hence the exit status) each is. The functions below that fill a kind also set err->kind. */
@@ -117,14 +118,6 @@ void conn_secret_guard(void);
  * none). New strings; false for a URL that does not parse. */
 bool conn_url_parts(const char *url, char **user, char **vhost, char **host);
 
-/* A URL as it may be shown: the password (if any) removed. A new string. A password may hold
- * any character, so once a ':' comes before an '@', everything up to the last '@' is taken
- * for user information (a vhost with a raw '@' is then shown cut: never a password). */
-char *conn_mask_url(const char *url);
-/* The '@' that ends a URL's user information (by the rule above), or NULL. */
-const char *conn_url_userinfo_end(const char *url);
-/* Whether the URL carries a password (user:password@). */
-bool conn_url_has_password(const char *url);
 /* The password a URL carries, as librabbitmq reads it (percent-decoded), or NULL when it
  * carries none or does not parse. Owned by the caller: conn_secret_free it. */
 char *conn_url_password(const char *url);

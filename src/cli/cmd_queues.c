@@ -467,7 +467,7 @@ int cmd_queues(int argc, char **argv)
             /* Listed, the empty vhost would be every vhost: say what was read instead. */
             struct strbuf sb;
             sb_init(&sb);
-            char *masked = conn_mask_url(b.urls[0]);
+            char *masked = url_mask(b.urls[0]);
             sb_adds(&sb, "dlqx: ");
             sanitize_append(&sb, masked, strlen(masked), 0);
             sb_adds(&sb, " names no vhost to list (read as ");

@@ -32,11 +32,11 @@ static bool same_broker(const json_t *in, const struct broker_opts *b, struct co
     if (!url || (vh && strcmp(vh, conn_vhost(c)) != 0))
         return false;
     bool same = false;
-    char *m = conn_mask_url(conn_display_url(c));
+    char *m = url_mask(conn_display_url(c));
     same = strcmp(m, url) == 0;
     free(m);
     for (size_t i = 0; i < b->n_urls && !same; i++) {
-        m = conn_mask_url(b->urls[i]);
+        m = url_mask(b->urls[i]);
         same = strcmp(m, url) == 0;
         free(m);
     }

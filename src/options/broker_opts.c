@@ -131,7 +131,7 @@ static void bad_read_only(const char *where, const char *v, size_t n)
 static bool url_params(struct broker_opts *b, size_t i)
 {
     const char *u = b->urls[i];
-    const char *at = conn_url_userinfo_end(u); /* a '?' in a password is not the query */
+    const char *at = url_userinfo_end(u); /* a '?' in a password is not the query */
     const char *q = strchr(at ? at : u, '?');
     if (!q)
         return true;
@@ -151,7 +151,7 @@ static bool url_params(struct broker_opts *b, size_t i)
             if (yes)
                 b->read_only = true;
         } else {
-            char *masked = conn_mask_url(u);
+            char *masked = url_mask(u);
             san_eprintf("dlqx: %s: unknown URL parameter \"%.*s\" (dlqx knows read_only=true)\n",
                         masked, (int)(klen > 40 ? 40 : klen), p);
             free(masked);
@@ -217,7 +217,7 @@ static void tls_notes(struct broker_opts *b)
                     given.buf);
     sb_free(&given);
     if (mgmt && broker_mgmt_plain(b->mgmt_url, amqps)) {
-        char *shown = conn_mask_url(b->mgmt_url);
+        char *shown = url_mask(b->mgmt_url);
         struct strbuf sb;
         sb_init(&sb);
         sanitize_append(&sb, shown, strlen(shown), SAN_ESCAPE_BACKSLASH);
@@ -260,12 +260,12 @@ bool broker_opts_finish(struct broker_opts *b)
     }
     for (size_t i = 0; i < b->n_urls; i++) {
         const char *u = b->urls[i];
-        if (!conn_url_has_password(u))
+        if (!url_has_password(u))
             continue;
         conn_secret_guard(); /* a password in memory: no core dump from here on */
         if (!getenv("DLQX_ALLOW_URL_PASSWORD")) {
             /* Allowed (RabbitMQ URIs carry them), but never shown: warn once. */
-            char *masked = conn_mask_url(u);
+            char *masked = url_mask(u);
             san_eprintf("dlqx: note: %s carries a password; prefer --password-file (a URL on the "
                         "command line shows in ps)\n",
                         masked);
