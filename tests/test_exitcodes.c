@@ -13,6 +13,7 @@
 #include "conn.h"
 #include "exitcodes.h"
 #include "mgmt.h"
+#include "replay_setup.h"
 
 #ifndef SOURCE_ROOT
 #error SOURCE_ROOT must name the source tree
@@ -196,12 +197,36 @@ static void test_kinds(void **state)
     assert_int_equal(err.kind, ERRK_NONE);
 }
 
+/* replay_setup_open: a broker that does not answer is the unreachable kind (exit 10), and
+ * nothing is left open. */
+static void test_setup_unreachable(void **state)
+{
+    (void)state;
+    struct broker_opts b;
+    broker_opts_init(&b);
+    b.urls[b.n_urls++] = (char *)(uintptr_t) "amqp://guest@127.0.0.1:1/";
+    struct replay_setup_args a = {.broker = &b,
+                                  .journal_path = "/nonexistent/j",
+                                  .queue = "q",
+                                  .op = "replay",
+                                  .delivery_limit = -1};
+    struct replay_setup s;
+    struct error err;
+    error_clear(&err);
+    assert_int_not_equal(replay_setup_open(&s, &a, &err), ST_OK);
+    assert_int_equal(error_exit_code(&err, 0), EXIT_UNREACHABLE);
+    assert_null(s.conn);
+    assert_null(s.journal);
+    replay_setup_close(&s);
+    broker_opts_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_man_page),    cmocka_unit_test(test_readme),
         cmocka_unit_test(test_check_fails), cmocka_unit_test(test_names),
-        cmocka_unit_test(test_kinds),
+        cmocka_unit_test(test_kinds),       cmocka_unit_test(test_setup_unreachable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

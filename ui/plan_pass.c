@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/cli/replay_cli.h"
+#include "replay_setup.h"
 #include "app.h"
 #include "journal.h"
 #include "plan.h"

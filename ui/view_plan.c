@@ -17,6 +17,7 @@
 #include "decode.h"
 #include "editor.h"
 #include "journal.h"
+#include "replay_setup.h"
 #include "plan.h"
 #include "replay.h"
 #include "restamp.h"
@@ -401,57 +402,43 @@ static void run_pass(struct app *a, struct plan_state *s)
         decoded_free(&d);
         message_free(&m);
     }
-    int rc = 0;
-    struct conn *conn = broker_connect(a->broker, &rc);
-    if (!conn) {
-        app_message(a, true, "cannot connect to the broker: nothing was sent");
-        replay_plan_free(c.find);
-        return;
-    }
-    if (!plan_pending_check(a, conn, s->queue, &s->pending_warned)) {
-        conn_close(conn);
-        replay_plan_free(c.find);
-        return;
-    }
-    char *path = journal_default_path();
-    struct journal *j = NULL;
-    struct error err;
-    error_clear(&err);
-    if (journal_open(path, &j, &err) != ST_OK) {
-        app_message(a, true, "%s: nothing was sent", err.msg);
-        free(path);
-        conn_close(conn);
-        replay_plan_free(c.find);
-        return;
-    }
     struct peek_queue_info info = {QK_UNKNOWN, -1, false};
     app_queue_info(a, s->queue, &info);
+    struct replay_setup rs;
+    struct replay_setup_args ra = {.broker = a->broker,
+                                   .queue = s->queue,
+                                   .op =
+                                       s->op == PLAN_DELETE ? "delete" : restamp_mode_name(s->mode),
+                                   .kind = info.kind,
+                                   .delivery_limit = info.delivery_limit,
+                                   .expect = replay_plan_size(c.find)};
+    struct error err;
+    error_clear(&err);
+    if (replay_setup_open(&rs, &ra, &err) != ST_OK ||
+        !plan_pending_check(a, rs.conn, s->queue, &s->pending_warned)) {
+        if (err.msg[0])
+            app_message(a, true, "%s: nothing was sent", err.msg);
+        replay_setup_close(&rs);
+        replay_plan_free(c.find);
+        return;
+    }
     c.removes = info.kind != QK_STREAM;
-    struct replay_opts o;
-    memset(&o, 0, sizeof o);
-    o.queue = s->queue;
-    o.kind = info.kind;
-    o.delivery_limit = info.delivery_limit;
-    o.op = s->op == PLAN_DELETE ? "delete" : restamp_mode_name(s->mode);
-    o.expect = replay_plan_size(c.find);
+    struct replay_opts o = rs.opts;
     o.canary_wait_ms = s->canary ? 10000 : 0;
     if (s->op != PLAN_DELETE)
         plan_pace_opts(&s->pace, s->sendable, &o);
-    o.journal = j;
     o.select = select_cb;
     o.progress = progress_cb;
     o.outcome = outcome_cb;
     o.ctx = &c;
     enum conn_err kind;
-    if (replay_run(conn, &o, &s->rep, &kind, &err) != ST_OK)
+    if (replay_run(rs.conn, &o, &s->rep, &kind, &err) != ST_OK)
         app_message(a, true, "%s: nothing was sent", err.msg);
     else
         s->ran = true;
     if (s->ran && term_stop_signal())
-        plan_pass_stopped(a, op_name(s->op), &s->rep, path, replay_plan_size(c.find));
-    journal_close(j);
-    free(path);
-    conn_close(conn);
+        plan_pass_stopped(a, op_name(s->op), &s->rep, rs.journal_path, replay_plan_size(c.find));
+    replay_setup_close(&rs);
     replay_plan_free(c.find);
     free(c.pos_entry);
     if (c.gone)

@@ -323,22 +323,29 @@ int broker_exit_code(enum conn_err k)
     return error_kind_exit(conn_err_kind(k));
 }
 
-struct conn *broker_connect(const struct broker_opts *b, int *exit_code)
+enum status broker_open(const struct broker_opts *b, struct conn **out, struct error *err)
 {
     struct conn_opts o;
     broker_opts_conn(b, &o);
+    *out = NULL;
+    enum status st = conn_open(&o, out, NULL, err);
+    if (st != ST_OK)
+        return st;
+    if ((st = conn_channel_open(*out, 1, NULL, err)) != ST_OK) {
+        conn_close(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+struct conn *broker_connect(const struct broker_opts *b, int *exit_code)
+{
     struct conn *c = NULL;
     struct error err;
     error_clear(&err);
-    if (conn_open(&o, &c, NULL, &err) != ST_OK) {
+    if (broker_open(b, &c, &err) != ST_OK) {
         san_eprintf("dlqx: %s\n", err.msg);
         *exit_code = error_exit_code(&err, EXIT_PROTOCOL);
-        return NULL;
-    }
-    if (conn_channel_open(c, 1, NULL, &err) != ST_OK) {
-        san_eprintf("dlqx: %s\n", err.msg);
-        *exit_code = error_exit_code(&err, EXIT_PROTOCOL);
-        conn_close(c);
         return NULL;
     }
     *exit_code = EXIT_OK;

@@ -87,7 +87,10 @@ void broker_suggest_from(const struct mgmt_queue *qs, size_t nq, const char *vho
  * (from the management API), or that close names need the management API. */
 void broker_suggest_queue(const struct broker_opts *b, const char *queue);
 
-/* Connects, reporting a failure on stderr; NULL then, with *exit_code set. */
+/* Connects to the first URL that answers and opens channel 1; on a failure *out is NULL and
+ * err says why (its kind gives the exit status). Nothing is printed. */
+enum status broker_open(const struct broker_opts *b, struct conn **out, struct error *err);
+/* broker_open, reporting a failure on stderr; NULL then, with *exit_code set. */
 struct conn *broker_connect(const struct broker_opts *b, int *exit_code);
 
 #endif
