@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-
 /* ---- hash tables for the build ---- */
 
 /* uint64 key -> uint32 value, open addressing; keys are stored + 1 so 0 marks a free slot. */
