@@ -3,7 +3,7 @@
  */
 #include "actions.h"
 
-#include <curses.h>
+#include "term.h"
 #include <stddef.h>
 
 static const char *const names[] = {
@@ -37,7 +37,7 @@ const char *action_help(enum action a)
     return (unsigned)a < ACT_COUNT ? helps[a] : "";
 }
 
-#define CTRL(c) ((c)&0x1f)
+#define CTRL(c) TERM_KEY_CTRL(c)
 
 /* The bindings, as the "keys" column of ACTION_LIST says. */
 static const struct {
@@ -45,29 +45,29 @@ static const struct {
     enum action act;
 } bindings[] = {
     {'k', ACT_UP},
-    {KEY_UP, ACT_UP},
+    {TERM_KEY_UP, ACT_UP},
     {'j', ACT_DOWN},
-    {KEY_DOWN, ACT_DOWN},
-    {KEY_PPAGE, ACT_PAGE_UP},
+    {TERM_KEY_DOWN, ACT_DOWN},
+    {TERM_KEY_PPAGE, ACT_PAGE_UP},
     {CTRL('b'), ACT_PAGE_UP},
-    {KEY_NPAGE, ACT_PAGE_DOWN},
+    {TERM_KEY_NPAGE, ACT_PAGE_DOWN},
     {CTRL('f'), ACT_PAGE_DOWN},
     {' ', ACT_PAGE_DOWN},
     {CTRL('u'), ACT_HALF_UP},
     {CTRL('d'), ACT_HALF_DOWN},
     {'g', ACT_FIRST},
-    {KEY_HOME, ACT_FIRST},
+    {TERM_KEY_HOME, ACT_FIRST},
     {'G', ACT_LAST},
-    {KEY_END, ACT_LAST},
+    {TERM_KEY_END, ACT_LAST},
     {'h', ACT_LEFT},
-    {KEY_LEFT, ACT_LEFT},
+    {TERM_KEY_LEFT, ACT_LEFT},
     {'l', ACT_RIGHT},
-    {KEY_RIGHT, ACT_RIGHT},
+    {TERM_KEY_RIGHT, ACT_RIGHT},
     {'\n', ACT_ENTER},
     {'\r', ACT_ENTER},
-    {KEY_ENTER, ACT_ENTER},
+    {TERM_KEY_ENTER, ACT_ENTER},
     {27, ACT_BACK},
-    {KEY_BACKSPACE, ACT_BACK},
+    {TERM_KEY_BACKSPACE, ACT_BACK},
     {127, ACT_BACK},
     {CTRL('g'), ACT_CANCEL},
     {'/', ACT_SEARCH},
@@ -104,7 +104,7 @@ static const struct {
     {CTRL('r'), ACT_REFRESH},
     {CTRL('l'), ACT_REDRAW},
     {'?', ACT_HELP},
-    {KEY_F(1), ACT_HELP},
+    {TERM_KEY_F1, ACT_HELP},
     {'q', ACT_QUIT},
 };
 

@@ -65,7 +65,7 @@ enum action {
 const char *action_name(enum action a);
 const char *action_keys(enum action a);
 const char *action_help(enum action a);
-/* The action a key (a curses key code or character) is bound to. */
+/* The action a key (a character or a TERM_KEY_* code, term.h) is bound to. */
 enum action action_for_key(int key);
 /* The same in a view (its ACT_VIEW_* action): a few keys mean something else there (Space
  * marks a queue in the queues view, and pages elsewhere). */

@@ -6,7 +6,6 @@
  */
 #include "app.h"
 
-#include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,7 +261,6 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
     sb_init(&line);
     if (initial)
         sb_adds(&line, initial);
-    curs_set(1);
     for (;;) {
         int y = a->rows_on_screen - 1;
         draw_fill(y, 0, a->cols_on_screen, UA_NORMAL);
@@ -272,7 +270,7 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         sanitize_append(&shown, line.buf ? line.buf : "", line.len, 0);
         draw_safe(y, 0, a->cols_on_screen, shown.buf, UA_NORMAL);
         int cx = (int)sanitize_width(shown.buf, shown.len);
-        move(y, cx < a->cols_on_screen ? cx : a->cols_on_screen - 1);
+        term_cursor_at(y, cx < a->cols_on_screen ? cx : a->cols_on_screen - 1);
         sb_free(&shown);
         term_flush();
         /* The work in progress goes on while the user types. */
@@ -280,23 +278,23 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         int ch = term_key(app_busy(a) ? 20 : 250);
         if (term_stop_signal()) {
             sb_free(&line);
-            curs_set(0);
+            term_cursor_hide();
             return NULL;
         }
-        if (ch == ERR) {
+        if (ch == TERM_KEY_NONE) {
             bool ended = false;
             if (app_busy(a))
                 app_work(a, 20, &ended);
             continue;
         }
-        if (ch == 27) {
+        if (ch == TERM_KEY_ESC) {
             sb_free(&line);
-            curs_set(0);
+            term_cursor_hide();
             return NULL;
         }
-        if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+        if (ch == '\n' || ch == '\r' || ch == TERM_KEY_ENTER)
             break;
-        if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (ch == TERM_KEY_BACKSPACE || ch == TERM_KEY_DEL || ch == TERM_KEY_CTRL('h')) {
             /* remove one UTF-8 character */
             while (line.len > 0) {
                 unsigned char c = (unsigned char)line.buf[--line.len];
@@ -307,17 +305,17 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
                 line.buf[line.len] = '\0';
             continue;
         }
-        if (ch == 21) { /* Ctrl-u */
+        if (ch == TERM_KEY_CTRL('u')) {
             sb_reset(&line);
             continue;
         }
-        if (ch == KEY_RESIZE) {
+        if (ch == TERM_KEY_RESIZE) {
             term_size(a);
             app_draw(a);
             if (app_too_small(a)) {
                 /* Nothing is typed blind: the prompt is cancelled. */
                 sb_free(&line);
-                curs_set(0);
+                term_cursor_hide();
                 return NULL;
             }
             continue;
@@ -325,7 +323,7 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && line.len < 1000)
             sb_addc(&line, (char)ch);
     }
-    curs_set(0);
+    term_cursor_hide();
     return sb_detach(&line, NULL);
 }
 
@@ -567,7 +565,7 @@ int app_run(struct app *a, const struct view_ops *first)
         /* Waiting for a key only as long as the work in progress can wait. */
         int ch = term_key(work == JOB_MORE ? 0 : work == JOB_WAIT ? 20 : 1000);
         int64_t now = clock_now_ms();
-        if (ch == ERR && work != JOB_DONE) {
+        if (ch == TERM_KEY_NONE && work != JOB_DONE) {
             /* Work on between keys; redraw when something ended, else a few times a second. */
             bool ended = false;
             work = app_work(a, 20, &ended);
@@ -579,7 +577,7 @@ int app_run(struct app *a, const struct view_ops *first)
             }
             continue;
         }
-        if (ch == ERR) {
+        if (ch == TERM_KEY_NONE) {
             /* Ages move on (to the second). */
             if (now / 1000 != a->now_ms / 1000) {
                 a->now_ms = now;
@@ -589,21 +587,21 @@ int app_run(struct app *a, const struct view_ops *first)
             continue;
         }
         a->now_ms = now;
-        if (ch == KEY_RESIZE) {
+        if (ch == TERM_KEY_RESIZE) {
             app_draw(a);
             continue;
         }
         if (app_too_small(a)) {
             /* Below the minimum size nothing acts but going back, stopping and quitting:
              * nothing may be planned, sent or deleted on a screen that cannot show it. */
-            enum action act = ch == KEY_MOUSE ? ACT_NONE : action_for_key(ch);
+            enum action act = ch == TERM_KEY_MOUSE ? ACT_NONE : action_for_key(ch);
             if (act != ACT_QUIT && act != ACT_BACK && act != ACT_CANCEL && act != ACT_REDRAW) {
                 app_draw(a);
                 continue;
             }
         }
         a->message[0] = '\0';
-        if (ch == KEY_MOUSE) {
+        if (ch == TERM_KEY_MOUSE) {
             if (app_mouse(a) & HR_QUIT)
                 break;
             app_draw(a);

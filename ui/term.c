@@ -25,6 +25,17 @@
 #include "sanitize.h"
 #include "ui.h"
 
+/* term.h's key codes are curses' own. */
+_Static_assert(TERM_KEY_NONE == ERR, "TERM_KEY_NONE");
+_Static_assert(TERM_KEY_DOWN == KEY_DOWN && TERM_KEY_UP == KEY_UP, "TERM_KEY_UP/DOWN");
+_Static_assert(TERM_KEY_LEFT == KEY_LEFT && TERM_KEY_RIGHT == KEY_RIGHT, "TERM_KEY_LEFT/RIGHT");
+_Static_assert(TERM_KEY_HOME == KEY_HOME && TERM_KEY_END == KEY_END, "TERM_KEY_HOME/END");
+_Static_assert(TERM_KEY_NPAGE == KEY_NPAGE && TERM_KEY_PPAGE == KEY_PPAGE, "TERM_KEY_*PAGE");
+_Static_assert(TERM_KEY_BACKSPACE == KEY_BACKSPACE, "TERM_KEY_BACKSPACE");
+_Static_assert(TERM_KEY_F1 == KEY_F(1), "TERM_KEY_F1");
+_Static_assert(TERM_KEY_ENTER == KEY_ENTER, "TERM_KEY_ENTER");
+_Static_assert(TERM_KEY_MOUSE == KEY_MOUSE && TERM_KEY_RESIZE == KEY_RESIZE, "TERM_KEY_MOUSE");
+
 static bool active;
 static bool ascii_mode;
 static attr_t attrs[UA_COUNT];
@@ -292,6 +303,31 @@ void term_flush(void)
 void term_redraw_all(void)
 {
     clearok(stdscr, TRUE);
+}
+
+void term_cursor_at(int y, int x)
+{
+    curs_set(1);
+    move(y, x);
+}
+
+void term_cursor_hide(void)
+{
+    curs_set(0);
+}
+
+void term_suspend(void)
+{
+    def_prog_mode();
+    endwin();
+    ui_stderr_pause();
+}
+
+void term_resume(void)
+{
+    ui_stderr_resume();
+    reset_prog_mode();
+    term_redraw_all();
 }
 
 void draw_safe(int y, int x, int width, const char *safe, enum ui_attr attr)

@@ -1,5 +1,12 @@
 /*
- * term: set-up, tear-down and the loop's primitives (the drawing calls are in ui.h).
+ * term: the one owner of the terminal (htop's CRT) — set-up and tear-down, the keys, the
+ * cursor, handing the terminal to another program ($EDITOR) and taking it back; the drawing
+ * calls are declared in ui.h and defined in term.c too. No other file in ui/ includes curses
+ * (tests/curses_owner.sh checks it; termcap.c, which asks terminfo before the screen is
+ * taken, is the one other): the keys the rest of ui/ compares with are the TERM_KEY_* below.
+ *
+ * Ownership: term.c holds curses' state for the whole run; nothing here is allocated for
+ * the caller.
  */
 #ifndef DLQX_UI_TERM_H
 #define DLQX_UI_TERM_H
@@ -15,11 +22,33 @@ bool term_capable(void);
 int term_init(struct app *a);
 void term_done(void);
 void term_size(struct app *a);
-/* A key that stands for nothing (an escape sequence that was read and dropped). */
-#define TERM_KEY_IGNORED (-2)
-/* The next key, or ERR (-1) after timeout_ms (negative: wait). KEY_RESIZE on a resize. */
+
+/* What term_key returns besides characters: the keys' codes (curses' own values, checked
+ * in term.c, so that the rest of ui/ needs no curses to compare with them). */
+enum term_keycode {
+    TERM_KEY_NONE = -1,    /* no key before the timeout */
+    TERM_KEY_IGNORED = -2, /* a key that stands for nothing (a sequence read and dropped) */
+    TERM_KEY_ESC = 27,
+    TERM_KEY_DEL = 127, /* what most terminals send for Backspace */
+    TERM_KEY_DOWN = 0402,
+    TERM_KEY_UP = 0403,
+    TERM_KEY_LEFT = 0404,
+    TERM_KEY_RIGHT = 0405,
+    TERM_KEY_HOME = 0406,
+    TERM_KEY_BACKSPACE = 0407,
+    TERM_KEY_F1 = 0411,
+    TERM_KEY_NPAGE = 0522,
+    TERM_KEY_PPAGE = 0523,
+    TERM_KEY_ENTER = 0527,
+    TERM_KEY_END = 0550,
+    TERM_KEY_MOUSE = 0631,  /* then term_mouse_event says what the mouse did */
+    TERM_KEY_RESIZE = 0632, /* the terminal changed size */
+};
+/* The key Ctrl and c make ('b' gives 2). */
+#define TERM_KEY_CTRL(c) ((c)&0x1f)
+/* The next key, or TERM_KEY_NONE after timeout_ms (0: do not wait; negative: wait). */
 int term_key(int timeout_ms);
-/* After term_key returned KEY_MOUSE: what the mouse did, and where (screen row, column). */
+/* After term_key returned TERM_KEY_MOUSE: what the mouse did, and where (row, column). */
 enum term_mouse { TM_NONE, TM_CLICK, TM_DOUBLE_CLICK, TM_WHEEL_UP, TM_WHEEL_DOWN };
 enum term_mouse term_mouse_event(int *y, int *x);
 /* Whether a key is waiting to be read (long work ends its slice early for it). */
@@ -27,8 +56,15 @@ bool term_input_pending(void);
 void term_clear(void);
 void term_flush(void);
 void term_redraw_all(void);
+/* The text cursor: shown at (y, x) while a line is typed, hidden otherwise. */
+void term_cursor_at(int y, int x);
+void term_cursor_hide(void);
+/* Another program ($EDITOR) gets the terminal: curses steps aside and standard error is the
+ * terminal's again; term_resume takes it back and the whole screen is drawn anew. */
+void term_suspend(void);
+void term_resume(void);
 /* While $EDITOR owns the terminal: standard error on the terminal again, then captured again
- * (ui/cmd_ui.c); nothing when it is not captured. */
+ * (ui/cmd_ui.c); nothing when it is not captured. term_suspend and term_resume call them. */
 void ui_stderr_pause(void);
 void ui_stderr_resume(void);
 /* The signal that asked the explorer to stop (SIGINT — or Ctrl-C read as a key —, SIGTERM,

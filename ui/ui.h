@@ -1,7 +1,7 @@
 /*
  * ui: what the views share — the application state, the view interface (a vtable per view
  * file, as tig's view_ops and tmux's window_mode), the result flags of a request, and the
- * drawing calls. Only ui/ includes curses; the core never does.
+ * drawing calls (term.c, the one file that talks to curses; the core never does).
  *
  * Ownership: the app owns the store, the forest, the filter and the view stack. Views own
  * their state (v->state), released by ops->close.

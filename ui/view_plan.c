@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <curses.h>
 
 #include "app.h"
 #include "../src/cli/broker_opts.h"
@@ -538,14 +537,10 @@ static void edit_body(struct app *a, struct plan_state *s)
     }
     const struct bytes *start = s->has_body ? &s->body : &m.body;
     struct bytes edited = {0};
-    def_prog_mode();
-    endwin();
-    ui_stderr_pause();
+    term_suspend();
     enum status st =
         editor_edit(start, props_string(&m.props, PROP_content_type), NULL, NULL, &edited, &err);
-    ui_stderr_resume();
-    reset_prog_mode();
-    term_redraw_all();
+    term_resume();
     message_free(&m);
     if (st != ST_OK) {
         app_message(a, true, "%s", err.msg);
