@@ -25,6 +25,11 @@ struct view *app_view(struct app *a)
 
 void app_push(struct app *a, const struct view_ops *ops, size_t arg)
 {
+    app_push_with(a, ops, arg, NULL);
+}
+
+void app_push_with(struct app *a, const struct view_ops *ops, size_t arg, void *state)
+{
     if (a->depth == VIEW_STACK_MAX) {
         /* Forget the oldest view rather than refuse. */
         struct view *old = &a->stack[0];
@@ -37,6 +42,7 @@ void app_push(struct app *a, const struct view_ops *ops, size_t arg)
     memset(v, 0, sizeof *v);
     v->ops = ops;
     v->arg = arg;
+    v->state = state;
     if (ops->open)
         ops->open(a, v);
 }
@@ -402,25 +408,128 @@ static void do_search(struct app *a, int dir)
     job_start(a, JOB_SEARCH, &search_ops, s);
 }
 
-static const struct view_ops *view_for(enum action act)
+/* ---- what the actions do (the handler column of ACTION_LIST) --------------------------- */
+
+/* Only a view acts on it (Enter, o, y…): where none did, the screen is drawn again. */
+static int act_view(struct app *a, enum action act)
 {
-    switch (act) {
-    case ACT_VIEW_QUEUES:
-        return &view_queues_ops;
-    case ACT_VIEW_MESSAGES:
-        return &view_messages_ops;
-    case ACT_VIEW_GROUPS:
-        return &view_groups_ops;
-    case ACT_VIEW_TREE:
-        return &view_tree_ops;
-    case ACT_VIEW_TIMELINE:
-        return &view_timeline_ops;
-    case ACT_HELP:
-        return &view_help_ops;
-    default:
-        return NULL;
-    }
+    (void)a;
+    (void)act;
+    return HR_REDRAW;
 }
+
+static int act_move(struct app *a, enum action act)
+{
+    return view_move(app_view(a), act, app_page(a)) | HR_REDRAW;
+}
+
+static int act_quit(struct app *a, enum action act)
+{
+    if (a->depth > 1) {
+        app_pop(a);
+        return HR_REDRAW;
+    }
+    return HR_QUIT;
+}
+
+/* Back; only where there is nothing to go back to does Esc stop the work. */
+static int act_back(struct app *a, enum action act)
+{
+    if (a->depth > 1)
+        app_pop(a);
+    else
+        app_cancel_work(a);
+    return HR_REDRAW;
+}
+
+static int act_cancel(struct app *a, enum action act)
+{
+    if (!app_cancel_work(a))
+        app_message(a, false, "nothing to stop");
+    return HR_REDRAW;
+}
+
+static int act_redraw(struct app *a, enum action act)
+{
+    term_redraw_all();
+    return HR_REDRAW;
+}
+
+static int act_search(struct app *a, enum action act)
+{
+    char *text = app_prompt(a, "/", NULL);
+    if (text && *text) {
+        free(a->search_text);
+        a->search_text = text;
+        do_search(a, 1);
+    } else {
+        free(text);
+    }
+    return HR_REDRAW;
+}
+
+static int act_search_again(struct app *a, enum action act)
+{
+    do_search(a, act == ACT_SEARCH_PREV ? -1 : 1);
+    return HR_REDRAW;
+}
+
+static int act_filter(struct app *a, enum action act)
+{
+    char *text = app_prompt(a, "filter: ", app_filter_wanted(a));
+    if (text)
+        app_set_filter(a, text);
+    free(text);
+    return HR_REDRAW;
+}
+
+static int act_clear_filter(struct app *a, enum action act)
+{
+    app_set_filter(a, NULL);
+    return HR_REDRAW;
+}
+
+static int act_refresh(struct app *a, enum action act)
+{
+    app_refresh(a);
+    return HR_REDRAW;
+}
+
+static int act_help(struct app *a, enum action act)
+{
+    app_push(a, &view_help_ops, SIZE_MAX);
+    return HR_REDRAW;
+}
+
+/* From a message: its tree. Elsewhere: the whole forest. */
+static int act_tree(struct app *a, enum action act)
+{
+    app_push(a, &view_tree_ops, app_selected_message(a));
+    return HR_REDRAW;
+}
+
+/* The number keys: the view that action opens (its view_ops.which) replaces the stack. */
+static int act_switch(struct app *a, enum action act)
+{
+    static const struct view_ops *const views[] = {&view_queues_ops, &view_messages_ops,
+                                                   &view_groups_ops, &view_timeline_ops};
+    for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+        if (views[i]->which != act)
+            continue;
+        const struct view *v = app_view(a);
+        if (v && views[i] == v->ops)
+            return HR_HANDLED;
+        app_switch(a, views[i]);
+        return HR_REDRAW;
+    }
+    return act_move(a, act);
+}
+
+static int (*const handlers[ACT_COUNT])(struct app *a, enum action act) = {
+#define X(e, name, keys, scope, help, handler) handler,
+    ACTION_LIST(X)
+#undef X
+};
 
 int app_handle(struct app *a, enum action act)
 {
@@ -431,82 +540,7 @@ int app_handle(struct app *a, enum action act)
     int r = v->ops->request ? v->ops->request(a, v, act) : HR_UNHANDLED;
     if (r & (HR_HANDLED | HR_QUIT))
         return r;
-    switch (act) {
-    case ACT_QUIT:
-        if (a->depth > 1) {
-            app_pop(a);
-            return HR_REDRAW;
-        }
-        return HR_QUIT;
-    case ACT_BACK:
-        /* Back; only where there is nothing to go back to does Esc stop the work. */
-        if (a->depth > 1)
-            app_pop(a);
-        else
-            app_cancel_work(a);
-        return HR_REDRAW;
-    case ACT_CANCEL:
-        if (!app_cancel_work(a))
-            app_message(a, false, "nothing to stop");
-        return HR_REDRAW;
-    case ACT_REDRAW:
-        term_redraw_all();
-        return HR_REDRAW;
-    case ACT_SEARCH: {
-        char *text = app_prompt(a, "/", NULL);
-        if (text && *text) {
-            free(a->search_text);
-            a->search_text = text;
-            do_search(a, 1);
-        } else {
-            free(text);
-        }
-        return HR_REDRAW;
-    }
-    case ACT_SEARCH_NEXT:
-        do_search(a, 1);
-        return HR_REDRAW;
-    case ACT_SEARCH_PREV:
-        do_search(a, -1);
-        return HR_REDRAW;
-    case ACT_FILTER: {
-        char *text = app_prompt(a, "filter: ", app_filter_wanted(a));
-        if (text)
-            app_set_filter(a, text);
-        free(text);
-        return HR_REDRAW;
-    }
-    case ACT_CLEAR_FILTER:
-        app_set_filter(a, NULL);
-        return HR_REDRAW;
-    case ACT_REFRESH:
-        app_refresh(a);
-        return HR_REDRAW;
-    case ACT_REPLAY:
-    case ACT_REISSUE:
-    case ACT_MOVE:
-    case ACT_DELETE:
-        return plan_request(a, act);
-    case ACT_HELP:
-        app_push(a, &view_help_ops, SIZE_MAX);
-        return HR_REDRAW;
-    case ACT_VIEW_TREE: {
-        /* From a message: its tree. Elsewhere: the whole forest. */
-        size_t arg = app_selected_message(a);
-        app_push(a, &view_tree_ops, arg);
-        return HR_REDRAW;
-    }
-    default: {
-        const struct view_ops *ops = view_for(act);
-        if (ops) {
-            if (ops == v->ops)
-                return HR_HANDLED;
-            app_switch(a, ops);
-            return HR_REDRAW;
-        }
-        return view_move(v, act, app_page(a)) | HR_REDRAW;
-    }
-    }
+    return (unsigned)act < ACT_COUNT ? handlers[act](a, act) : HR_UNHANDLED;
 }
 
 /* The mouse, through the actions the keys have: the wheel moves three lines, a click on a
@@ -608,8 +642,7 @@ int app_run(struct app *a, const struct view_ops *first)
             work = app_busy(a) ? JOB_MORE : JOB_DONE;
             continue;
         }
-        enum action act =
-            action_for_key_in(ch, a->depth ? a->stack[a->depth - 1].ops->which : ACT_NONE);
+        enum action act = action_for_key_in(ch, a->depth ? a->stack[a->depth - 1].ops->name : NULL);
         if (act == ACT_NONE)
             continue;
         int r = app_handle(a, act);

@@ -71,8 +71,6 @@ struct plan_state {
     double started;
 };
 
-static struct plan_state *pending; /* handed from plan_open to open_ */
-
 static const char *op_name(enum plan_op op)
 {
     static const char *const n[] = {"replay", "re-issue", "move", "delete"};
@@ -361,10 +359,11 @@ static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
     /* SIGINT, SIGTERM, SIGHUP: cancelled as Esc does (what is in flight is settled). */
     if (term_stop_signal())
         return RC_CANCEL;
-    int ch = term_key(0);
-    if (ch == 27 || ch == ('g' & 0x1f))
+    /* The keys of a pass (the table's "pass" scope): Esc and Ctrl-g cancel, p pauses. */
+    enum action act = action_for_key_in(term_key(0), "pass");
+    if (act == ACT_BACK || act == ACT_CANCEL)
         return RC_CANCEL;
-    if (ch == 'p' || ch == ' ')
+    if (act == ACT_PAUSE)
         c->paused = !c->paused;
     char title[600];
     snprintf(title, sizeof title, "%s %s of %s", op_name(c->s->op), c->s->scope, c->s->queue);
@@ -556,9 +555,7 @@ static void edit_body(struct app *a, struct plan_state *s)
 
 static void open_(struct app *a, struct view *v)
 {
-    v->state = pending;
-    pending = NULL;
-    struct plan_state *s = v->state;
+    struct plan_state *s = v->state; /* plan_open's */
     if (!s)
         return;
     draw_textf(a->rows_on_screen - 1, 0, a->cols_on_screen, UA_STATUS,
@@ -795,8 +792,7 @@ void plan_open(struct app *a, enum plan_op op, const size_t *entries, size_t n, 
                                 ? xasprintf("%.*s.parked", (int)(ql - 4), queue)
                                 : xasprintf("%s.parked", queue);
     }
-    pending = s;
-    app_push(a, &view_plan_ops, SIZE_MAX);
+    app_push_with(a, &view_plan_ops, SIZE_MAX, s);
 }
 
 int plan_request(struct app *a, enum action act)
