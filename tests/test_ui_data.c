@@ -87,7 +87,7 @@ static void test_groups_follow_the_filter(void **state)
 static void test_grouping_cancelled_and_again(void **state)
 {
     (void)state;
-    struct app *a = uit_app_generated(30000);
+    struct app *a = uit_app_generated(12000);
     uit_keys_waiting();
     bool current = true;
     assert_null(app_groups(a, &current));
@@ -96,7 +96,7 @@ static void test_grouping_cancelled_and_again(void **state)
     struct strbuf line;
     sb_init(&line);
     app_work_status(a, &line);
-    assert_non_null(strstr(line.buf, "grouping 30,000 messages by cause"));
+    assert_non_null(strstr(line.buf, "grouping 12,000 messages by cause"));
     sb_free(&line);
     assert_true(app_cancel_work(a));
     assert_true(a->groups_cancelled);
@@ -109,7 +109,7 @@ static void test_grouping_cancelled_and_again(void **state)
     uit_finish(a);
     uit_keys_idle();
     const struct groups *g = made_groups(a);
-    assert_int_equal(groups_total(g), 30000);
+    assert_int_equal(groups_total(g), 12000);
     assert_int_equal(groups_count(g), 4 * 5); /* 4 errors (one: none) × 5 types */
     uit_free(a);
 }
@@ -139,7 +139,7 @@ static void test_forest_of_the_store(void **state)
 static void test_forest_cancelled_and_built_again(void **state)
 {
     (void)state;
-    struct app *a = uit_app_generated(20000);
+    struct app *a = uit_app_generated(4000);
     uit_keys_waiting();
     assert_false(app_forest(a));
     assert_true(app_forest_building(a));
@@ -151,8 +151,8 @@ static void test_forest_cancelled_and_built_again(void **state)
     uit_finish(a);
     uit_keys_idle();
     assert_true(app_forest(a));
-    assert_int_equal(a->forest.n_messages, 20000);
-    assert_int_equal(a->forest.n_roots, 5000); /* one chain per correlation of four */
+    assert_int_equal(a->forest.n_messages, 4000);
+    assert_int_equal(a->forest.n_roots, 1000); /* one chain per correlation of four */
     uit_free(a);
 }
 
