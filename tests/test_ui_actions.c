@@ -17,6 +17,8 @@
 #include "plan.h"
 #include "term.h"
 #include "testutil.h"
+#include "ui_testutil.h"
+#include "app.h"
 #include "ui.h"
 #include "util.h"
 
@@ -117,6 +119,53 @@ static void test_keys_where_they_apply(void **state)
     assert_string_equal(shown, "k Up");
 }
 
+/* ---- what the actions do: the handler column ----------------------------------------- */
+
+static const struct uit_msg two[] = {
+    {"a", "order.placed", "orders.dlq", "boom", "c", NULL, 1, 0, 0},
+    {"b", "order.placed", "orders.dlq", "boom", "c", "a", 2, 0, 0},
+};
+
+static void test_handlers(void **state)
+{
+    (void)state;
+    struct app *a = uit_app(two, 2);
+    app_push(a, &view_messages_ops, SIZE_MAX);
+    /* Movement, the view's own. */
+    app_handle(a, ACT_DOWN);
+    assert_int_equal(app_view(a)->cursor, 1);
+    assert_int_equal(app_selected_message(a), 1);
+    /* Help opens on top; q goes back. */
+    app_handle(a, ACT_HELP);
+    assert_ptr_equal(app_view(a)->ops, &view_help_ops);
+    assert_int_equal(a->depth, 2);
+    assert_int_equal(app_handle(a, ACT_QUIT) & HR_QUIT, 0);
+    assert_int_equal(a->depth, 1);
+    /* The tree of the message under the cursor; Esc back. */
+    app_handle(a, ACT_VIEW_TREE);
+    assert_ptr_equal(app_view(a)->ops, &view_tree_ops);
+    assert_int_equal(app_view(a)->arg, 1);
+    uit_finish(a);
+    app_handle(a, ACT_BACK);
+    assert_ptr_equal(app_view(a)->ops, &view_messages_ops);
+    /* A number key replaces the stack; the same one again does nothing more. */
+    app_handle(a, ACT_VIEW_GROUPS);
+    uit_finish(a);
+    assert_ptr_equal(app_view(a)->ops, &view_groups_ops);
+    assert_int_equal(a->depth, 1);
+    assert_int_equal(app_handle(a, ACT_VIEW_GROUPS), HR_HANDLED);
+    /* Nothing to stop; a filter cleared; writing refused on a read-only source. */
+    app_handle(a, ACT_CANCEL);
+    assert_string_equal(a->message, "nothing to stop");
+    app_switch(a, &view_messages_ops);
+    app_handle(a, ACT_REPLAY);
+    assert_true(a->message_is_error);
+    assert_non_null(strstr(a->message, "read-only"));
+    /* q on the first view quits. */
+    assert_true(app_handle(a, ACT_QUIT) & HR_QUIT);
+    uit_free(a);
+}
+
 /* ---- the README's table of keys ------------------------------------------------------ */
 
 #define README_BEGIN "<!-- keys: made from ui/actions.h"
@@ -185,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_every_help_line_is_bound),
         cmocka_unit_test(test_every_binding_has_help_and_acts),
         cmocka_unit_test(test_keys_where_they_apply),
+        cmocka_unit_test(test_handlers),
         cmocka_unit_test(test_readme_keys_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,6 +132,12 @@ size_t uit_entry(struct app *a, const char *id)
 
 void uit_free(struct app *a)
 {
+    /* The views left open, as app_run closes them when it returns. */
+    while (a->depth > 0) {
+        struct view *v = &a->stack[--a->depth];
+        if (v->ops->close)
+            v->ops->close(a, v);
+    }
     app_free(a);
     free(a);
 }
