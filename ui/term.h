@@ -12,9 +12,16 @@
 #define DLQX_UI_TERM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct app;
 
+/* A screen in memory instead of the terminal, rows × cols (0: the terminal again), for
+ * tests: the drawing calls and term_size use it, nothing is written to the terminal, and
+ * term_virtual_row reads what a person would see on row y (trailing blanks left out), with
+ * the attribute (an enum ui_attr) of its first column; text is drawn in UTF-8. */
+void term_virtual(int rows, int cols);
+bool term_virtual_row(int y, char *out, size_t len, int *attr);
 /* termcap.c: whether TERM is a terminal the explorer can draw on (known to terminfo, with
  * cursor addressing and clear); false, with one sentence on stderr naming the CLI, if not. */
 bool term_capable(void);
