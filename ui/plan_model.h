@@ -96,7 +96,8 @@ enum status plan_model_copy(const struct plan_state *s, const struct decoded *d,
 
 /* Edits; each is followed by plan_model_build. */
 /* "type=x header.a=b -header.c": each word a change; false (err said, no change kept) for a
- * word that is not one, or for a move or delete (they send the message as it is). */
+ * word that is not one. (A move or a delete sends the message as it is: the view does not
+ * offer them edits.) */
 bool plan_model_set_changes(struct plan_state *s, const char *text, struct error *err);
 /* "EXCHANGE:ROUTING_KEY" (":queue" for a queue), or "" for the dialect's own; false (err
  * said, and the dialect's own target) for anything else. */
