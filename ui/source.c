@@ -3,7 +3,6 @@
  * snapshotted with peek — and the progress bar long work shows while it runs. The two are
  * one interface to the views: both fill the app's store.
  */
-#include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
