@@ -48,6 +48,7 @@
 #include "journal.h"
 #include "peek.h"
 #include "replay.h"
+#include "replay_setup.h"
 #include "restamp.h"
 #include "sha256.h"
 #include "util.h"
@@ -626,11 +627,18 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
 {
     struct replay_plan *plan = make_plan(c, nm->dlq, n);
     ctl_drop(); /* it would idle while the pass runs */
-    struct conn *ec = connect_broker(b, "dlqx replay_bench (engine)");
-    struct journal *j = NULL;
+    /* Its own connection (a name operators see, a long timeout), given to the set-up. */
+    struct replay_setup rs;
+    struct replay_setup_args ra = {.conn = connect_broker(b, "dlqx replay_bench (engine)"),
+                                   .journal_path = journal_path,
+                                   .queue = nm->dlq,
+                                   .op = restamp_mode_name(RESTAMP_REPLAY),
+                                   .kind = QK_CLASSIC, /* what the management API tells dlqx */
+                                   .delivery_limit = -1,
+                                   .expect = replay_plan_size(plan)};
     struct error err;
     error_clear(&err);
-    if (journal_open(journal_path, &j, &err) != ST_OK)
+    if (replay_setup_open(&rs, &ra, &err) != ST_OK)
         die("%s", err.msg);
     struct sel s;
     memset(&s, 0, sizeof s);
@@ -639,17 +647,10 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
     s.now_ms = clock_now_ms();
     s.progress = cfg->progress;
     s.limit_s = cfg->pass_limit_s;
-    struct replay_opts o;
-    memset(&o, 0, sizeof o);
-    o.queue = nm->dlq;
-    o.kind = QK_CLASSIC; /* what the management API tells dlqx */
-    o.delivery_limit = -1;
-    o.op = restamp_mode_name(RESTAMP_REPLAY);
-    o.expect = replay_plan_size(plan);
+    struct replay_opts o = rs.opts;
     o.window = window;
     o.idle_timeout_ms = 60000;
     o.confirm_timeout_ms = 60000;
-    o.journal = j;
     o.select = sel_cb;
     o.outcome = sel_outcome;
     o.progress = sel_progress;
@@ -658,11 +659,12 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
     enum conn_err kind = CONN_OK;
     double t0 = clock_mono_s(), c0 = cpu_s();
     s.started = s.last_print = t0;
-    enum status st = replay_run(ec, &o, &r, &kind, &err);
+    enum status st = replay_run(rs.conn, &o, &r, &kind, &err);
     double dt = clock_mono_s() - t0, dc = cpu_s() - c0;
     if (st != ST_OK)
         die("replay_run: %s", err.msg);
-    journal_close(j);
+    struct conn *ec = rs.conn; /* given: the set-up only borrowed it */
+    replay_setup_close(&rs);
     conn_close(ec);
     struct engine_result res;
     memset(&res, 0, sizeof res);

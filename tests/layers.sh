@@ -15,7 +15,8 @@ allowed() { # layer -> the layers it may include from
   store) echo "store dialects wire base" ;;
   analysis) echo "analysis store dialects wire base" ;;
   broker) echo "broker wire base" ;;
-  replay) echo "replay analysis broker store dialects wire base" ;;
+  options) echo "options broker wire base" ;;
+  replay) echo "replay analysis options broker store dialects wire base" ;;
   *) echo "" ;;
   esac
 }

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../src/cli/broker_opts.h"
+#include "broker_opts.h"
 
 static char err_text[4096];
 
@@ -26,7 +26,7 @@ static bool finish(struct broker_opts *b, const char *const *args)
         argv[argc] = (char *)(uintptr_t)args[argc];
     broker_opts_init(b);
     for (int i = 0; i < argc; i++)
-        assert_int_equal(broker_opts_parse(b, argc, argv, &i), 1);
+        assert_int_equal(broker_opts_next(b, argc, argv, &i, NULL), BOPT_CONSUMED);
     char path[] = "/tmp/dlqx-test-err-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -199,10 +199,42 @@ static void test_url_password(void **state)
     broker_opts_free(&b);
 }
 
+/* broker_opts_next: consumes a broker option and its value, leaves another argument alone,
+ * and says what is wrong without printing it. */
+static void test_next(void **state)
+{
+    (void)state;
+    char *argv[] = {(char *)(uintptr_t) "--url",        (char *)(uintptr_t) "amqp://h/",
+                    (char *)(uintptr_t) "--json",       (char *)(uintptr_t) "--read-only",
+                    (char *)(uintptr_t) "--password=x", (char *)(uintptr_t) "--cacert"};
+    struct broker_opts b;
+    broker_opts_init(&b);
+    struct error err;
+    int i = 0;
+    assert_int_equal(broker_opts_next(&b, 6, argv, &i, &err), BOPT_CONSUMED);
+    assert_int_equal(i, 1);
+    assert_int_equal(b.n_urls, 1);
+    i = 2;
+    assert_int_equal(broker_opts_next(&b, 6, argv, &i, &err), BOPT_NOT_MINE);
+    assert_int_equal(i, 2);
+    i = 3;
+    assert_int_equal(broker_opts_next(&b, 6, argv, &i, &err), BOPT_CONSUMED);
+    assert_true(b.read_only);
+    i = 4;
+    assert_int_equal(broker_opts_next(&b, 6, argv, &i, &err), BOPT_ERROR);
+    assert_non_null(strstr(err.msg, "would show in ps"));
+    assert_int_equal(error_exit_code(&err, 0), EXIT_USAGE);
+    i = 5;
+    assert_int_equal(broker_opts_next(&b, 6, argv, &i, &err), BOPT_ERROR);
+    assert_string_equal(err.msg, "--cacert needs a value");
+    broker_opts_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_bool),
+        cmocka_unit_test(test_next),
         cmocka_unit_test(test_read_only_fails_closed),
         cmocka_unit_test(test_mgmt_scheme_and_plain_http),
         cmocka_unit_test(test_tls_options_without_tls),

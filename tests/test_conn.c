@@ -15,7 +15,7 @@
 
 static void mask(const char *url, const char *want)
 {
-    char *got = conn_mask_url(url);
+    char *got = url_mask(url);
     assert_string_equal(got, want);
     assert_null(strstr(got, "cret"));
     free(got);
@@ -33,9 +33,9 @@ static void test_mask_url(void **state)
     mask("amqp://u:s@e/c?ret@h/v", "amqp://u@h/v");
     mask("amqp://u:se#cret@h/v", "amqp://u@h/v");
     mask("amqp://u:secret@h/v?read_only=true", "amqp://u@h/v?read_only=true");
-    assert_true(conn_url_has_password("amqp://u:se/cret@h/"));
-    assert_false(conn_url_has_password("amqp://u@h:5672/"));
-    assert_false(conn_url_has_password("amqp://h:5672/"));
+    assert_true(url_has_password("amqp://u:se/cret@h/"));
+    assert_false(url_has_password("amqp://u@h:5672/"));
+    assert_false(url_has_password("amqp://h:5672/"));
 }
 
 static void test_password_file_not_dumpable(void **state)

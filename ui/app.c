@@ -6,7 +6,6 @@
  */
 #include "app.h"
 
-#include <curses.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,11 @@ struct view *app_view(struct app *a)
 
 void app_push(struct app *a, const struct view_ops *ops, size_t arg)
 {
+    app_push_with(a, ops, arg, NULL);
+}
+
+void app_push_with(struct app *a, const struct view_ops *ops, size_t arg, void *state)
+{
     if (a->depth == VIEW_STACK_MAX) {
         /* Forget the oldest view rather than refuse. */
         struct view *old = &a->stack[0];
@@ -38,6 +42,7 @@ void app_push(struct app *a, const struct view_ops *ops, size_t arg)
     memset(v, 0, sizeof *v);
     v->ops = ops;
     v->arg = arg;
+    v->state = state;
     if (ops->open)
         ops->open(a, v);
 }
@@ -262,7 +267,6 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
     sb_init(&line);
     if (initial)
         sb_adds(&line, initial);
-    curs_set(1);
     for (;;) {
         int y = a->rows_on_screen - 1;
         draw_fill(y, 0, a->cols_on_screen, UA_NORMAL);
@@ -272,7 +276,7 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         sanitize_append(&shown, line.buf ? line.buf : "", line.len, 0);
         draw_safe(y, 0, a->cols_on_screen, shown.buf, UA_NORMAL);
         int cx = (int)sanitize_width(shown.buf, shown.len);
-        move(y, cx < a->cols_on_screen ? cx : a->cols_on_screen - 1);
+        term_cursor_at(y, cx < a->cols_on_screen ? cx : a->cols_on_screen - 1);
         sb_free(&shown);
         term_flush();
         /* The work in progress goes on while the user types. */
@@ -280,23 +284,23 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         int ch = term_key(app_busy(a) ? 20 : 250);
         if (term_stop_signal()) {
             sb_free(&line);
-            curs_set(0);
+            term_cursor_hide();
             return NULL;
         }
-        if (ch == ERR) {
+        if (ch == TERM_KEY_NONE) {
             bool ended = false;
             if (app_busy(a))
                 app_work(a, 20, &ended);
             continue;
         }
-        if (ch == 27) {
+        if (ch == TERM_KEY_ESC) {
             sb_free(&line);
-            curs_set(0);
+            term_cursor_hide();
             return NULL;
         }
-        if (ch == '\n' || ch == '\r' || ch == KEY_ENTER)
+        if (ch == '\n' || ch == '\r' || ch == TERM_KEY_ENTER)
             break;
-        if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (ch == TERM_KEY_BACKSPACE || ch == TERM_KEY_DEL || ch == TERM_KEY_CTRL('h')) {
             /* remove one UTF-8 character */
             while (line.len > 0) {
                 unsigned char c = (unsigned char)line.buf[--line.len];
@@ -307,17 +311,17 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
                 line.buf[line.len] = '\0';
             continue;
         }
-        if (ch == 21) { /* Ctrl-u */
+        if (ch == TERM_KEY_CTRL('u')) {
             sb_reset(&line);
             continue;
         }
-        if (ch == KEY_RESIZE) {
+        if (ch == TERM_KEY_RESIZE) {
             term_size(a);
             app_draw(a);
             if (app_too_small(a)) {
                 /* Nothing is typed blind: the prompt is cancelled. */
                 sb_free(&line);
-                curs_set(0);
+                term_cursor_hide();
                 return NULL;
             }
             continue;
@@ -325,7 +329,7 @@ char *app_prompt(struct app *a, const char *prompt, const char *initial)
         if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && line.len < 1000)
             sb_addc(&line, (char)ch);
     }
-    curs_set(0);
+    term_cursor_hide();
     return sb_detach(&line, NULL);
 }
 
@@ -404,25 +408,128 @@ static void do_search(struct app *a, int dir)
     job_start(a, JOB_SEARCH, &search_ops, s);
 }
 
-static const struct view_ops *view_for(enum action act)
+/* ---- what the actions do (the handler column of ACTION_LIST) --------------------------- */
+
+/* Only a view acts on it (Enter, o, y…): where none did, the screen is drawn again. */
+static int act_view(struct app *a, enum action act)
 {
-    switch (act) {
-    case ACT_VIEW_QUEUES:
-        return &view_queues_ops;
-    case ACT_VIEW_MESSAGES:
-        return &view_messages_ops;
-    case ACT_VIEW_GROUPS:
-        return &view_groups_ops;
-    case ACT_VIEW_TREE:
-        return &view_tree_ops;
-    case ACT_VIEW_TIMELINE:
-        return &view_timeline_ops;
-    case ACT_HELP:
-        return &view_help_ops;
-    default:
-        return NULL;
-    }
+    (void)a;
+    (void)act;
+    return HR_REDRAW;
 }
+
+static int act_move(struct app *a, enum action act)
+{
+    return view_move(app_view(a), act, app_page(a)) | HR_REDRAW;
+}
+
+static int act_quit(struct app *a, enum action act)
+{
+    if (a->depth > 1) {
+        app_pop(a);
+        return HR_REDRAW;
+    }
+    return HR_QUIT;
+}
+
+/* Back; only where there is nothing to go back to does Esc stop the work. */
+static int act_back(struct app *a, enum action act)
+{
+    if (a->depth > 1)
+        app_pop(a);
+    else
+        app_cancel_work(a);
+    return HR_REDRAW;
+}
+
+static int act_cancel(struct app *a, enum action act)
+{
+    if (!app_cancel_work(a))
+        app_message(a, false, "nothing to stop");
+    return HR_REDRAW;
+}
+
+static int act_redraw(struct app *a, enum action act)
+{
+    term_redraw_all();
+    return HR_REDRAW;
+}
+
+static int act_search(struct app *a, enum action act)
+{
+    char *text = app_prompt(a, "/", NULL);
+    if (text && *text) {
+        free(a->search_text);
+        a->search_text = text;
+        do_search(a, 1);
+    } else {
+        free(text);
+    }
+    return HR_REDRAW;
+}
+
+static int act_search_again(struct app *a, enum action act)
+{
+    do_search(a, act == ACT_SEARCH_PREV ? -1 : 1);
+    return HR_REDRAW;
+}
+
+static int act_filter(struct app *a, enum action act)
+{
+    char *text = app_prompt(a, "filter: ", app_filter_wanted(a));
+    if (text)
+        app_set_filter(a, text);
+    free(text);
+    return HR_REDRAW;
+}
+
+static int act_clear_filter(struct app *a, enum action act)
+{
+    app_set_filter(a, NULL);
+    return HR_REDRAW;
+}
+
+static int act_refresh(struct app *a, enum action act)
+{
+    app_refresh(a);
+    return HR_REDRAW;
+}
+
+static int act_help(struct app *a, enum action act)
+{
+    app_push(a, &view_help_ops, SIZE_MAX);
+    return HR_REDRAW;
+}
+
+/* From a message: its tree. Elsewhere: the whole forest. */
+static int act_tree(struct app *a, enum action act)
+{
+    app_push(a, &view_tree_ops, app_selected_message(a));
+    return HR_REDRAW;
+}
+
+/* The number keys: the view that action opens (its view_ops.which) replaces the stack. */
+static int act_switch(struct app *a, enum action act)
+{
+    static const struct view_ops *const views[] = {&view_queues_ops, &view_messages_ops,
+                                                   &view_groups_ops, &view_timeline_ops};
+    for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+        if (views[i]->which != act)
+            continue;
+        const struct view *v = app_view(a);
+        if (v && views[i] == v->ops)
+            return HR_HANDLED;
+        app_switch(a, views[i]);
+        return HR_REDRAW;
+    }
+    return act_move(a, act);
+}
+
+static int (*const handlers[ACT_COUNT])(struct app *a, enum action act) = {
+#define X(e, name, keys, scope, help, handler) handler,
+    ACTION_LIST(X)
+#undef X
+};
 
 int app_handle(struct app *a, enum action act)
 {
@@ -433,82 +540,7 @@ int app_handle(struct app *a, enum action act)
     int r = v->ops->request ? v->ops->request(a, v, act) : HR_UNHANDLED;
     if (r & (HR_HANDLED | HR_QUIT))
         return r;
-    switch (act) {
-    case ACT_QUIT:
-        if (a->depth > 1) {
-            app_pop(a);
-            return HR_REDRAW;
-        }
-        return HR_QUIT;
-    case ACT_BACK:
-        /* Back; only where there is nothing to go back to does Esc stop the work. */
-        if (a->depth > 1)
-            app_pop(a);
-        else
-            app_cancel_work(a);
-        return HR_REDRAW;
-    case ACT_CANCEL:
-        if (!app_cancel_work(a))
-            app_message(a, false, "nothing to stop");
-        return HR_REDRAW;
-    case ACT_REDRAW:
-        term_redraw_all();
-        return HR_REDRAW;
-    case ACT_SEARCH: {
-        char *text = app_prompt(a, "/", NULL);
-        if (text && *text) {
-            free(a->search_text);
-            a->search_text = text;
-            do_search(a, 1);
-        } else {
-            free(text);
-        }
-        return HR_REDRAW;
-    }
-    case ACT_SEARCH_NEXT:
-        do_search(a, 1);
-        return HR_REDRAW;
-    case ACT_SEARCH_PREV:
-        do_search(a, -1);
-        return HR_REDRAW;
-    case ACT_FILTER: {
-        char *text = app_prompt(a, "filter: ", app_filter_wanted(a));
-        if (text)
-            app_set_filter(a, text);
-        free(text);
-        return HR_REDRAW;
-    }
-    case ACT_CLEAR_FILTER:
-        app_set_filter(a, NULL);
-        return HR_REDRAW;
-    case ACT_REFRESH:
-        app_refresh(a);
-        return HR_REDRAW;
-    case ACT_REPLAY:
-    case ACT_REISSUE:
-    case ACT_MOVE:
-    case ACT_DELETE:
-        return plan_request(a, act);
-    case ACT_HELP:
-        app_push(a, &view_help_ops, SIZE_MAX);
-        return HR_REDRAW;
-    case ACT_VIEW_TREE: {
-        /* From a message: its tree. Elsewhere: the whole forest. */
-        size_t arg = app_selected_message(a);
-        app_push(a, &view_tree_ops, arg);
-        return HR_REDRAW;
-    }
-    default: {
-        const struct view_ops *ops = view_for(act);
-        if (ops) {
-            if (ops == v->ops)
-                return HR_HANDLED;
-            app_switch(a, ops);
-            return HR_REDRAW;
-        }
-        return view_move(v, act, app_page(a)) | HR_REDRAW;
-    }
-    }
+    return (unsigned)act < ACT_COUNT ? handlers[act](a, act) : HR_UNHANDLED;
 }
 
 /* The mouse, through the actions the keys have: the wheel moves three lines, a click on a
@@ -567,7 +599,7 @@ int app_run(struct app *a, const struct view_ops *first)
         /* Waiting for a key only as long as the work in progress can wait. */
         int ch = term_key(work == JOB_MORE ? 0 : work == JOB_WAIT ? 20 : 1000);
         int64_t now = clock_now_ms();
-        if (ch == ERR && work != JOB_DONE) {
+        if (ch == TERM_KEY_NONE && work != JOB_DONE) {
             /* Work on between keys; redraw when something ended, else a few times a second. */
             bool ended = false;
             work = app_work(a, 20, &ended);
@@ -579,7 +611,7 @@ int app_run(struct app *a, const struct view_ops *first)
             }
             continue;
         }
-        if (ch == ERR) {
+        if (ch == TERM_KEY_NONE) {
             /* Ages move on (to the second). */
             if (now / 1000 != a->now_ms / 1000) {
                 a->now_ms = now;
@@ -589,29 +621,31 @@ int app_run(struct app *a, const struct view_ops *first)
             continue;
         }
         a->now_ms = now;
-        if (ch == KEY_RESIZE) {
+        if (ch == TERM_KEY_RESIZE) {
             app_draw(a);
             continue;
         }
         if (app_too_small(a)) {
             /* Below the minimum size nothing acts but going back, stopping and quitting:
              * nothing may be planned, sent or deleted on a screen that cannot show it. */
-            enum action act = ch == KEY_MOUSE ? ACT_NONE : action_for_key(ch);
+            enum action act = ch == TERM_KEY_MOUSE ? ACT_NONE : action_for_key(ch);
             if (act != ACT_QUIT && act != ACT_BACK && act != ACT_CANCEL && act != ACT_REDRAW) {
                 app_draw(a);
                 continue;
             }
         }
         a->message[0] = '\0';
-        if (ch == KEY_MOUSE) {
+        if (ch == TERM_KEY_MOUSE) {
             if (app_mouse(a) & HR_QUIT)
                 break;
             app_draw(a);
             work = app_busy(a) ? JOB_MORE : JOB_DONE;
             continue;
         }
-        enum action act =
-            action_for_key_in(ch, a->depth ? a->stack[a->depth - 1].ops->which : ACT_NONE);
+        /* A pass under way takes the keys of its own scope (plan.h: p and Space pause it). */
+        enum action act = action_for_key_in(ch, plan_pass_running(a) ? "pass"
+                                                : a->depth ? a->stack[a->depth - 1].ops->name
+                                                           : NULL);
         if (act == ACT_NONE)
             continue;
         int r = app_handle(a, act);

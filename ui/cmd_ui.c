@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/cli/broker_opts.h"
-#include "../src/cli/cli.h"
+#include "broker_opts.h"
+#include "cmd_ui.h"
+#include "exitcodes.h"
+#include "snapshot_opts.h"
 #include "app.h"
 #include "mgmt.h"
 #include "term.h"
@@ -172,15 +174,17 @@ int cmd_ui(int argc, char **argv, bool open_files)
     int n = 0, rc = EXIT_OK;
     for (int i = 0; i < argc; i++) {
         if (!open_files) {
-            int r = broker_opts_parse(&b, argc, argv, &i);
-            if (r < 0) {
+            struct error berr;
+            enum bopt_next r = broker_opts_next(&b, argc, argv, &i, &berr);
+            if (r == BOPT_ERROR) {
+                san_eprintf("dlqx: %s\n", berr.msg);
                 rc = EXIT_USAGE;
                 goto out;
             }
-            if (r > 0)
+            if (r == BOPT_CONSUMED)
                 continue;
         }
-        int mr = open_files ? cli_max_record_option(argc, argv, &i) : 0;
+        int mr = open_files ? options_max_record(argc, argv, &i) : 0;
         if (mr < 0) {
             rc = EXIT_USAGE;
             goto out;

@@ -64,18 +64,20 @@ void plan_pass_stopped(struct app *a, const char *op, const struct replay_report
 
 /* The pass as a job (JOB_PASS: job.h): the engine stepped a few milliseconds at a time
  * between keys (replay_step), the progress screen drawn by the plan view meanwhile
- * (plan_pass_draw), p or Space pausing it (plan_pass_pause), Esc or Ctrl-g cancelling it:
- * what is in flight is settled and every outcome journaled (plan_pass_cancel). plan_pass_begin
- * starts it on conn with the journal j (both given: closed when it ends; journal_path too, freed)
- * and the options o (copied; what they point to is borrowed until it ends); false, with err,
- * when it could not start (nothing was sent; conn, j and journal_path are still the
- * caller's). ended runs once, when the pass is over (finished, cancelled, or at exit), with
- * its report and the journal's path (a signal's summary: plan_pass_stopped). */
+ * (plan_pass_draw), p or Space pausing it (plan_pass_pause: the action table's "pass" scope,
+ * which the loop uses while a pass runs), Esc or Ctrl-g cancelling it: what is in flight is
+ * settled and every outcome journaled (plan_pass_cancel). plan_pass_begin starts it with the
+ * set-up rs (its connection and journal become the job's, closed when it ends; rs is left
+ * empty) and the options o (copied; what they point to is borrowed until it ends); false, with
+ * err, when it could not start (nothing was sent; rs is still the caller's). ended runs once,
+ * when the pass is over (finished, cancelled, or at exit), with its report and the journal's
+ * path (a signal's summary: plan_pass_stopped). */
+struct replay_setup;
 typedef void (*plan_pass_end_fn)(struct app *a, void *ctx, const struct replay_report *r,
                                  const char *journal_path);
-bool plan_pass_begin(struct app *a, struct conn *conn, struct journal *j, char *journal_path,
-                     const struct replay_opts *o, const char *title, const struct plan_pace *pace,
-                     uint64_t sendable, plan_pass_end_fn ended, void *ctx, struct error *err);
+bool plan_pass_begin(struct app *a, struct replay_setup *rs, const struct replay_opts *o,
+                     const char *title, const struct plan_pace *pace, uint64_t sendable,
+                     plan_pass_end_fn ended, void *ctx, struct error *err);
 bool plan_pass_running(const struct app *a);
 void plan_pass_pause(struct app *a);
 void plan_pass_cancel(struct app *a);

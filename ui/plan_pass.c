@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/cli/replay_cli.h"
+#include "replay_setup.h"
 #include "app.h"
 #include "job.h"
 #include "journal.h"
@@ -228,9 +228,7 @@ struct pass_job {
     replay_progress_fn their_progress;
     replay_outcome_fn their_outcome;
     void *their_ctx;
-    struct conn *conn;
-    struct journal *j;
-    char *journal_path;
+    struct replay_setup rs; /* the connection and the journal: closed when it ends */
     char *title;
     const struct plan_pace *pace;
     uint64_t sendable;
@@ -301,19 +299,17 @@ static void pass_end(struct app *a, struct job *j, bool cancelled)
     struct replay_report r;
     enum conn_err kind;
     replay_finish(pj->p, &r, &kind);
-    journal_close(pj->j);
-    conn_close(pj->conn);
-    pj->ended(a, pj->ctx, &r, pj->journal_path);
-    free(pj->journal_path);
+    pj->ended(a, pj->ctx, &r, pj->rs.journal_path);
+    replay_setup_close(&pj->rs);
     free(pj->title);
     free(pj);
 }
 
 static const struct job_ops pass_ops = {pass_step, pass_describe, pass_end};
 
-bool plan_pass_begin(struct app *a, struct conn *conn, struct journal *j, char *journal_path,
-                     const struct replay_opts *o, const char *title, const struct plan_pace *pace,
-                     uint64_t sendable, plan_pass_end_fn ended, void *ctx, struct error *err)
+bool plan_pass_begin(struct app *a, struct replay_setup *rs, const struct replay_opts *o,
+                     const char *title, const struct plan_pace *pace, uint64_t sendable,
+                     plan_pass_end_fn ended, void *ctx, struct error *err)
 {
     struct pass_job *pj = xcalloc(1, sizeof *pj);
     pj->o = *o;
@@ -325,9 +321,6 @@ bool plan_pass_begin(struct app *a, struct conn *conn, struct journal *j, char *
     pj->o.progress = pass_progress;
     pj->o.outcome = pass_outcome;
     pj->o.ctx = pj;
-    pj->conn = conn;
-    pj->j = j;
-    pj->journal_path = journal_path;
     pj->title = xstrdup(title);
     pj->pace = pace;
     pj->sendable = sendable;
@@ -335,11 +328,14 @@ bool plan_pass_begin(struct app *a, struct conn *conn, struct journal *j, char *
     pj->ended = ended;
     pj->ctx = ctx;
     enum conn_err kind;
-    if (replay_start(conn, &pj->o, &pj->p, &kind, err) != ST_OK) {
+    if (replay_start(rs->conn, &pj->o, &pj->p, &kind, err) != ST_OK) {
         free(pj->title);
         free(pj);
         return false;
     }
+    /* The set-up is the job's from here (rs is left empty: closing it does nothing). */
+    pj->rs = *rs;
+    memset(rs, 0, sizeof *rs);
     job_start(a, JOB_PASS, &pass_ops, pj);
     return true;
 }

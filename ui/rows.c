@@ -419,7 +419,7 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
             if (text)
                 key = text_id(a, r, column_ref(e, r->column), buf);
             else if (r->column == SORT_AGE)
-                key = ~signed_key(e->first_seen_ms); /* the oldest first */
+                key = ~signed_key(e->first_seen_ms); /* ages ascending: the newest first */
             else if (r->column == SORT_ATTEMPT)
                 key = signed_key(e->attempt);
             r->items[r->k] = (struct ritem){key, (uint32_t)r->k, 0};

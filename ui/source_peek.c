@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/cli/broker_opts.h"
+#include "broker_opts.h"
 #include "app.h"
 #include "job.h"
 #include "peek.h"

@@ -25,10 +25,30 @@
 #include "sanitize.h"
 #include "ui.h"
 
+/* term.h's key codes are curses' own. */
+_Static_assert(TERM_KEY_NONE == ERR, "TERM_KEY_NONE");
+_Static_assert(TERM_KEY_DOWN == KEY_DOWN && TERM_KEY_UP == KEY_UP, "TERM_KEY_UP/DOWN");
+_Static_assert(TERM_KEY_LEFT == KEY_LEFT && TERM_KEY_RIGHT == KEY_RIGHT, "TERM_KEY_LEFT/RIGHT");
+_Static_assert(TERM_KEY_HOME == KEY_HOME && TERM_KEY_END == KEY_END, "TERM_KEY_HOME/END");
+_Static_assert(TERM_KEY_NPAGE == KEY_NPAGE && TERM_KEY_PPAGE == KEY_PPAGE, "TERM_KEY_*PAGE");
+_Static_assert(TERM_KEY_BACKSPACE == KEY_BACKSPACE, "TERM_KEY_BACKSPACE");
+_Static_assert(TERM_KEY_F1 == KEY_F(1), "TERM_KEY_F1");
+_Static_assert(TERM_KEY_ENTER == KEY_ENTER, "TERM_KEY_ENTER");
+_Static_assert(TERM_KEY_MOUSE == KEY_MOUSE && TERM_KEY_RESIZE == KEY_RESIZE, "TERM_KEY_MOUSE");
+
 static bool active;
 static bool ascii_mode;
 static attr_t attrs[UA_COUNT];
 static volatile sig_atomic_t stop_signal;
+
+/* The screen in memory (term_virtual): one cell per column, each a character's UTF-8 bytes
+ * ("" after a wide character) and its attribute. NULL: the terminal. */
+struct vcell {
+    char ch[8];
+    enum ui_attr attr;
+};
+static struct vcell *vscreen;
+static int vrows, vcols;
 
 /* Whether the terminal is still there: after a hang-up its ioctls fail (EIO). */
 static bool terminal_alive(void)
@@ -149,6 +169,11 @@ void term_done(void)
 
 void term_size(struct app *a)
 {
+    if (vscreen) {
+        a->rows_on_screen = vrows;
+        a->cols_on_screen = vcols;
+        return;
+    }
     getmaxyx(stdscr, a->rows_on_screen, a->cols_on_screen);
 }
 
@@ -278,20 +303,132 @@ bool term_input_pending(void)
     return poll(&p, 1, 0) > 0;
 }
 
+static void vfill(int y, int x, int width, enum ui_attr attr)
+{
+    for (int c = x; y >= 0 && y < vrows && c < x + width && c < vcols; c++)
+        if (c >= 0)
+            vscreen[y * vcols + c] = (struct vcell){" ", attr};
+}
+
+/* Safe, fitted text into the cells from (y, x), as curses would place it. */
+static void vput(int y, int x, const char *text, enum ui_attr attr)
+{
+    size_t len = strlen(text);
+    for (size_t i = 0; i < len && x < vcols && y >= 0 && y < vrows;) {
+        size_t n = 1;
+        while (i + n < len && ((unsigned char)text[i + n] & 0xC0) == 0x80 && n < 7)
+            n++;
+        int w = (int)sanitize_width(text + i, n);
+        if (x >= 0) {
+            struct vcell *cell = &vscreen[y * vcols + x];
+            memcpy(cell->ch, text + i, n);
+            cell->ch[n] = '\0';
+            cell->attr = attr;
+            if (w == 2 && x + 1 < vcols)
+                vscreen[y * vcols + x + 1] = (struct vcell){"", attr};
+        }
+        x += w > 0 ? w : 0;
+        i += n;
+    }
+}
+
+void term_virtual(int rows, int cols)
+{
+    free(vscreen);
+    vscreen = NULL;
+    vrows = vcols = 0;
+    if (rows <= 0 || cols <= 0)
+        return;
+    vscreen = calloc((size_t)rows * (size_t)cols, sizeof *vscreen);
+    if (!vscreen)
+        return;
+    vrows = rows;
+    vcols = cols;
+    for (int y = 0; y < rows; y++)
+        vfill(y, 0, cols, UA_NORMAL);
+}
+
+bool term_virtual_row(int y, char *out, size_t len, int *attr)
+{
+    if (!vscreen || y < 0 || y >= vrows || len == 0)
+        return false;
+    size_t w = 0, end = 0;
+    for (int x = 0; x < vcols; x++) {
+        const char *ch = vscreen[y * vcols + x].ch;
+        size_t n = strlen(ch);
+        if (w + n >= len)
+            break;
+        memcpy(out + w, ch, n);
+        w += n;
+        if (n && strcmp(ch, " ") != 0)
+            end = w;
+    }
+    out[end] = '\0';
+    if (attr)
+        *attr = (int)vscreen[y * vcols].attr;
+    return true;
+}
+
 void term_clear(void)
 {
+    if (vscreen) {
+        for (int y = 0; y < vrows; y++)
+            vfill(y, 0, vcols, UA_NORMAL);
+        return;
+    }
     erase();
 }
 
 void term_flush(void)
 {
-    if (!term_gone())
+    if (!vscreen && !term_gone())
         refresh();
 }
 
 void term_redraw_all(void)
 {
-    clearok(stdscr, TRUE);
+    if (!vscreen)
+        clearok(stdscr, TRUE);
+}
+
+void term_cursor_at(int y, int x)
+{
+    if (vscreen)
+        return;
+    curs_set(1);
+    move(y, x);
+}
+
+void term_cursor_hide(void)
+{
+    if (!vscreen)
+        curs_set(0);
+}
+
+void term_suspend(void)
+{
+    def_prog_mode();
+    endwin();
+    ui_stderr_pause();
+}
+
+void term_resume(void)
+{
+    ui_stderr_resume();
+    reset_prog_mode();
+    term_redraw_all();
+}
+
+/* Text made safe and fitted, on the terminal or the screen in memory. */
+static void put(int y, int x, const char *fitted, enum ui_attr attr)
+{
+    if (vscreen) {
+        vput(y, x, fitted, attr);
+        return;
+    }
+    attron(attrs[attr]);
+    mvaddstr(y, x, fitted);
+    attroff(attrs[attr]);
 }
 
 void draw_safe(int y, int x, int width, const char *safe, enum ui_attr attr)
@@ -302,9 +439,7 @@ void draw_safe(int y, int x, int width, const char *safe, enum ui_attr attr)
     sb_init(&sb);
     /* Already sanitized, but fitted (and re-checked: sanitizing safe text is the identity). */
     sanitize_fit(&sb, safe, strlen(safe), width, SAN_PAD | (ascii_mode ? SAN_ASCII : 0));
-    attron(attrs[attr]);
-    mvaddstr(y, x, sb.buf ? sb.buf : "");
-    attroff(attrs[attr]);
+    put(y, x, sb.buf ? sb.buf : "", attr);
     sb_free(&sb);
 }
 
@@ -315,9 +450,7 @@ void draw_text(int y, int x, int width, const void *data, size_t len, enum ui_at
     struct strbuf sb;
     sb_init(&sb);
     sanitize_fit(&sb, data, len, width, SAN_PAD | (ascii_mode ? SAN_ASCII : 0));
-    attron(attrs[attr]);
-    mvaddstr(y, x, sb.buf ? sb.buf : "");
-    attroff(attrs[attr]);
+    put(y, x, sb.buf ? sb.buf : "", attr);
     sb_free(&sb);
 }
 
@@ -337,6 +470,10 @@ void draw_fill(int y, int x, int width, enum ui_attr attr)
 {
     if (width <= 0)
         return;
+    if (vscreen) {
+        vfill(y, x, width, attr);
+        return;
+    }
     attron(attrs[attr]);
     mvhline(y, x, ' ', width);
     attroff(attrs[attr]);

@@ -1,7 +1,7 @@
 /*
  * ui: what the views share — the application state, the view interface (a vtable per view
  * file, as tig's view_ops and tmux's window_mode), the result flags of a request, and the
- * drawing calls. Only ui/ includes curses; the core never does.
+ * drawing calls (term.c, the one file that talks to curses; the core never does).
  *
  * Ownership: the app owns the store, the forest, the filter and the view stack. Views own
  * their state (v->state), released by ops->close.
@@ -70,6 +70,7 @@ enum {
 struct view_ops {
     const char *name;  /* shown in the title: "messages", "detail"… */
     enum action which; /* the action that opens it (ACT_VIEW_*), or ACT_NONE */
+    /* Opens the view on v->arg (and v->state, when app_push_with gave one). */
     void (*open)(struct app *a, struct view *v);
     void (*close)(struct app *a, struct view *v);
     /* Draws rows [top, top + height) of the screen, width columns. */
@@ -170,6 +171,9 @@ struct app {
 /* View stack. */
 struct view *app_view(struct app *a);
 void app_push(struct app *a, const struct view_ops *ops, size_t arg);
+/* The same, with the view's state made by the caller (v->state when open runs; the view owns
+ * it from then on and its close frees it): the plan opens on the plan it was given. */
+void app_push_with(struct app *a, const struct view_ops *ops, size_t arg, void *state);
 void app_pop(struct app *a);
 /* Replaces the whole stack with one view (the number keys). */
 void app_switch(struct app *a, const struct view_ops *ops);

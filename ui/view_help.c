@@ -1,6 +1,7 @@
 /*
- * help: every key and what it does, generated from the same action table as the bindings,
- * then the filter language in brief.
+ * help: every key and what it does, one line per action of the table the bindings are read
+ * from (actions.h: its keys, where they apply, its name and help), then the filter language
+ * in brief.
  */
 #include <stdio.h>
 #include <string.h>
@@ -45,8 +46,9 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         int y = top + 1 + row;
         if (i < ACT_COUNT - 1) {
             enum action act = (enum action)(i + 1);
-            char line[256];
-            snprintf(line, sizeof line, "%-20s  %-14s %s", action_keys(act), action_name(act),
+            char keys[64], line[256];
+            action_keys_shown(act, keys, sizeof keys);
+            snprintf(line, sizeof line, "%-20s  %-14s %s", keys, action_name(act),
                      action_help(act));
             draw_safe(y, 0, width, line, i == v->cursor ? UA_SELECTED : UA_NORMAL);
         } else if (i < ACT_COUNT - 1 + 2) {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/cli/broker_opts.h"
+#include "broker_opts.h"
 #include "app.h"
 #include "dlqfind.h"
 #include "filter.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "filter_internal.h"
-#include "groups.h"
+#include "groups_fingerprint.h"
 
 #define MAX_DEPTH 64  /* parentheses and negations: recursion is bounded */
 #define MAX_REGEX 512 /* bytes of a regex's source */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "filter_internal.h"
-#include "groups.h"
+#include "groups_fingerprint.h"
 #include "hval_json.h"
 
 #define MEMO_MAX (1u << 20) /* remembered regex and fingerprint results */

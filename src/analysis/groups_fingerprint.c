@@ -3,11 +3,15 @@
  * pass, bounded by FINGERPRINT_MAX of output: numbers, times, ids, addresses and quoted values
  * become placeholders), the exception finder (error_exception) and the broker-made test.
  * Apart from the grouping (groups.c) because it is pure text work on one error at a time: it
- * knows nothing of stores, hash tables or the order of groups.
+ * knows nothing of stores, hash tables or the order of groups. And the group's key, a digest of
+ * a fingerprint and a type.
  */
-#include "groups.h"
+#include "groups_fingerprint.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "sha256.h"
 
 /* ---- character classes (ASCII; bytes >= 0x80 are judged as UTF-8 sequences) ---- */
 
@@ -630,4 +634,71 @@ size_t error_exception(const char *error, size_t len, size_t *off)
         a = b + 1;
     }
     return 0;
+}
+
+/* ---- the group's key ---- */
+
+uint64_t group_key(uint64_t fingerprint, const char *type, size_t type_len)
+{
+    /* SHA-256, not a fast hash: a hostile dead letter must not be able to craft a type whose
+     * key is another group's and so join a delete of that group. */
+    unsigned char fp[8], digest[32];
+    if (type_len > FINGERPRINT_SCAN_MAX)
+        type_len = FINGERPRINT_SCAN_MAX; /* as the store keeps it */
+    for (int k = 0; k < 8; k++)
+        fp[k] = (unsigned char)(fingerprint >> (56 - 8 * k));
+    struct sha256 h;
+    sha256_init(&h);
+    sha256_update(&h, "dlqx-group-1", 12);
+    sha256_update(&h, fp, sizeof fp);
+    sha256_update(&h, type ? type : "", type ? type_len : 0);
+    sha256_final(&h, digest);
+    uint64_t key = 0;
+    for (int k = 0; k < 8; k++)
+        key = key << 8 | digest[k];
+    return key;
+}
+
+void group_key_text(uint64_t key, char out[GROUP_KEY_TEXT])
+{
+    snprintf(out, GROUP_KEY_TEXT, "g:%016llx", (unsigned long long)key);
+}
+
+static bool hex16(const char *s, size_t n, uint64_t *v)
+{
+    if (n != 16)
+        return false;
+    *v = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return false;
+        *v = *v << 4 | (uint64_t)d;
+    }
+    return true;
+}
+
+bool group_key_parse(const char *s, size_t n, uint64_t *key, struct error *err)
+{
+    uint64_t v;
+    if (n > 2 && (s[0] == 'g' || s[0] == 'G') && s[1] == ':' && hex16(s + 2, n - 2, &v)) {
+        *key = v;
+        return true;
+    }
+    if (hex16(s, n, &v))
+        error_set(err, ST_EINVAL,
+                  "%016llx is a fingerprint alone, which spans every type: a group is a "
+                  "fingerprint and a type, named by a key g: and 16 hex digits as dlqx groups, "
+                  "dlqx decode and the explorer show it (fp=%016llx selects the fingerprint "
+                  "across types)",
+                  (unsigned long long)v, (unsigned long long)v);
+    else
+        error_set(err, ST_EINVAL,
+                  "a group key is g: and 16 hex digits, as dlqx groups, dlqx decode and the "
+                  "explorer show it");
+    return false;
 }

@@ -24,6 +24,7 @@ enum status error_set(struct error *err, enum status code, const char *fmt, ...)
     if (err) {
         va_list ap;
         err->code = code;
+        err->kind = ERRK_NONE;
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
@@ -35,6 +36,29 @@ void error_clear(struct error *err)
 {
     if (err) {
         err->code = ST_OK;
+        err->kind = ERRK_NONE;
         err->msg[0] = '\0';
     }
+}
+
+enum status error_kind_set(struct error *err, enum status code, enum error_kind kind)
+{
+    if (err)
+        err->kind = kind;
+    return code;
+}
+
+int error_kind_exit(enum error_kind k)
+{
+    static const int exits[] = {
+#define X(kind, exit) [kind] = exit,
+        ERROR_KIND_LIST(X)
+#undef X
+    };
+    return (unsigned)k < sizeof exits / sizeof *exits ? exits[k] : EXIT_PROTOCOL;
+}
+
+int error_exit_code(const struct error *err, int fallback)
+{
+    return err && err->kind != ERRK_NONE ? error_kind_exit(err->kind) : fallback;
 }

@@ -9,12 +9,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "exitcodes.h"
+
 static void oom(size_t n)
 {
     /* An error with its exit status (71, EX_OSERR), not a crash: atexit handlers restore the
      * terminal. */
     fprintf(stderr, "dlqx: out of memory (asked for %zu bytes)\n", n);
-    exit(71);
+    exit(EXIT_OSERR);
 }
 
 void *xmalloc(size_t n)

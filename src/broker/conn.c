@@ -33,10 +33,33 @@ struct conn {
 };
 
 static const char *const conn_err_names[] = {
-#define X(e, s) s,
+#define X(e, s, kind) s,
     CONN_ERR_LIST(X)
 #undef X
 };
+
+static const enum error_kind conn_err_kinds[] = {
+#define X(e, s, kind) kind,
+    CONN_ERR_LIST(X)
+#undef X
+};
+
+enum error_kind conn_err_kind(enum conn_err e)
+{
+    return (unsigned)e < sizeof conn_err_kinds / sizeof *conn_err_kinds ? conn_err_kinds[e]
+                                                                        : ERRK_PROTOCOL;
+}
+
+/* What a public function that fills a kind returns: *kind (when asked for) and, on a failure,
+ * err's kind set from it. */
+static enum status kinded(enum status st, enum conn_err k, enum conn_err *kind, struct error *err)
+{
+    if (kind)
+        *kind = k;
+    if (st != ST_OK)
+        error_kind_set(err, st, conn_err_kind(k));
+    return st;
+}
 
 const char *conn_err_name(enum conn_err e)
 {
@@ -49,48 +72,9 @@ static void set_kind(enum conn_err *kind, enum conn_err k)
         *kind = k;
 }
 
-const char *conn_url_userinfo_end(const char *url)
-{
-    const char *scheme_end = strstr(url, "://");
-    const char *auth = scheme_end ? scheme_end + 3 : url;
-    const char *last = strrchr(auth, '@');
-    if (!last)
-        return NULL;
-    /* A password may hold any character ('/', '?', '@' unencoded): once a ':' comes before
-     * some '@', the user information runs to the last '@', so that none of it is shown. */
-    if (memchr(auth, ':', (size_t)(last - auth)))
-        return last;
-    const char *at = NULL;
-    for (const char *p = auth; *p && !strchr("/?#", *p); p++)
-        if (*p == '@')
-            at = p;
-    return at;
-}
-
-char *conn_mask_url(const char *url)
-{
-    const char *at = conn_url_userinfo_end(url);
-    if (!at)
-        return xstrdup(url);
-    const char *scheme_end = strstr(url, "://");
-    const char *auth = scheme_end ? scheme_end + 3 : url;
-    const char *colon = memchr(auth, ':', (size_t)(at - auth));
-    if (!colon)
-        return xstrdup(url);
-    return xasprintf("%.*s%s", (int)(colon - url), url, at);
-}
-
-bool conn_url_has_password(const char *url)
-{
-    const char *at = conn_url_userinfo_end(url);
-    const char *scheme_end = strstr(url, "://");
-    const char *auth = scheme_end ? scheme_end + 3 : url;
-    return at && memchr(auth, ':', (size_t)(at - auth));
-}
-
 char *conn_url_password(const char *url)
 {
-    if (!conn_url_has_password(url))
+    if (!url_has_password(url))
         return NULL;
     size_t n = strlen(url);
     char *buf = xstrdup(url);
@@ -302,7 +286,7 @@ static enum status login_error(amqp_connection_state_t state, amqp_rpc_reply_t r
 static enum status open_one(const char *url, const struct conn_opts *o, struct conn **out,
                             enum conn_err *kind, struct error *err)
 {
-    char *masked = conn_mask_url(url);
+    char *masked = url_mask(url);
     char *buf = xstrdup(url);
     struct amqp_connection_info ci;
     amqp_default_connection_info(&ci);
@@ -453,8 +437,8 @@ fail:
     return status;
 }
 
-enum status conn_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
-                      struct error *err)
+static enum status kind_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
+                             struct error *err)
 {
     *out = NULL;
     if (!o->n_urls) {
@@ -532,8 +516,8 @@ bool conn_alive(const struct conn *c)
     return c->alive;
 }
 
-enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
-                              struct error *err)
+static enum status kind_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
+                                     struct error *err)
 {
     amqp_channel_open(c->st, ch);
     return conn_check_reply(c, ch, amqp_get_rpc_reply(c->st), "opening a channel", kind, err);
@@ -556,8 +540,8 @@ void conn_channel_close(struct conn *c, amqp_channel_t ch)
     amqp_maybe_release_buffers(c->st);
 }
 
-enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
-                              struct error *err)
+static enum status kind_check_status(struct conn *c, int status, const char *what,
+                                     enum conn_err *kind, struct error *err)
 {
     if (status >= 0)
         return ST_OK;
@@ -593,8 +577,8 @@ static enum conn_err kind_of_code(int code)
     }
 }
 
-enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
-                             const char *what, enum conn_err *kind, struct error *err)
+static enum status kind_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
+                                    const char *what, enum conn_err *kind, struct error *err)
 {
     switch (r.reply_type) {
     case AMQP_RESPONSE_NORMAL:
@@ -642,9 +626,9 @@ enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t
     return st;
 }
 
-enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
-                               uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
-                               struct error *err)
+static enum status kind_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
+                                      uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
+                                      struct error *err)
 {
     amqp_queue_declare_ok_t *ok =
         amqp_queue_declare(c->st, ch, amqp_cstring_bytes(queue), 1, 0, 0, 0, amqp_empty_table);
@@ -767,4 +751,47 @@ bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
         *host = xstrdup(ci.host);
     secret_free_n(buf, strlen(url));
     return true;
+}
+
+/* The public functions that fill a kind, with their error's kind set from it (kinded). */
+
+enum status conn_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
+                      struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_open(o, out, &k, err);
+    return kinded(st, k, kind, err);
+}
+
+enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
+                              struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_channel_open(c, ch, &k, err);
+    return kinded(st, k, kind, err);
+}
+
+enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
+                              struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_check_status(c, status, what, &k, err);
+    return kinded(st, k, kind, err);
+}
+
+enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
+                             const char *what, enum conn_err *kind, struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_check_reply(c, ch, r, what, &k, err);
+    return kinded(st, k, kind, err);
+}
+
+enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
+                               uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
+                               struct error *err)
+{
+    enum conn_err k = CONN_OK;
+    enum status st = kind_queue_inspect(c, ch, queue, messages, consumers, &k, err);
+    return kinded(st, k, kind, err);
 }

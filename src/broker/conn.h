@@ -19,29 +19,33 @@
 #include <amqp.h>
 
 #include "status.h"
+#include "urlmask.h"
 
-/* Why a connection or an operation failed; the CLI maps each to its own exit code. */
+/* Why a connection or an operation failed, and the error kind (status.h's ERROR_KIND_LIST,
+ * hence the exit status) each is. The functions below that fill a kind also set err->kind. */
 #define CONN_ERR_LIST(X)                                                                           \
-    X(CONN_OK, "ok")                                                                               \
-    X(CONN_BAD_URL, "bad URL")                                                                     \
-    X(CONN_UNREACHABLE, "broker unreachable")                                                      \
-    X(CONN_AUTH, "authentication failed")                                                          \
-    X(CONN_VHOST, "virtual host missing or not allowed")                                           \
-    X(CONN_TLS, "TLS error")                                                                       \
-    X(CONN_ACCESS, "access refused")                                                               \
-    X(CONN_NOT_FOUND, "not found")                                                                 \
-    X(CONN_PRECONDITION, "precondition failed")                                                    \
-    X(CONN_LOCKED, "resource locked")                                                              \
-    X(CONN_LOST, "connection lost")                                                                \
-    X(CONN_PROTOCOL, "protocol error")
+    X(CONN_OK, "ok", ERRK_NONE)                                                                    \
+    X(CONN_BAD_URL, "bad URL", ERRK_USAGE)                                                         \
+    X(CONN_UNREACHABLE, "broker unreachable", ERRK_UNREACHABLE)                                    \
+    X(CONN_AUTH, "authentication failed", ERRK_AUTH)                                               \
+    X(CONN_VHOST, "virtual host missing or not allowed", ERRK_VHOST)                               \
+    X(CONN_TLS, "TLS error", ERRK_TLS)                                                             \
+    X(CONN_ACCESS, "access refused", ERRK_ACCESS)                                                  \
+    X(CONN_NOT_FOUND, "not found", ERRK_QUEUE_MISSING)                                             \
+    X(CONN_PRECONDITION, "precondition failed", ERRK_PROTOCOL)                                     \
+    X(CONN_LOCKED, "resource locked", ERRK_PROTOCOL)                                               \
+    X(CONN_LOST, "connection lost", ERRK_LOST)                                                     \
+    X(CONN_PROTOCOL, "protocol error", ERRK_PROTOCOL)
 
 enum conn_err {
-#define X(e, s) e,
+#define X(e, s, kind) e,
     CONN_ERR_LIST(X)
 #undef X
 };
 
 const char *conn_err_name(enum conn_err e);
+/* The error kind of e (ERRK_NONE for CONN_OK). */
+enum error_kind conn_err_kind(enum conn_err e);
 
 struct conn_opts {
     const char *const *urls; /* one or more amqp:// or amqps:// URIs; tried in order */
@@ -114,14 +118,6 @@ void conn_secret_guard(void);
  * none). New strings; false for a URL that does not parse. */
 bool conn_url_parts(const char *url, char **user, char **vhost, char **host);
 
-/* A URL as it may be shown: the password (if any) removed. A new string. A password may hold
- * any character, so once a ':' comes before an '@', everything up to the last '@' is taken
- * for user information (a vhost with a raw '@' is then shown cut: never a password). */
-char *conn_mask_url(const char *url);
-/* The '@' that ends a URL's user information (by the rule above), or NULL. */
-const char *conn_url_userinfo_end(const char *url);
-/* Whether the URL carries a password (user:password@). */
-bool conn_url_has_password(const char *url);
 /* The password a URL carries, as librabbitmq reads it (percent-decoded), or NULL when it
  * carries none or does not parse. Owned by the caller: conn_secret_free it. */
 char *conn_url_password(const char *url);

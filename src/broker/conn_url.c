@@ -101,7 +101,7 @@ void conn_url_vhost_hint(const char *url, struct strbuf *out)
 
 bool conn_url_check(const char *url, struct error *err)
 {
-    char *masked = conn_mask_url(url);
+    char *masked = url_mask(url);
     struct strbuf shown, read;
     sb_init(&shown);
     sb_init(&read);

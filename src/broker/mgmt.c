@@ -46,10 +46,22 @@ struct mgmt {
 };
 
 static const char *const mgmt_error_msgs[] = {
-#define X(e, msg) msg,
+#define X(e, msg, kind) msg,
     MGMT_ERROR_LIST(X)
 #undef X
 };
+
+static const enum error_kind mgmt_error_kinds[] = {
+#define X(e, msg, kind) kind,
+    MGMT_ERROR_LIST(X)
+#undef X
+};
+
+enum error_kind mgmt_error_kind(enum mgmt_error e)
+{
+    return (unsigned)e < sizeof mgmt_error_kinds / sizeof *mgmt_error_kinds ? mgmt_error_kinds[e]
+                                                                            : ERRK_PROTOCOL;
+}
 
 const char *mgmt_error_str(enum mgmt_error e)
 {
@@ -129,6 +141,7 @@ static enum status fail(struct mgmt *m, enum mgmt_error kind, struct error *err,
     if (err) {
         va_list ap;
         err->code = map[kind];
+        err->kind = mgmt_error_kind(kind);
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);

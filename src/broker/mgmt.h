@@ -25,26 +25,31 @@
 
 #include "status.h"
 
+/* The kinds of failure, with the error kind (status.h's ERROR_KIND_LIST, hence the exit
+ * status) each is; a failing call sets err->kind from it. */
 #define MGMT_ERROR_LIST(X)                                                                         \
-    X(MGMT_OK, "ok")                                                                               \
-    X(MGMT_CONFIG, "invalid management API settings")                                              \
-    X(MGMT_UNREACHABLE, "management API unreachable")                                              \
-    X(MGMT_TIMEOUT, "management API timed out")                                                    \
-    X(MGMT_TLS, "TLS failure")                                                                     \
-    X(MGMT_AUTH, "credentials refused")                                                            \
-    X(MGMT_FORBIDDEN, "not permitted")                                                             \
-    X(MGMT_VHOST_REFUSED, "no permissions on the vhost")                                           \
-    X(MGMT_NOT_FOUND, "not found")                                                                 \
-    X(MGMT_SERVER_ERROR, "management API server error")                                            \
-    X(MGMT_BAD_RESPONSE, "unusable response")
+    X(MGMT_OK, "ok", ERRK_NONE)                                                                    \
+    X(MGMT_CONFIG, "invalid management API settings", ERRK_USAGE)                                  \
+    X(MGMT_UNREACHABLE, "management API unreachable", ERRK_UNREACHABLE)                            \
+    X(MGMT_TIMEOUT, "management API timed out", ERRK_UNREACHABLE)                                  \
+    X(MGMT_TLS, "TLS failure", ERRK_TLS)                                                           \
+    X(MGMT_AUTH, "credentials refused", ERRK_AUTH)                                                 \
+    X(MGMT_FORBIDDEN, "not permitted", ERRK_ACCESS)                                                \
+    /* as AMQP's login says it: the vhost, not a permission */                                     \
+    X(MGMT_VHOST_REFUSED, "no permissions on the vhost", ERRK_VHOST)                               \
+    X(MGMT_NOT_FOUND, "not found", ERRK_VHOST)                                                     \
+    X(MGMT_SERVER_ERROR, "management API server error", ERRK_PROTOCOL)                             \
+    X(MGMT_BAD_RESPONSE, "unusable response", ERRK_PROTOCOL)
 
 enum mgmt_error {
-#define X(e, msg) e,
+#define X(e, msg, kind) e,
     MGMT_ERROR_LIST(X)
 #undef X
 };
 
 const char *mgmt_error_str(enum mgmt_error e);
+/* The error kind of e (ERRK_NONE for MGMT_OK). */
+enum error_kind mgmt_error_kind(enum mgmt_error e);
 
 struct mgmt_config {
     const char *url;         /* http://host:port/ or https://host:port/prefix/; no userinfo */

@@ -1,5 +1,5 @@
 /*
- * cli: what the subcommands share — exit codes, reading every record of every input file,
+ * cli: what the subcommands share — reading every record of every input file,
  * and reporting malformed records without stopping.
  */
 #ifndef DLQX_CLI_H
@@ -8,20 +8,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "exitcodes.h"
 #include "message.h"
+#include "snapshot_opts.h"
 
 struct filter;
 
-/* Exit codes (documented in the man page and README). */
-enum exit_code {
-    EXIT_OK = 0,
-    EXIT_NOMATCH = 1, /* the message asked for is not there */
-    EXIT_USAGE = 2,
-    EXIT_DATAERR = 65, /* one or more records were malformed and skipped */
-    EXIT_NOINPUT = 66, /* an input file could not be opened */
-    EXIT_OSERR = 71,   /* out of memory (EX_OSERR; util.c's allocators exit with it too) */
-    EXIT_IOERR = 74,   /* a read or write failed */
-};
+/* Exit codes: EXIT_LIST in exitcodes.h. */
 
 /* Called for each record; the message is borrowed for the call unless the callback sets
  * *keep (then it owns it). Returns false to stop. */
@@ -42,11 +35,6 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats);
 int cli_exit_code(const struct cli_inputs *stats);
 
-/* --max-record-size SIZE (or =SIZE) at argv[*i], for decode, tree, cat and open: sets the
- * record size limit of every snapshot reader (snapshot_set_max_record) and moves *i past its
- * value. 1: it was that option; 0: it was not; -1: its value is not a size (the error is
- * printed: exit with EXIT_USAGE). */
-int cli_max_record_option(int argc, char **argv, int *i);
 /* Writes JSON text to f. With ascii (JSON on a terminal, already dumped with
  * JSON_ENSURE_ASCII) DEL is written as \u007f too: jansson escapes every other control and
  * every non-ASCII character but leaves DEL raw. False on a write error. */
@@ -64,8 +52,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_move(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
-/* The interactive explorer (ui/cmd_ui.c): argv holds the arguments after the command. */
-int cmd_ui(int argc, char **argv, bool open_files);
 
 /* --filter EXPR of the reading commands (cmd_decode.c): the compiled filter, or NULL after
  * "dlqx CMD: --filter: why" on stderr (the caller exits 2). */

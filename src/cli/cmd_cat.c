@@ -107,7 +107,7 @@ int cmd_cat(int argc, char **argv)
         }
         if (a[0] != '-' || strcmp(a, "-") == 0)
             break;
-        int mr = cli_max_record_option(argc, argv, &first);
+        int mr = options_max_record(argc, argv, &first);
         if (mr < 0) {
             rc = EXIT_USAGE;
             goto out;

@@ -194,7 +194,7 @@ int cmd_decode(int argc, char **argv)
         } else if ((fo = cli_filter_option("decode", argc, argv, &i, &ctx.filter)) != 0) {
             if (fo < 0)
                 return EXIT_USAGE;
-        } else if ((mr = cli_max_record_option(argc, argv, &i)) != 0) {
+        } else if ((mr = options_max_record(argc, argv, &i)) != 0) {
             if (mr < 0) {
                 filter_free(ctx.filter);
                 return EXIT_USAGE;

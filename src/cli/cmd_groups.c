@@ -201,12 +201,29 @@ static pid_t peek_child(const char *queue, char **fwd, int n_fwd)
     return pid;
 }
 
+/* A broker option at argv[*i]: taken into b, and kept with its value in fwd (the peek child's
+ * arguments). An error is reported here. */
+static enum bopt_next broker_arg(struct broker_opts *b, int argc, char **argv, int *i, char **fwd,
+                                 int *n_fwd)
+{
+    int from = *i;
+    struct error err;
+    enum bopt_next r = broker_opts_next(b, argc, argv, i, &err);
+    if (r == BOPT_ERROR)
+        san_eprintf("dlqx: %s\n", err.msg);
+    else if (r == BOPT_CONSUMED)
+        for (int k = from; k <= *i; k++)
+            fwd[(*n_fwd)++] = argv[k];
+    return r;
+}
+
 int cmd_groups(int argc, char **argv)
 {
     struct filter *filter = NULL;
     int fo, mr;
     bool json = false;
-    int ascii = -1, i = 1, n_fwd = 0, br;
+    int ascii = -1, i = 1, n_fwd = 0;
+    enum bopt_next br;
     char **fwd = xcalloc((size_t)argc + 1, sizeof *fwd); /* broker options, for the peek */
     struct broker_opts b;
     broker_opts_init(&b);
@@ -216,16 +233,13 @@ int cmd_groups(int argc, char **argv)
             i++;
             break;
         }
-        int from = i;
-        if ((br = broker_opts_parse(&b, argc, argv, &i)) != 0) {
-            if (br < 0)
+        if ((br = broker_arg(&b, argc, argv, &i, fwd, &n_fwd)) != BOPT_NOT_MINE) {
+            if (br == BOPT_ERROR)
                 goto usage_out;
-            for (int j = from; j <= i; j++)
-                fwd[n_fwd++] = argv[j];
         } else if ((fo = cli_filter_option("groups", argc, argv, &i, &filter)) != 0) {
             if (fo < 0)
                 goto usage_out;
-        } else if ((mr = cli_max_record_option(argc, argv, &i)) != 0) {
+        } else if ((mr = options_max_record(argc, argv, &i)) != 0) {
             if (mr < 0)
                 goto usage_out;
         } else if (strcmp(a, "--json") == 0) {
@@ -264,9 +278,10 @@ int cmd_groups(int argc, char **argv)
     char **inputs = xcalloc((size_t)argc + 1, sizeof *inputs);
     int n_inputs = 0;
     for (int j = i; j < argc; j++) {
-        int from = j;
-        int r = argv[j][0] == '-' && argv[j][1] ? broker_opts_parse(&b, argc, argv, &j) : 0;
-        if (r < 0) {
+        enum bopt_next r = argv[j][0] == '-' && argv[j][1]
+                               ? broker_arg(&b, argc, argv, &j, fwd, &n_fwd)
+                               : BOPT_NOT_MINE;
+        if (r == BOPT_ERROR) {
             filter_free(filter);
             store_free(ctx.store);
             broker_opts_free(&b);
@@ -274,10 +289,7 @@ int cmd_groups(int argc, char **argv)
             free(inputs);
             return EXIT_USAGE;
         }
-        if (r > 0)
-            for (int k = from; k <= j; k++)
-                fwd[n_fwd++] = argv[k];
-        else
+        if (r == BOPT_NOT_MINE)
             inputs[n_inputs++] = argv[j];
     }
     char **operands = inputs;

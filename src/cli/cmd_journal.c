@@ -16,9 +16,6 @@
 #include "replay_cli.h"
 #include "sanitize.h"
 
-/* --pending found intents without an outcome (documented in the man page). */
-#define EXIT_PENDING 3
-
 static const char usage_text[] =
     "usage: dlqx journal [--pending] [--json] [--run ID] [--file PATH]\n"
     "       dlqx journal --reconcile [--run ID] [--file PATH] [BROKER OPTIONS]\n"
@@ -215,12 +212,14 @@ int cmd_journal(int argc, char **argv)
     int brc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int br = broker_opts_parse(&b, argc, argv, &i);
-        if (br < 0) {
+        struct error berr;
+        enum bopt_next br = broker_opts_next(&b, argc, argv, &i, &berr);
+        if (br == BOPT_ERROR) {
+            san_eprintf("dlqx: %s\n", berr.msg);
             broker_opts_free(&b);
             return EXIT_USAGE;
         }
-        if (br > 0)
+        if (br == BOPT_CONSUMED)
             continue;
         if (strcmp(a, "--reconcile") == 0) {
             reconcile = true;

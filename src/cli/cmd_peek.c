@@ -70,12 +70,14 @@ int cmd_peek(int argc, char **argv)
     int rc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int r = broker_opts_parse(&b, argc, argv, &i);
-        if (r < 0) {
+        struct error berr;
+        enum bopt_next r = broker_opts_next(&b, argc, argv, &i, &berr);
+        if (r == BOPT_ERROR) {
+            san_eprintf("dlqx: %s\n", berr.msg);
             rc = EXIT_USAGE;
             goto out;
         }
-        if (r > 0)
+        if (r == BOPT_CONSUMED)
             continue;
         if ((strcmp(a, "--limit") == 0 || strcmp(a, "-n") == 0) && i + 1 < argc) {
             char *end;

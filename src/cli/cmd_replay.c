@@ -97,10 +97,13 @@ static int parse(struct rcli *x, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int r = broker_opts_parse(&x->b, argc, argv, &i);
-        if (r < 0)
+        struct error berr;
+        enum bopt_next r = broker_opts_next(&x->b, argc, argv, &i, &berr);
+        if (r == BOPT_ERROR) {
+            san_eprintf("dlqx: %s\n", berr.msg);
             return EXIT_USAGE;
-        if (r > 0)
+        }
+        if (r == BOPT_CONSUMED)
             continue;
         bool more = i + 1 < argc;
         if (strcmp(a, "--id") == 0 && more) {
@@ -563,8 +566,8 @@ static int run(struct rcli *x)
     struct rcli_plan *p = NULL;
     int rc = EXIT_OK;
     struct conn *c = NULL;
-    struct journal *j = NULL;
-    char *jpath = NULL;
+    struct replay_setup rs;
+    memset(&rs, 0, sizeof rs);
     x->now_ms = clock_now_ms();
     if (x->b.read_only && !x->dry_run) {
         san_eprintf("dlqx %s: this connection is read-only (--read-only, DLQX_READ_ONLY or "
@@ -674,19 +677,25 @@ static int run(struct rcli *x)
             goto out;
         }
     }
-    jpath = x->journal_path ? xstrdup(x->journal_path) : journal_default_path();
-    struct error err;
-    error_clear(&err);
-    if (journal_open(jpath, &j, &err) != ST_OK) {
-        san_eprintf("dlqx %s: %s: nothing was sent\n", x->cmd, err.msg);
-        rc = EXIT_IOERR;
-        goto out;
-    }
     struct peek_queue_info info = {x->kind,
                                    x->type_given || x->limit_given ? x->delivery_limit : -1, false};
     if (!x->limit_given)
         info.delivery_limit = -1;
     broker_queue_info(&x->b, x->queue, &info, x->type_given, x->limit_given, false);
+    struct replay_setup_args ra = {.conn = c,
+                                   .journal_path = x->journal_path,
+                                   .queue = x->queue,
+                                   .op = x->is_delete ? "delete" : restamp_mode_name(x->mode),
+                                   .kind = info.kind,
+                                   .delivery_limit = info.delivery_limit,
+                                   .expect = p ? replay_plan_size(p->find) : 0};
+    struct error err;
+    error_clear(&err);
+    if (replay_setup_open(&rs, &ra, &err) != ST_OK) {
+        san_eprintf("dlqx %s: %s: nothing was sent\n", x->cmd, err.msg);
+        rc = error_exit_code(&err, EXIT_IOERR);
+        goto out;
+    }
     if (declare) {
         enum conn_err dk = CONN_OK;
         if (replay_declare_queue(c, x->to_routing_key, info.kind, &dk, &err) != ST_OK) {
@@ -702,20 +711,13 @@ static int run(struct rcli *x)
                     queue_kind_name(info.kind));
     }
     struct run_ctx ctx = {x, p, isatty(STDERR_FILENO) != 0 && !x->json, 0};
-    struct replay_opts o;
-    memset(&o, 0, sizeof o);
-    o.queue = x->queue;
-    o.kind = info.kind;
-    o.delivery_limit = info.delivery_limit;
+    struct replay_opts o = rs.opts;
     o.force = x->force;
-    o.op = x->is_delete ? "delete" : restamp_mode_name(x->mode);
-    o.expect = p ? replay_plan_size(p->find) : 0;
     o.window = x->window;
     o.rate = x->rate;
     o.ramp = x->ramp;
     o.n_ramp = x->n_ramp;
     o.canary_wait_ms = x->canary_ms;
-    o.journal = j;
     o.select = select_cb;
     o.progress = progress_cb;
     o.outcome = outcome_cb;
@@ -723,7 +725,7 @@ static int run(struct rcli *x)
     signal(SIGINT, on_sigint);
     struct replay_report r;
     enum conn_err kind = CONN_OK;
-    enum status st = replay_run(c, &o, &r, &kind, &err);
+    enum status st = replay_run(rs.conn, &o, &r, &kind, &err);
     signal(SIGINT, SIG_DFL);
     if (ctx.tty)
         fputs("\r\033[K", stderr);
@@ -737,11 +739,9 @@ static int run(struct rcli *x)
             rc = EXIT_IOERR;
         goto out;
     }
-    rc = report(x, &r, p, jpath);
+    rc = report(x, &r, p, rs.journal_path);
 out:
-    if (j)
-        journal_close(j);
-    free(jpath);
+    replay_setup_close(&rs);
     if (c)
         conn_close(c);
     if (p)

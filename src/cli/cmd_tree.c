@@ -143,7 +143,7 @@ int cmd_tree(int argc, char **argv)
             i++;
             break;
         }
-        int mr = cli_max_record_option(argc, argv, &i);
+        int mr = options_max_record(argc, argv, &i);
         if (mr < 0)
             return EXIT_USAGE;
         if (mr > 0) {

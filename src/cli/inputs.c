@@ -122,24 +122,6 @@ bool cli_flush_stdout(void)
     return true;
 }
 
-int cli_max_record_option(int argc, char **argv, int *i)
-{
-    const char *a = argv[*i];
-    static const char opt[] = "--max-record-size";
-    size_t n = sizeof opt - 1;
-    if (strncmp(a, opt, n) != 0 || (a[n] != '\0' && a[n] != '='))
-        return 0;
-    const char *v = a[n] == '=' ? a + n + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
-    size_t size;
-    if (!v || !snapshot_parse_size(v, &size)) {
-        san_eprintf("dlqx: --max-record-size takes a size: a number of bytes, or with K, M or G "
-                    "(64M, 1G; at most 4G - 2)\n");
-        return -1;
-    }
-    snapshot_set_max_record(size);
-    return 1;
-}
-
 bool cli_write_json(const char *text, size_t len, bool ascii, FILE *f)
 {
     if (!ascii)

@@ -1,9 +1,9 @@
 /*
  * journal_reconcile: the journal's pending intents against the broker. Before a writing
  * command's pass, an interrupted run's pending intents for the same queue on the same broker
- * are named (rcli_pending_for); `dlqx journal --reconcile` looks, without removing anything,
- * at the DLQ and at the target queue of each pending intent — is the dead letter still there,
- * is its copy at the target — and writes a resolution record for each it can settle
+ * are named (rcli_pending_for, replay_setup.c); `dlqx journal --reconcile` looks, without removing
+ * anything, at the DLQ and at the target queue of each pending intent — is the dead letter still
+ * there, is its copy at the target — and writes a resolution record for each it can settle
  * (docs/journal-format.md), saying per message what it concluded and what to do.
  */
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "hval_json.h"
 #include "journal.h"
 #include "replay_cli.h"
+#include "replay_setup.h"
 #include "sanitize.h"
 #include "sha256.h"
 #include "util.h"
@@ -22,72 +23,6 @@
 static const char *jstr(const json_t *o, const char *key)
 {
     return json_string_value(json_object_get(o, key));
-}
-
-/* Whether the intent's run was on the broker c is connected to: the same vhost and the URL
- * of c or of one of b's (masked, as the journal writes it). */
-static bool same_broker(const json_t *in, const struct broker_opts *b, struct conn *c)
-{
-    const char *vh = jstr(in, "run_vhost"), *url = jstr(in, "run_broker");
-    if (!url || (vh && strcmp(vh, conn_vhost(c)) != 0))
-        return false;
-    bool same = false;
-    char *m = conn_mask_url(conn_display_url(c));
-    same = strcmp(m, url) == 0;
-    free(m);
-    for (size_t i = 0; i < b->n_urls && !same; i++) {
-        m = conn_mask_url(b->urls[i]);
-        same = strcmp(m, url) == 0;
-        free(m);
-    }
-    return same;
-}
-
-json_t *rcli_pending_for(const char *jpath, const struct broker_opts *b, struct conn *c,
-                         const char *queue, json_t **others)
-{
-    json_t *all = NULL, *mine = json_array();
-    if (others)
-        *others = json_array();
-    struct error err;
-    if (journal_pending(jpath, &all, &err) != ST_OK)
-        return mine; /* no journal yet (or unreadable: `dlqx journal` says why) */
-    size_t i;
-    json_t *in;
-    json_array_foreach(all, i, in)
-    {
-        const char *src = jstr(in, "run_source");
-        bool q = !queue || (src && strcmp(src, queue) == 0);
-        if (q && same_broker(in, b, c))
-            json_array_append(mine, in);
-        else if (others)
-            json_array_append(*others, in);
-    }
-    json_decref(all);
-    return mine;
-}
-
-/* The first few old ids of the intents, sanitized, comma-separated, into sb. */
-void rcli_pending_ids(const json_t *intents, size_t max, struct strbuf *sb)
-{
-    size_t i;
-    json_t *in;
-    json_array_foreach(intents, i, in)
-    {
-        if (i == max) {
-            sb_adds(sb, ", …");
-            break;
-        }
-        struct bytes id = {0, NULL};
-        if (i)
-            sb_adds(sb, ", ");
-        if (bytes_from_json(json_object_get(in, "old_id"), "old_id", &id, NULL) == ST_OK) {
-            sanitize_append(sb, id.data, id.len > 80 ? 80 : id.len, 0);
-            bytes_free(&id);
-        } else {
-            sb_adds(sb, "?");
-        }
-    }
 }
 
 /* ---- what is in a queue ---------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cmd_ui.h"
 #include "util.h"
 
 static const char usage[] =

@@ -321,21 +321,3 @@ void rcli_plan_print(const struct rcli *x, const struct rcli_plan *p, FILE *to)
         fputc('\n', to);
     }
 }
-
-int rcli_exit_code(const struct replay_report *r, size_t missing)
-{
-    if (r->end == RE_CANARY)
-        return EXIT_CANARY;
-    if (r->end == RE_CONNECTION_LOST)
-        return EXIT_CONNECTION_LOST;
-    if (r->unknown)
-        return EXIT_UNKNOWN;
-    if (r->refused)
-        return EXIT_ACCESS; /* the broker refused the publishes: nothing sent, nothing pending */
-    if (r->end == RE_REFUSED_LIMIT)
-        return EXIT_PEEK_REFUSED;
-    if (r->kept || missing || r->not_sent || r->end == RE_CANCELLED || r->end == RE_IDLE ||
-        r->end == RE_CHANNEL_CLOSED)
-        return EXIT_KEPT;
-    return 0;
-}

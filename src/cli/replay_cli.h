@@ -14,19 +14,11 @@
 #include "envelope.h"
 #include "filter.h"
 #include "replay.h"
+#include "replay_setup.h"
 #include "restamp.h"
 
 #define RCLI_MAX_IDS 256
 #define RCLI_MAX_WITH 64
-
-/* Exit codes of the writing commands (documented in the man page). */
-enum replay_exit {
-    EXIT_KEPT = 20,      /* some selected dead letters were kept (or not found) */
-    EXIT_UNKNOWN = 21,   /* some outcomes are unknown: possible duplicates, see dlqx journal */
-    EXIT_CANARY = 22,    /* the canary came back to the DLQ */
-    EXIT_READ_ONLY = 23, /* the connection is read-only: nothing was written */
-    EXIT_DECLINED = 24,  /* the person said no at the confirmation */
-};
 
 struct rcli {
     const char *cmd; /* "replay", "move", "delete" */
@@ -116,19 +108,9 @@ void rcli_plan_routes(struct rcli_plan *p, struct conn *c);
 void rcli_plan_print(const struct rcli *x, const struct rcli_plan *p, FILE *to);
 /* One copy's diff, sanitized, two columns when width allows. */
 void rcli_print_diff(const struct diff *d, FILE *to, int width);
-/* The exit status of a pass (the writing commands', and the explorer's when a signal stopped
- * one): missing is how many planned dead letters were not found. */
-int rcli_exit_code(const struct replay_report *r, size_t missing);
 
 /* ---- the journal's pending intents (journal_reconcile.c) ------------------------------- */
 
-/* The pending intents of jpath for queue (NULL: any) whose run was on the broker c is
- * connected to (same vhost; its URL or one of b's): a new array, empty when there are none
- * or no journal. others (may be NULL): a new array of the rest. */
-json_t *rcli_pending_for(const char *jpath, const struct broker_opts *b, struct conn *c,
-                         const char *queue, json_t **others);
-/* The first max old ids of the intents, sanitized and comma-separated, appended to sb. */
-void rcli_pending_ids(const json_t *intents, size_t max, struct strbuf *sb);
 /* `dlqx journal --reconcile`: checks each pending intent (of runs whose id begins with
  * run_prefix, when given) on the broker b names, writes a resolution for each it can settle,
  * and says per message what it found and what to do. The exit code: 0 none left pending, 3

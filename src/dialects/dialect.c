@@ -1,13 +1,12 @@
 /*
  * dialect: the table of dialects, recognition, the dialect's own fields, and the helpers the
- * decode hooks share (dialect.h).
+ * decode hooks share (dialect.h) but those that write into struct decoded (decode_hooks.c).
  */
 #include "dialect.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
 #include "hval_amqp.h"
 #include "hval_json.h"
 #include "sha256.h"
@@ -222,57 +221,6 @@ struct bytes dialect_derived_id(const struct message *m)
     struct bytes id = envelope_derived_id(&digest);
     bytes_free(&digest);
     return id;
-}
-
-void dialect_envelope(struct decoded *out, const struct envelope_init *init)
-{
-    envelope_free(out->env);
-    out->env = NULL;
-    if (envelope_new(init, &out->env, NULL) == ST_OK && out->env)
-        return;
-    struct envelope_init min = {.id = init->id,
-                                .type = init->type,
-                                .version = 1,
-                                .attempt = init->attempt,
-                                .attempt_from_zero = init->attempt_from_zero,
-                                .first_seen_ms = init->first_seen_ms,
-                                .defaulted = init->defaulted};
-    if (envelope_new(&min, &out->env, NULL) != ST_OK)
-        out->env = NULL; /* decode makes the last-resort one */
-}
-
-static void set_bytes(struct bytes *b, const void *p, size_t n)
-{
-    bytes_free(b);
-    if (p && n)
-        *b = bytes_dup(p, n);
-}
-
-void dialect_set_error(struct decoded *out, const void *type, size_t type_len, const void *message,
-                       size_t message_len, const void *stack, size_t stack_len)
-{
-    set_bytes(&out->error_type, type, type_len);
-    set_bytes(&out->error_message, message, message_len);
-    set_bytes(&out->stack_trace, stack, stack_len);
-}
-
-void dialect_source_queue(struct decoded *out, const char *how, const void *queue, size_t n)
-{
-    dialect_source_route(out, how, queue, n, "", 0, queue, n);
-}
-
-void dialect_source_route(struct decoded *out, const char *how, const void *queue, size_t qn,
-                          const void *exchange, size_t en, const void *routing_key, size_t rn)
-{
-    struct source *s = &out->source;
-    bytes_free(&s->queue);
-    bytes_free(&s->exchange);
-    bytes_free(&s->routing_key);
-    s->how = how;
-    s->how_text = NULL;
-    s->queue = bytes_dup(qn ? queue : "", qn);
-    s->exchange = bytes_dup(en ? exchange : "", en);
-    s->routing_key = bytes_dup(rn ? routing_key : "", rn);
 }
 
 int dialect_id_of(const struct message *m, const char *header, struct bytes *id,

@@ -17,7 +17,7 @@
 #include <uuid/uuid.h>
 
 #include "bytes.h"
-#include "conn.h"
+#include "urlmask.h"
 #include "util.h"
 
 #define JOURNAL_VERSION 1
@@ -474,7 +474,7 @@ enum status journal_write_run(struct journal *j, const struct journal_run *r, st
     json_object_set_new(o, "who", json_string(j->who));
     if (r->broker) {
         /* Masked again: a URL with a password must never reach the file. */
-        char *masked = conn_mask_url(r->broker);
+        char *masked = url_mask(r->broker);
         set_str(o, "broker", masked);
         free(masked);
     }

@@ -19,7 +19,7 @@
  * Unknown keys are ignored by readers; a torn last line (a crash mid-write) is skipped and
  * reported, and the next append starts on a fresh line.
  *
- * Credentials never reach the journal: broker URLs are written masked (conn_mask_url).
+ * Credentials never reach the journal: broker URLs are written masked (url_mask).
  *
  * Ids (and any other string that is not valid UTF-8, or holds a NUL) are written as
  * {"base64": "..."}, the snapshot format's convention: journal_string_json writes that form,

@@ -1,6 +1,11 @@
 /*
- * broker_opts: the options every broker command shares — where the broker is and how to log
- * in — parsed once into a struct (no globals), and the exit code for each kind of failure.
+ * broker_opts: the options every broker command and the explorer share — where the broker is
+ * and how to log in — parsed once into a struct (no globals); connecting with them, the
+ * management API client they name, and the exit code for each kind of failure (from the error
+ * kinds: status.h, exitcodes.h). The options layer: above broker, below replay, cli and ui.
+ *
+ * Ownership: the struct points into argv and the environment; what it allocates (the password,
+ * copies of URLs) is its own and broker_opts_free wipes and frees it.
  *
  *   --url URL (repeatable; or DLQX_URL, comma-separated)   cluster nodes, tried in order
  *   --password-file FILE (or DLQX_PASSWORD_FILE)           the password, never on the command line
@@ -36,25 +41,17 @@ struct broker_opts {
     char *mgmt_store;    /* owned: mgmt_url with the scheme a URL without one takes */
 };
 
-/* Exit codes of the broker commands (documented in the man page). */
-enum broker_exit {
-    EXIT_UNREACHABLE = 10,
-    EXIT_AUTH = 11,
-    EXIT_VHOST = 12,
-    EXIT_TLS = 13,
-    EXIT_ACCESS = 14,
-    EXIT_QUEUE_MISSING = 15,
-    EXIT_PEEK_REFUSED = 16,
-    EXIT_CONNECTION_LOST = 17,
-    EXIT_INCOMPLETE = 18,
-    EXIT_PROTOCOL = 19,
-};
-
 void broker_opts_init(struct broker_opts *b);
 void broker_opts_free(struct broker_opts *b);
-/* Consumes argv[*i] (and its value) when it is a broker option: 1 consumed, 0 not one of
- * ours, -1 a usage error (already reported). */
-int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i);
+enum bopt_next {
+    BOPT_NOT_MINE = 0, /* argv[*i] is not a broker option: the caller's */
+    BOPT_CONSUMED = 1, /* it was, with its value: *i is on its last word */
+    BOPT_ERROR = -1,   /* a usage error: err says why (kind ERRK_USAGE; exit EXIT_USAGE) */
+};
+/* The one argv loop step of every broker command and of the explorer: consumes argv[*i] (and
+ * its value) when it is a broker option. Nothing is printed. */
+enum bopt_next broker_opts_next(struct broker_opts *b, int argc, char **argv, int *i,
+                                struct error *err);
 /* Applies the environment and reads the password; false after reporting an error. */
 bool broker_opts_finish(struct broker_opts *b);
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (case-insensitive), -1 for anything else. */
@@ -81,11 +78,19 @@ struct peek_queue_info;
 void broker_queue_info(const struct broker_opts *b, const char *queue, struct peek_queue_info *info,
                        bool type_given, bool limit_given, bool dlx_given);
 
+struct mgmt_queue;
+/* Says on stderr which queues of the listing (of vhost; NULL: of any) have names close to
+ * want, a queue that is not there. */
+void broker_suggest_from(const struct mgmt_queue *qs, size_t nq, const char *vhost,
+                         const char *want);
 /* After "there is no queue": says on stderr which queues of the vhost have close names
  * (from the management API), or that close names need the management API. */
 void broker_suggest_queue(const struct broker_opts *b, const char *queue);
 
-/* Connects, reporting a failure on stderr; NULL then, with *exit_code set. */
+/* Connects to the first URL that answers and opens channel 1; on a failure *out is NULL and
+ * err says why (its kind gives the exit status). Nothing is printed. */
+enum status broker_open(const struct broker_opts *b, struct conn **out, struct error *err);
+/* broker_open, reporting a failure on stderr; NULL then, with *exit_code set. */
 struct conn *broker_connect(const struct broker_opts *b, int *exit_code);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * broker_opts: connection options shared by the broker commands.
+ * broker_opts: connection options shared by the broker commands and the explorer.
  */
 #include "broker_opts.h"
 
@@ -8,7 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
 #include "sanitize.h"
 #include "util.h"
 
@@ -31,14 +30,15 @@ void broker_opts_free(struct broker_opts *b)
     memset(b, 0, sizeof *b);
 }
 
-static const char *value(int argc, char **argv, int *i, const char *name)
+static const char *value(int argc, char **argv, int *i, const char *name, struct error *err)
 {
     const char *a = argv[*i];
     size_t n = strlen(name);
     if (a[n] == '=')
         return a + n + 1;
     if (*i + 1 >= argc) {
-        san_eprintf("dlqx: %s needs a value\n", name);
+        error_set(err, ST_EINVAL, "%s needs a value", name);
+        error_kind_set(err, ST_EINVAL, ERRK_USAGE);
         return NULL;
     }
     return argv[++*i];
@@ -50,57 +50,57 @@ static bool is(const char *a, const char *name)
     return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
 }
 
-int broker_opts_parse(struct broker_opts *b, int argc, char **argv, int *i)
+/* An option that takes a value: *to set, or BOPT_ERROR with err filled. */
+static enum bopt_next valued(const char **to, int argc, char **argv, int *i, const char *name,
+                             struct error *err)
+{
+    *to = value(argc, argv, i, name, err);
+    return *to ? BOPT_CONSUMED : BOPT_ERROR;
+}
+
+static enum bopt_next usage_error(struct error *err, const char *msg)
+{
+    error_set(err, ST_EINVAL, "%s", msg);
+    error_kind_set(err, ST_EINVAL, ERRK_USAGE);
+    return BOPT_ERROR;
+}
+
+enum bopt_next broker_opts_next(struct broker_opts *b, int argc, char **argv, int *i,
+                                struct error *err)
 {
     const char *a = argv[*i];
     const char *v;
     if (is(a, "--url")) {
-        if (!(v = value(argc, argv, i, "--url")))
-            return -1;
-        if (b->n_urls >= sizeof b->urls / sizeof *b->urls) {
-            san_eprintf("dlqx: at most 16 --url\n");
-            return -1;
-        }
+        if (!(v = value(argc, argv, i, "--url", err)))
+            return BOPT_ERROR;
+        if (b->n_urls >= sizeof b->urls / sizeof *b->urls)
+            return usage_error(err, "at most 16 --url");
         if (*v) /* --url= (empty) names no broker: as if no --url were given */
             b->urls[b->n_urls++] = (char *)(uintptr_t)v;
-        return 1;
+        return BOPT_CONSUMED;
     }
-    if (is(a, "--password")) {
-        /* Refused: a password on the command line is visible to everyone in ps. */
-        san_eprintf("dlqx: no --password: it would show in ps; use --password-file FILE, "
-                    "DLQX_PASSWORD_FILE or --ask-password\n");
-        return -1;
-    }
-    if (is(a, "--password-file")) {
-        if (!(b->password_file = value(argc, argv, i, "--password-file")))
-            return -1;
-        return 1;
-    }
-    if (strcmp(a, "--ask-password") == 0) {
-        b->ask_password = true;
-        return 1;
-    }
+    if (is(a, "--password")) /* refused: a password on the command line shows in ps */
+        return usage_error(err, "no --password: it would show in ps; use --password-file FILE, "
+                                "DLQX_PASSWORD_FILE or --ask-password");
+    if (is(a, "--password-file"))
+        return valued(&b->password_file, argc, argv, i, "--password-file", err);
     if (is(a, "--cacert"))
-        return (b->cacert = value(argc, argv, i, "--cacert")) ? 1 : -1;
+        return valued(&b->cacert, argc, argv, i, "--cacert", err);
     if (is(a, "--cert"))
-        return (b->cert = value(argc, argv, i, "--cert")) ? 1 : -1;
+        return valued(&b->cert, argc, argv, i, "--cert", err);
     if (is(a, "--key"))
-        return (b->key = value(argc, argv, i, "--key")) ? 1 : -1;
-    if (strcmp(a, "--tls-no-verify") == 0) {
-        b->tls_no_verify = true;
-        return 1;
-    }
+        return valued(&b->key, argc, argv, i, "--key", err);
     if (is(a, "--mgmt-url"))
-        return (b->mgmt_url = value(argc, argv, i, "--mgmt-url")) ? 1 : -1;
-    if (strcmp(a, "--no-mgmt") == 0) {
-        b->no_mgmt = true;
-        return 1;
-    }
-    if (strcmp(a, "--read-only") == 0) {
-        b->read_only = true;
-        return 1;
-    }
-    return 0;
+        return valued(&b->mgmt_url, argc, argv, i, "--mgmt-url", err);
+    bool *flag = strcmp(a, "--ask-password") == 0    ? &b->ask_password
+                 : strcmp(a, "--tls-no-verify") == 0 ? &b->tls_no_verify
+                 : strcmp(a, "--no-mgmt") == 0       ? &b->no_mgmt
+                 : strcmp(a, "--read-only") == 0     ? &b->read_only
+                                                     : NULL;
+    if (!flag)
+        return BOPT_NOT_MINE;
+    *flag = true;
+    return BOPT_CONSUMED;
 }
 
 /* A yes or a no, case-insensitive: 1 for 1/true/yes/on, 0 for 0/false/no/off, -1 for
@@ -131,7 +131,7 @@ static void bad_read_only(const char *where, const char *v, size_t n)
 static bool url_params(struct broker_opts *b, size_t i)
 {
     const char *u = b->urls[i];
-    const char *at = conn_url_userinfo_end(u); /* a '?' in a password is not the query */
+    const char *at = url_userinfo_end(u); /* a '?' in a password is not the query */
     const char *q = strchr(at ? at : u, '?');
     if (!q)
         return true;
@@ -151,7 +151,7 @@ static bool url_params(struct broker_opts *b, size_t i)
             if (yes)
                 b->read_only = true;
         } else {
-            char *masked = conn_mask_url(u);
+            char *masked = url_mask(u);
             san_eprintf("dlqx: %s: unknown URL parameter \"%.*s\" (dlqx knows read_only=true)\n",
                         masked, (int)(klen > 40 ? 40 : klen), p);
             free(masked);
@@ -217,7 +217,7 @@ static void tls_notes(struct broker_opts *b)
                     given.buf);
     sb_free(&given);
     if (mgmt && broker_mgmt_plain(b->mgmt_url, amqps)) {
-        char *shown = conn_mask_url(b->mgmt_url);
+        char *shown = url_mask(b->mgmt_url);
         struct strbuf sb;
         sb_init(&sb);
         sanitize_append(&sb, shown, strlen(shown), SAN_ESCAPE_BACKSLASH);
@@ -260,12 +260,12 @@ bool broker_opts_finish(struct broker_opts *b)
     }
     for (size_t i = 0; i < b->n_urls; i++) {
         const char *u = b->urls[i];
-        if (!conn_url_has_password(u))
+        if (!url_has_password(u))
             continue;
         conn_secret_guard(); /* a password in memory: no core dump from here on */
         if (!getenv("DLQX_ALLOW_URL_PASSWORD")) {
             /* Allowed (RabbitMQ URIs carry them), but never shown: warn once. */
-            char *masked = conn_mask_url(u);
+            char *masked = url_mask(u);
             san_eprintf("dlqx: note: %s carries a password; prefer --password-file (a URL on the "
                         "command line shows in ps)\n",
                         masked);
@@ -320,51 +320,32 @@ void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o)
 
 int broker_exit_code(enum conn_err k)
 {
-    switch (k) {
-    case CONN_OK:
-        return EXIT_OK;
-    case CONN_BAD_URL:
-        return EXIT_USAGE;
-    case CONN_UNREACHABLE:
-        return EXIT_UNREACHABLE;
-    case CONN_AUTH:
-        return EXIT_AUTH;
-    case CONN_VHOST:
-        return EXIT_VHOST;
-    case CONN_TLS:
-        return EXIT_TLS;
-    case CONN_ACCESS:
-        return EXIT_ACCESS;
-    case CONN_NOT_FOUND:
-        return EXIT_QUEUE_MISSING;
-    case CONN_LOST:
-        return EXIT_CONNECTION_LOST;
-    case CONN_PRECONDITION:
-    case CONN_LOCKED:
-    case CONN_PROTOCOL:
-    default:
-        return EXIT_PROTOCOL;
+    return error_kind_exit(conn_err_kind(k));
+}
+
+enum status broker_open(const struct broker_opts *b, struct conn **out, struct error *err)
+{
+    struct conn_opts o;
+    broker_opts_conn(b, &o);
+    *out = NULL;
+    enum status st = conn_open(&o, out, NULL, err);
+    if (st != ST_OK)
+        return st;
+    if ((st = conn_channel_open(*out, 1, NULL, err)) != ST_OK) {
+        conn_close(*out);
+        *out = NULL;
     }
+    return st;
 }
 
 struct conn *broker_connect(const struct broker_opts *b, int *exit_code)
 {
-    struct conn_opts o;
-    broker_opts_conn(b, &o);
     struct conn *c = NULL;
-    enum conn_err kind = CONN_OK;
     struct error err;
     error_clear(&err);
-    if (conn_open(&o, &c, &kind, &err) != ST_OK) {
+    if (broker_open(b, &c, &err) != ST_OK) {
         san_eprintf("dlqx: %s\n", err.msg);
-        *exit_code = broker_exit_code(kind);
-        return NULL;
-    }
-    enum conn_err k2;
-    if (conn_channel_open(c, 1, &k2, &err) != ST_OK) {
-        san_eprintf("dlqx: %s\n", err.msg);
-        *exit_code = broker_exit_code(k2);
-        conn_close(c);
+        *exit_code = error_exit_code(&err, EXIT_PROTOCOL);
         return NULL;
     }
     *exit_code = EXIT_OK;
