@@ -155,6 +155,14 @@ static void run_pass(struct app *a, struct plan_state *s)
         app_message(a, true, "nothing to send: every dead letter of the plan would be kept");
         return;
     }
+    if (app_source_busy(a)) {
+        /* The snapshot's peek holds messages of the queue until it ends: a pass now would not
+         * find them. */
+        app_message(a, true,
+                    "nothing sent: the snapshot is still being read (dlqx holds its messages "
+                    "until it is done); y again then");
+        return;
+    }
     struct run_ctx *c = xcalloc(1, sizeof *c);
     *c = (struct run_ctx){a, s, replay_plan_new(), false, NULL, 0, 0};
     for (size_t k = 0; k < s->n; k++) {

@@ -192,6 +192,8 @@ waitfor() { # text, tries of 0.1 s
   return 1
 }
 waitfor " dlqx  messages  $rq" 300 && ok "the explorer on $rq" || bad "no messages view of $rq"
+# The list shows as the snapshot is read: what follows needs all of it.
+waitfor "$rq: complete: " 300 || bad "the snapshot of $rq did not complete"
 waitfor "\[read-write\]" 10 && ok "the title says the connection is writable" || bad "no [read-write] in the title"
 rcap >"$tmp/list-before.screen"
 r_listed=$(sed -n '1s/.* \([0-9][0-9]*\) messages *$/\1/p' "$tmp/list-before.screen")
@@ -584,7 +586,8 @@ if "$seed" --scenario bulk --prefix "$pp" --count 2000 --size 128 >"$tmp/seed-pe
      '$dlqx' '$pdlq' 2>'$tmp/pend.err'; echo \$? >'$tmp/pend.status'; sleep 600"
   ecap() { T capture-pane -p -t pend 2>/dev/null; }
   ewait() { for _ in $(seq 1 "$2"); do ecap | grep -q -- "$1" && return 0; sleep 0.1; done; return 1; }
-  if ewait " dlqx  messages  $pdlq " 300; then
+  # The list shows as the snapshot is read; a pass waits for its end (dlqx holds the messages).
+  if ewait " dlqx  messages  $pdlq " 300 && ewait "complete: $pd of $pd messages" 300; then
     T send-keys -t pend R
     ewait "replay this message of $pdlq" 100 || bad "pending: R: no plan"
     T send-keys -t pend y
