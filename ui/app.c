@@ -28,7 +28,7 @@ void app_push(struct app *a, const struct view_ops *ops, size_t arg)
     app_push_with(a, ops, arg, NULL);
 }
 
-void app_push_with(struct app *a, const struct view_ops *ops, size_t arg, void *state)
+void app_push_with(struct app *a, const struct view_ops *ops, size_t arg, void *with)
 {
     if (a->depth == VIEW_STACK_MAX) {
         /* Forget the oldest view rather than refuse. */
@@ -42,9 +42,8 @@ void app_push_with(struct app *a, const struct view_ops *ops, size_t arg, void *
     memset(v, 0, sizeof *v);
     v->ops = ops;
     v->arg = arg;
-    v->state = state;
     if (ops->open)
-        ops->open(a, v);
+        ops->open(a, v, with);
 }
 
 void app_pop(struct app *a)

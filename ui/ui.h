@@ -70,8 +70,10 @@ enum {
 struct view_ops {
     const char *name;  /* shown in the title: "messages", "detail"… */
     enum action which; /* the action that opens it (ACT_VIEW_*), or ACT_NONE */
-    /* Opens the view on v->arg (and v->state, when app_push_with gave one). */
-    void (*open)(struct app *a, struct view *v);
+    /* Opens the view on v->arg (a message's index, or SIZE_MAX) with what its opener gave it
+     * (with: app_push_with's; NULL from app_push). A view that takes it owns it from here (the
+     * plan view keeps plan_open's state as v->state). */
+    void (*open)(struct app *a, struct view *v, void *with);
     void (*close)(struct app *a, struct view *v);
     /* Draws rows [top, top + height) of the screen, width columns. */
     void (*draw)(struct app *a, struct view *v, int top, int height, int width);
@@ -171,9 +173,9 @@ struct app {
 /* View stack. */
 struct view *app_view(struct app *a);
 void app_push(struct app *a, const struct view_ops *ops, size_t arg);
-/* The same, with the view's state made by the caller (v->state when open runs; the view owns
- * it from then on and its close frees it): the plan opens on the plan it was given. */
-void app_push_with(struct app *a, const struct view_ops *ops, size_t arg, void *state);
+/* The same, with what the view opens on (open's with; the view owns it from then on and its
+ * close frees it): the plan opens on the plan plan_open made. */
+void app_push_with(struct app *a, const struct view_ops *ops, size_t arg, void *with);
 void app_pop(struct app *a);
 /* Replaces the whole stack with one view (the number keys). */
 void app_switch(struct app *a, const struct view_ops *ops);

@@ -168,7 +168,7 @@ static void render(struct app *a, struct view *v, struct detail_state *st, int w
     }
 }
 
-static void detail_open(struct app *a, struct view *v)
+static void detail_open(struct app *a, struct view *v, void *with)
 {
     struct detail_state *st = xcalloc(1, sizeof *st);
     v->state = st;

@@ -32,7 +32,7 @@ static void build(struct app *a, struct view *v)
         v->cursor = v->lines ? v->lines - 1 : 0;
 }
 
-static void open_(struct app *a, struct view *v)
+static void open_(struct app *a, struct view *v, void *with)
 {
     build(a, v);
 }

@@ -29,7 +29,7 @@ static size_t n_lines(void)
     return (ACT_COUNT - 1) + 2 + sizeof filter_help / sizeof *filter_help;
 }
 
-static void open_(struct app *a, struct view *v)
+static void open_(struct app *a, struct view *v, void *with)
 {
     v->lines = n_lines();
 }

@@ -29,7 +29,7 @@ struct msgs_state {
     size_t selected_store_index; /* to keep the cursor across a reload */
 };
 
-static void open_(struct app *a, struct view *v)
+static void open_(struct app *a, struct view *v, void *with)
 {
     struct msgs_state *s = xcalloc(1, sizeof *s);
     s->selected_store_index = SIZE_MAX;

@@ -247,9 +247,10 @@ static void edit_body(struct app *a, struct plan_state *s)
 
 /* ---- the view --------------------------------------------------------------------------- */
 
-static void open_(struct app *a, struct view *v)
+static void open_(struct app *a, struct view *v, void *with)
 {
-    struct plan_state *s = v->state; /* plan_open's */
+    struct plan_state *s = with; /* plan_open's, the view's from here */
+    v->state = s;
     if (!s)
         return;
     draw_textf(a->rows_on_screen - 1, 0, a->cols_on_screen, UA_STATUS,

@@ -191,7 +191,7 @@ static void relist(struct app *a, struct view *v)
         v->cursor = s->n ? s->n - 1 : 0;
 }
 
-static void open_(struct app *a, struct view *v)
+static void open_(struct app *a, struct view *v, void *with)
 {
     v->state = xcalloc(1, sizeof(struct queues_state));
     relist(a, v);

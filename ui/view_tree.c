@@ -145,7 +145,7 @@ static void rebuild(struct app *a, struct view *v)
     sync_to_view(a, s, v);
 }
 
-static void open_(struct app *a, struct view *v)
+static void open_(struct app *a, struct view *v, void *with)
 {
     struct tree_state *s = xcalloc(1, sizeof *s);
     s->a = a;
