@@ -190,7 +190,7 @@ void plan_pass_stopped(struct app *a, const char *op, const struct replay_report
                     "journal --pending\n",
                     op, (unsigned long long)r->unknown);
     sb_free(&sb);
-    a->exit_code = rcli_exit_code(r, missing);
+    a->exit_code = replay_exit_code(r, missing);
 }
 
 bool plan_pending_check(struct app *a, struct conn *c, const char *queue, bool *warned)
@@ -198,13 +198,13 @@ bool plan_pending_check(struct app *a, struct conn *c, const char *queue, bool *
     if (*warned)
         return true;
     char *jpath = journal_default_path();
-    json_t *pend = rcli_pending_for(jpath, a->broker, c, queue, NULL);
+    json_t *pend = replay_pending_for(jpath, a->broker, c, queue, NULL);
     free(jpath);
     size_t n = json_array_size(pend);
     if (n) {
         struct strbuf ids;
         sb_init(&ids);
-        rcli_pending_ids(pend, 3, &ids);
+        replay_pending_ids(pend, 3, &ids);
         app_message(a, true,
                     "nothing sent: %zu %s of an interrupted run pending here (dlqx journal "
                     "--reconcile); y sends anyway, maybe twice: %s",

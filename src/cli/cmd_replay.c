@@ -467,7 +467,7 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
                         "dlqx journal --pending\n",
                         x->cmd, (unsigned long long)r->unknown);
     }
-    return rcli_exit_code(r, missing);
+    return replay_exit_code(r, missing);
 }
 
 /* The journal's pending intents for this queue on this broker (an interrupted run: each copy
@@ -477,14 +477,14 @@ static int report(const struct rcli *x, const struct replay_report *r, const str
 static int pending_check(const struct rcli *x, struct conn *c)
 {
     char *jpath = x->journal_path ? xstrdup(x->journal_path) : journal_default_path();
-    json_t *pend = rcli_pending_for(jpath, &x->b, c, x->queue, NULL);
+    json_t *pend = replay_pending_for(jpath, &x->b, c, x->queue, NULL);
     size_t n = json_array_size(pend);
     int rc = 0;
     if (n) {
         struct strbuf ids, q;
         sb_init(&ids);
         sb_init(&q);
-        rcli_pending_ids(pend, 5, &ids);
+        replay_pending_ids(pend, 5, &ids);
         sanitize_append(&q, x->queue, strlen(x->queue), 0);
         san_eprintf("dlqx %s: the journal holds %zu pending %s for %s on this broker, from a run "
                     "that did not finish (each copy may have been sent while its dead letter is "

@@ -1,9 +1,9 @@
 /*
  * journal_reconcile: the journal's pending intents against the broker. Before a writing
  * command's pass, an interrupted run's pending intents for the same queue on the same broker
- * are named (rcli_pending_for, replay_setup.c); `dlqx journal --reconcile` looks, without removing
- * anything, at the DLQ and at the target queue of each pending intent — is the dead letter still
- * there, is its copy at the target — and writes a resolution record for each it can settle
+ * are named (replay_pending_for, replay_setup.c); `dlqx journal --reconcile` looks, without
+ * removing anything, at the DLQ and at the target queue of each pending intent — is the dead letter
+ * still there, is its copy at the target — and writes a resolution record for each it can settle
  * (docs/journal-format.md), saying per message what it concluded and what to do.
  */
 #include <stdio.h>
@@ -142,7 +142,7 @@ int rcli_reconcile(const char *jpath, struct broker_opts *b, const char *run_pre
     if (!c)
         return rc;
     json_t *others = NULL;
-    json_t *pend = rcli_pending_for(jpath, b, c, NULL, &others);
+    json_t *pend = replay_pending_for(jpath, b, c, NULL, &others);
     struct journal *j = NULL;
     struct error err;
     error_clear(&err);

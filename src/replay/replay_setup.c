@@ -51,7 +51,7 @@ void replay_setup_close(struct replay_setup *s)
     memset(s, 0, sizeof *s);
 }
 
-int rcli_exit_code(const struct replay_report *r, size_t missing)
+int replay_exit_code(const struct replay_report *r, size_t missing)
 {
     if (r->end == RE_CANARY)
         return EXIT_CANARY;
@@ -93,8 +93,8 @@ static bool same_broker(const json_t *in, const struct broker_opts *b, struct co
     return same;
 }
 
-json_t *rcli_pending_for(const char *jpath, const struct broker_opts *b, struct conn *c,
-                         const char *queue, json_t **others)
+json_t *replay_pending_for(const char *jpath, const struct broker_opts *b, struct conn *c,
+                           const char *queue, json_t **others)
 {
     json_t *all = NULL, *mine = json_array();
     if (others)
@@ -118,7 +118,7 @@ json_t *rcli_pending_for(const char *jpath, const struct broker_opts *b, struct 
 }
 
 /* The first few old ids of the intents, sanitized, comma-separated, into sb. */
-void rcli_pending_ids(const json_t *intents, size_t max, struct strbuf *sb)
+void replay_pending_ids(const json_t *intents, size_t max, struct strbuf *sb)
 {
     size_t i;
     json_t *in;

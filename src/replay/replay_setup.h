@@ -54,16 +54,15 @@ enum status replay_setup_open(struct replay_setup *s, const struct replay_setup_
 void replay_setup_close(struct replay_setup *s);
 
 /* The exit status of a pass (the writing commands', and the explorer's when a signal stopped
- * one): missing is how many planned dead letters were not found. (Named rcli_, the writing
- * commands' prefix, where it was born.) */
-int rcli_exit_code(const struct replay_report *r, size_t missing);
+ * one): missing is how many planned dead letters were not found. */
+int replay_exit_code(const struct replay_report *r, size_t missing);
 
 /* The pending intents of jpath for queue (NULL: any) whose run was on the broker c is
  * connected to (same vhost; its URL or one of b's): a new array, empty when there are none
  * or no journal. others (may be NULL): a new array of the rest. */
-json_t *rcli_pending_for(const char *jpath, const struct broker_opts *b, struct conn *c,
-                         const char *queue, json_t **others);
+json_t *replay_pending_for(const char *jpath, const struct broker_opts *b, struct conn *c,
+                           const char *queue, json_t **others);
 /* The first max old ids of the intents, sanitized and comma-separated, appended to sb. */
-void rcli_pending_ids(const json_t *intents, size_t max, struct strbuf *sb);
+void replay_pending_ids(const json_t *intents, size_t max, struct strbuf *sb);
 
 #endif
