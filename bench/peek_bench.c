@@ -16,20 +16,18 @@
  * DLQX_MGMT_URL). The password is read from its file and never put in a URL or argv.
  * Exit status: 0 when everything ran (a missed target is printed, not an error), 1 otherwise.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "benchutil.h"
 #include "conn.h"
 #include "peek.h"
 #include "store.h"
@@ -52,35 +50,6 @@ struct config {
     uint32_t mgmt_count; /* 0: min(count, 10000) */
     const char *url, *password_file, *mgmt_url;
 };
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("peek_bench: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0; /* kilobytes on Linux */
-}
-
-/* This process's CPU time (user + system): what the client itself spends, apart from the
- * broker and other tenants of the machine. */
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
 
 static double current_rss_mb(void)
 {
@@ -201,23 +170,9 @@ static void confirm_pump(amqp_connection_state_t st, struct confirms *c)
         amqp_maybe_release_buffers(st);
 }
 
-static void check_rpc(amqp_connection_state_t st, const char *what)
-{
-    amqp_rpc_reply_t r = amqp_get_rpc_reply(st);
-    if (r.reply_type != AMQP_RESPONSE_NORMAL)
-        die("%s failed (reply type %d, library error %s)", what, r.reply_type,
-            r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION ? amqp_error_string2(r.library_error)
-                                                            : "-");
-}
-
 static uint32_t depth(struct conn *c)
 {
-    uint32_t ready = 0, consumers = 0;
-    enum conn_err kind;
-    struct error err;
-    if (conn_queue_inspect(c, CTL_CH, QUEUE, &ready, &consumers, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    return ready;
+    return queue_depth(c, CTL_CH, QUEUE);
 }
 
 static void queue_fresh(struct conn *c)
@@ -836,19 +791,10 @@ static void usage(void)
     exit(2);
 }
 
-static unsigned long long number_arg(const char *opt, const char *s, unsigned long long max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || s[0] == '-' || v == 0 || v > max)
-        die("%s takes a number from 1 to %llu", opt, max);
-    return v;
-}
-
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    bench_set_name("peek_bench");
     struct config cfg = {.count = 100000, .size = 1024, .rounds = 3, .window = 1000};
     if (argc < 2 || (strcmp(argv[1], "rate") != 0 && strcmp(argv[1], "rss") != 0))
         usage();
@@ -857,15 +803,15 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         bool more = i + 1 < argc;
         if (strcmp(a, "--count") == 0 && more)
-            cfg.count = (uint32_t)number_arg(a, argv[++i], 50000000);
+            cfg.count = (uint32_t)number_arg(a, argv[++i], 1, 50000000);
         else if (strcmp(a, "--size") == 0 && more)
-            cfg.size = (size_t)number_arg(a, argv[++i], 1u << 20);
+            cfg.size = (size_t)number_arg(a, argv[++i], 1, 1u << 20);
         else if (strcmp(a, "--rounds") == 0 && more)
-            cfg.rounds = (int)number_arg(a, argv[++i], 64);
+            cfg.rounds = (int)number_arg(a, argv[++i], 1, 64);
         else if (strcmp(a, "--window") == 0 && more)
-            cfg.window = (int)number_arg(a, argv[++i], 1000000);
+            cfg.window = (int)number_arg(a, argv[++i], 1, 1000000);
         else if (strcmp(a, "--mgmt-count") == 0 && more)
-            cfg.mgmt_count = (uint32_t)number_arg(a, argv[++i], 1000000);
+            cfg.mgmt_count = (uint32_t)number_arg(a, argv[++i], 1, 1000000);
         else if (strcmp(a, "--reuse") == 0)
             cfg.reuse = true;
         else
@@ -884,20 +830,7 @@ int main(int argc, char **argv)
     char *password = NULL;
     if (conn_read_password_file(cfg.password_file, &password, &err) != ST_OK)
         die("%s", err.msg);
-    const char *urls[1] = {cfg.url};
-    struct conn_opts o;
-    memset(&o, 0, sizeof o);
-    o.urls = urls;
-    o.n_urls = 1;
-    o.password = password;
-    o.conn_name = "dlqx peek_bench";
-    o.timeout_ms = 60000;
-    struct conn *c = NULL;
-    enum conn_err kind;
-    if (conn_open(&o, &c, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    if (conn_channel_open(c, CTL_CH, &kind, &err) != ST_OK)
-        die("%s", err.msg);
+    struct conn *c = bench_connect(cfg.url, password, "dlqx peek_bench", CTL_CH);
     printf("peek_bench %s: %s, RabbitMQ %s, %" PRIu32 " x %zu B\n", cfg.mode, conn_display_url(c),
            conn_server_version(c), cfg.count, cfg.size);
     int rc;

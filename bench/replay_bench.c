@@ -31,11 +31,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -43,6 +41,7 @@
 
 #include <amqp.h>
 
+#include "benchutil.h"
 #include "conn.h"
 #include "decode.h"
 #include "journal.h"
@@ -75,35 +74,6 @@ struct config {
     bool progress;            /* print the engine's progress every 5 s */
 };
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fflush(stdout);
-    fputs("replay_bench: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-/* This process's CPU time (user + system): what the client spends, apart from the broker. */
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0;
-}
-
 static const char *fs_name(const char *path)
 {
     struct statfs s;
@@ -127,24 +97,9 @@ static const char *fs_name(const char *path)
 
 /* --- the broker ------------------------------------------------------------------------- */
 
-static void check_rpc(amqp_connection_state_t st, const char *what)
-{
-    amqp_rpc_reply_t r = amqp_get_rpc_reply(st);
-    if (r.reply_type != AMQP_RESPONSE_NORMAL)
-        die("%s failed (reply type %d, library error %s)", what, r.reply_type,
-            r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION ? amqp_error_string2(r.library_error)
-                                                            : "-");
-}
-
 static uint32_t depth(struct conn *c, const char *q)
 {
-    uint32_t ready = 0, consumers = 0;
-    enum conn_err kind;
-    struct error err;
-    error_clear(&err);
-    if (conn_queue_inspect(c, CTL_CH, q, &ready, &consumers, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    return ready;
+    return queue_depth(c, CTL_CH, q);
 }
 
 /* A quorum queue counts a moment late: polls (up to 10 s) until want. */
@@ -167,23 +122,7 @@ struct broker {
 
 static struct conn *connect_broker(const struct broker *b, const char *name)
 {
-    const char *urls[1] = {b->url};
-    struct conn_opts o;
-    memset(&o, 0, sizeof o);
-    o.urls = urls;
-    o.n_urls = 1;
-    o.password = b->password;
-    o.conn_name = name;
-    o.timeout_ms = 60000;
-    struct conn *c = NULL;
-    enum conn_err kind;
-    struct error err;
-    error_clear(&err);
-    if (conn_open(&o, &c, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    if (conn_channel_open(c, CTL_CH, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    return c;
+    return bench_connect(b->url, b->password, name, CTL_CH);
 }
 
 /* The bench's own control connection (declares, depths, the plan, deletes). rabbitmq-c sends
@@ -779,17 +718,6 @@ static void usage(void)
     exit(2);
 }
 
-static unsigned long long number_arg(const char *opt, const char *s, unsigned long long min,
-                                     unsigned long long max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || !*s || s[0] == '-' || v < min || v > max)
-        die("%s takes a number from %llu to %llu", opt, min, max);
-    return v;
-}
-
 static void parse_windows(struct config *cfg, const char *s)
 {
     cfg->n_windows = 0;
@@ -831,6 +759,7 @@ static void print_figure(const struct figure *f, const char *extra)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    bench_set_name("replay_bench");
     struct config cfg = {.count = 100000,
                          .size = 1024,
                          .prefetch = 256,
