@@ -16,22 +16,21 @@
  * DLQX_MGMT_URL). The password is read from its file and never put in a URL or argv.
  * Exit status: 0 when everything ran (a missed target is printed, not an error), 1 otherwise.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "benchutil.h"
 #include "conn.h"
 #include "peek.h"
+#include "peek_held.h"
 #include "store.h"
 #include "util.h"
 
@@ -52,35 +51,6 @@ struct config {
     uint32_t mgmt_count; /* 0: min(count, 10000) */
     const char *url, *password_file, *mgmt_url;
 };
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("peek_bench: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0; /* kilobytes on Linux */
-}
-
-/* This process's CPU time (user + system): what the client itself spends, apart from the
- * broker and other tenants of the machine. */
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
 
 static double current_rss_mb(void)
 {
@@ -109,19 +79,6 @@ static void seq_uuid(char out[37], uint32_t salt, uint64_t seq)
     snprintf(out, 37, "%08" PRIx32 "-%04" PRIx32 "-4%03" PRIx32 "-8%03" PRIx32 "-%012" PRIx64,
              (uint32_t)(h >> 32), (uint32_t)(h >> 16) & 0xffff, (uint32_t)(h >> 4) & 0xfff,
              (uint32_t)h & 0xfff, seq);
-}
-
-/* The sequence number in such an id; -1 when it is not one of ours. */
-static int64_t seq_of(const void *p, size_t n)
-{
-    if (n != 36)
-        return -1;
-    char buf[13];
-    memcpy(buf, (const char *)p + 24, 12);
-    buf[12] = '\0';
-    char *end;
-    long long v = strtoll(buf, &end, 16);
-    return *end ? -1 : (int64_t)v;
 }
 
 static amqp_table_entry_t str_entry(const char *k, const char *v)
@@ -201,23 +158,9 @@ static void confirm_pump(amqp_connection_state_t st, struct confirms *c)
         amqp_maybe_release_buffers(st);
 }
 
-static void check_rpc(amqp_connection_state_t st, const char *what)
-{
-    amqp_rpc_reply_t r = amqp_get_rpc_reply(st);
-    if (r.reply_type != AMQP_RESPONSE_NORMAL)
-        die("%s failed (reply type %d, library error %s)", what, r.reply_type,
-            r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION ? amqp_error_string2(r.library_error)
-                                                            : "-");
-}
-
 static uint32_t depth(struct conn *c)
 {
-    uint32_t ready = 0, consumers = 0;
-    enum conn_err kind;
-    struct error err;
-    if (conn_queue_inspect(c, CTL_CH, QUEUE, &ready, &consumers, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    return ready;
+    return queue_depth(c, CTL_CH, QUEUE);
 }
 
 static void queue_fresh(struct conn *c)
@@ -320,126 +263,6 @@ static void gap_tick(struct gap *g)
 
 /* --- the baseline: a plain rabbitmq-c consumer that keeps what it got ------------------- */
 
-/* One message, held: everything in one malloc'd block (a bump region after the struct). */
-struct held {
-    uint64_t delivery_tag;
-    bool redelivered;
-    amqp_bytes_t exchange, routing_key, body;
-    amqp_basic_properties_t props;
-};
-
-#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
-
-static size_t table_size(const amqp_table_t *t);
-static size_t value_size(const amqp_field_value_t *v)
-{
-    switch (v->kind) {
-    case AMQP_FIELD_KIND_UTF8:
-    case AMQP_FIELD_KIND_BYTES:
-        return ALIGN8(v->value.bytes.len);
-    case AMQP_FIELD_KIND_TABLE:
-        return table_size(&v->value.table);
-    case AMQP_FIELD_KIND_ARRAY: {
-        size_t n = ALIGN8((size_t)v->value.array.num_entries * sizeof(amqp_field_value_t));
-        for (int i = 0; i < v->value.array.num_entries; i++)
-            n += value_size(&v->value.array.entries[i]);
-        return n;
-    }
-    default:
-        return 0;
-    }
-}
-
-static size_t table_size(const amqp_table_t *t)
-{
-    size_t n = ALIGN8((size_t)t->num_entries * sizeof(amqp_table_entry_t));
-    for (int i = 0; i < t->num_entries; i++)
-        n += ALIGN8(t->entries[i].key.len) + value_size(&t->entries[i].value);
-    return n;
-}
-
-static void *bump(unsigned char **p, size_t n)
-{
-    void *r = *p;
-    *p += ALIGN8(n);
-    return r;
-}
-
-static amqp_bytes_t bytes_into(unsigned char **p, amqp_bytes_t b)
-{
-    amqp_bytes_t out = {b.len, NULL};
-    if (b.len) {
-        out.bytes = bump(p, b.len);
-        memcpy(out.bytes, b.bytes, b.len);
-    }
-    return out;
-}
-
-static void table_into(unsigned char **p, const amqp_table_t *in, amqp_table_t *out);
-static void value_into(unsigned char **p, const amqp_field_value_t *in, amqp_field_value_t *out)
-{
-    *out = *in;
-    switch (in->kind) {
-    case AMQP_FIELD_KIND_UTF8:
-    case AMQP_FIELD_KIND_BYTES:
-        out->value.bytes = bytes_into(p, in->value.bytes);
-        break;
-    case AMQP_FIELD_KIND_TABLE:
-        table_into(p, &in->value.table, &out->value.table);
-        break;
-    case AMQP_FIELD_KIND_ARRAY:
-        out->value.array.entries =
-            bump(p, (size_t)in->value.array.num_entries * sizeof(amqp_field_value_t));
-        for (int i = 0; i < in->value.array.num_entries; i++)
-            value_into(p, &in->value.array.entries[i], &out->value.array.entries[i]);
-        break;
-    default:
-        break;
-    }
-}
-
-static void table_into(unsigned char **p, const amqp_table_t *in, amqp_table_t *out)
-{
-    out->num_entries = in->num_entries;
-    out->entries = bump(p, (size_t)in->num_entries * sizeof(amqp_table_entry_t));
-    for (int i = 0; i < in->num_entries; i++) {
-        out->entries[i].key = bytes_into(p, in->entries[i].key);
-        value_into(p, &in->entries[i].value, &out->entries[i].value);
-    }
-}
-
-#define PROP_BYTES_LIST(X)                                                                         \
-    X(content_type)                                                                                \
-    X(content_encoding)                                                                            \
-    X(correlation_id)                                                                              \
-    X(reply_to) X(expiration) X(message_id) X(type) X(user_id) X(app_id) X(cluster_id)
-
-static struct held *held_copy(const amqp_envelope_t *e)
-{
-    const amqp_basic_properties_t *p = &e->message.properties;
-    size_t n = ALIGN8(sizeof(struct held)) + ALIGN8(e->exchange.len) + ALIGN8(e->routing_key.len) +
-               ALIGN8(e->message.body.len);
-#define X(f) n += ALIGN8(p->f.len);
-    PROP_BYTES_LIST(X)
-#undef X
-    if (p->_flags & AMQP_BASIC_HEADERS_FLAG)
-        n += table_size(&p->headers);
-    struct held *h = xmalloc(n);
-    unsigned char *cur = (unsigned char *)h + ALIGN8(sizeof *h);
-    h->delivery_tag = e->delivery_tag;
-    h->redelivered = e->redelivered != 0;
-    h->exchange = bytes_into(&cur, e->exchange);
-    h->routing_key = bytes_into(&cur, e->routing_key);
-    h->body = bytes_into(&cur, e->message.body);
-    h->props = *p;
-#define X(f) h->props.f = bytes_into(&cur, p->f);
-    PROP_BYTES_LIST(X)
-#undef X
-    if (p->_flags & AMQP_BASIC_HEADERS_FLAG)
-        table_into(&cur, &p->headers, &h->props.headers);
-    return h;
-}
-
 /* Holds count messages of the queue and gives them back by closing the channel. Returns the
  * held messages (the caller frees them) and the time from the first request to the close.
  * Not inlined, so that a profiler can be told to count only inside it (and dlqx_hold):
@@ -479,27 +302,6 @@ __attribute__((noinline)) static struct held **baseline_hold(struct conn *c, uin
     amqp_channel_close(st, READ_CH, AMQP_REPLY_SUCCESS);
     *seconds = clock_mono_s() - t0;
     return held;
-}
-
-/* Whether the held messages are the queue's in publish order; prints the first break. */
-static bool held_in_order(struct held **h, uint32_t count, const char *what)
-{
-    for (uint32_t i = 0; i < count; i++) {
-        int64_t s = seq_of(h[i]->props.message_id.bytes, h[i]->props.message_id.len);
-        if (s != (int64_t)i) {
-            printf("  %s: ORDER CHANGED: position %" PRIu32 " holds message #%" PRId64 "\n", what,
-                   i, s);
-            return false;
-        }
-    }
-    return true;
-}
-
-static void held_free(struct held **h, uint32_t count)
-{
-    for (uint32_t i = 0; i < count; i++)
-        free(h[i]);
-    free(h);
 }
 
 /* --- dlqx: peek_run into a store -------------------------------------------------------- */
@@ -836,19 +638,10 @@ static void usage(void)
     exit(2);
 }
 
-static unsigned long long number_arg(const char *opt, const char *s, unsigned long long max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || s[0] == '-' || v == 0 || v > max)
-        die("%s takes a number from 1 to %llu", opt, max);
-    return v;
-}
-
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    bench_set_name("peek_bench");
     struct config cfg = {.count = 100000, .size = 1024, .rounds = 3, .window = 1000};
     if (argc < 2 || (strcmp(argv[1], "rate") != 0 && strcmp(argv[1], "rss") != 0))
         usage();
@@ -857,15 +650,15 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         bool more = i + 1 < argc;
         if (strcmp(a, "--count") == 0 && more)
-            cfg.count = (uint32_t)number_arg(a, argv[++i], 50000000);
+            cfg.count = (uint32_t)number_arg(a, argv[++i], 1, 50000000);
         else if (strcmp(a, "--size") == 0 && more)
-            cfg.size = (size_t)number_arg(a, argv[++i], 1u << 20);
+            cfg.size = (size_t)number_arg(a, argv[++i], 1, 1u << 20);
         else if (strcmp(a, "--rounds") == 0 && more)
-            cfg.rounds = (int)number_arg(a, argv[++i], 64);
+            cfg.rounds = (int)number_arg(a, argv[++i], 1, 64);
         else if (strcmp(a, "--window") == 0 && more)
-            cfg.window = (int)number_arg(a, argv[++i], 1000000);
+            cfg.window = (int)number_arg(a, argv[++i], 1, 1000000);
         else if (strcmp(a, "--mgmt-count") == 0 && more)
-            cfg.mgmt_count = (uint32_t)number_arg(a, argv[++i], 1000000);
+            cfg.mgmt_count = (uint32_t)number_arg(a, argv[++i], 1, 1000000);
         else if (strcmp(a, "--reuse") == 0)
             cfg.reuse = true;
         else
@@ -884,20 +677,7 @@ int main(int argc, char **argv)
     char *password = NULL;
     if (conn_read_password_file(cfg.password_file, &password, &err) != ST_OK)
         die("%s", err.msg);
-    const char *urls[1] = {cfg.url};
-    struct conn_opts o;
-    memset(&o, 0, sizeof o);
-    o.urls = urls;
-    o.n_urls = 1;
-    o.password = password;
-    o.conn_name = "dlqx peek_bench";
-    o.timeout_ms = 60000;
-    struct conn *c = NULL;
-    enum conn_err kind;
-    if (conn_open(&o, &c, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    if (conn_channel_open(c, CTL_CH, &kind, &err) != ST_OK)
-        die("%s", err.msg);
+    struct conn *c = bench_connect(cfg.url, password, "dlqx peek_bench", CTL_CH);
     printf("peek_bench %s: %s, RabbitMQ %s, %" PRIu32 " x %zu B\n", cfg.mode, conn_display_url(c),
            conn_server_version(c), cfg.count, cfg.size);
     int rc;

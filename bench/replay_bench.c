@@ -31,11 +31,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -43,20 +41,20 @@
 
 #include <amqp.h>
 
+#include "benchutil.h"
 #include "conn.h"
 #include "decode.h"
 #include "journal.h"
 #include "peek.h"
 #include "replay.h"
+#include "replay_baseline.h"
 #include "replay_setup.h"
 #include "restamp.h"
 #include "sha256.h"
 #include "util.h"
 
-#define CTL_CH 1    /* declares, deletes, passive declares (replay_run checks on it too) */
-#define BASE_READ 2 /* the baseline's consumer (the engine reads on 2 as well) */
-#define BASE_PUB 3  /* the baseline's confirm-mode channel (the engine publishes on 3) */
-#define PLAN_CH 4   /* reading the DLQ to make the plan */
+#define CTL_CH 1  /* declares, deletes, passive declares (replay_run checks on it too) */
+#define PLAN_CH 4 /* reading the DLQ to make the plan */
 #define RATIO_TARGET 5.0
 #define MAX_WINDOWS 8
 
@@ -74,35 +72,6 @@ struct config {
     double pass_limit_s;      /* > 0: an engine pass is cancelled after this long */
     bool progress;            /* print the engine's progress every 5 s */
 };
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fflush(stdout);
-    fputs("replay_bench: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-/* This process's CPU time (user + system): what the client spends, apart from the broker. */
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static double peak_rss_mb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0;
-}
 
 static const char *fs_name(const char *path)
 {
@@ -127,24 +96,9 @@ static const char *fs_name(const char *path)
 
 /* --- the broker ------------------------------------------------------------------------- */
 
-static void check_rpc(amqp_connection_state_t st, const char *what)
-{
-    amqp_rpc_reply_t r = amqp_get_rpc_reply(st);
-    if (r.reply_type != AMQP_RESPONSE_NORMAL)
-        die("%s failed (reply type %d, library error %s)", what, r.reply_type,
-            r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION ? amqp_error_string2(r.library_error)
-                                                            : "-");
-}
-
 static uint32_t depth(struct conn *c, const char *q)
 {
-    uint32_t ready = 0, consumers = 0;
-    enum conn_err kind;
-    struct error err;
-    error_clear(&err);
-    if (conn_queue_inspect(c, CTL_CH, q, &ready, &consumers, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    return ready;
+    return queue_depth(c, CTL_CH, q);
 }
 
 /* A quorum queue counts a moment late: polls (up to 10 s) until want. */
@@ -167,23 +121,7 @@ struct broker {
 
 static struct conn *connect_broker(const struct broker *b, const char *name)
 {
-    const char *urls[1] = {b->url};
-    struct conn_opts o;
-    memset(&o, 0, sizeof o);
-    o.urls = urls;
-    o.n_urls = 1;
-    o.password = b->password;
-    o.conn_name = name;
-    o.timeout_ms = 60000;
-    struct conn *c = NULL;
-    enum conn_err kind;
-    struct error err;
-    error_clear(&err);
-    if (conn_open(&o, &c, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    if (conn_channel_open(c, CTL_CH, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    return c;
+    return bench_connect(b->url, b->password, name, CTL_CH);
 }
 
 /* The bench's own control connection (declares, depths, the plan, deletes). rabbitmq-c sends
@@ -271,236 +209,6 @@ static void seed(struct conn *c, const struct config *cfg, const struct names *n
         die("after seeding %s holds %" PRIu32 " messages, not %" PRIu32, n->dlq, d, count);
     if (depth(c, n->src) != 0)
         die("after seeding the source %s is not empty", n->src);
-}
-
-/* --- (a) the baseline: the libraries' way --------------------------------------------- */
-
-static bool key_is(amqp_bytes_t k, const char *s)
-{
-    size_t n = strlen(s);
-    return k.len == n && memcmp(k.bytes, s, n) == 0;
-}
-
-static bool key_starts(amqp_bytes_t k, const char *s)
-{
-    size_t n = strlen(s);
-    return k.len >= n && memcmp(k.bytes, s, n) == 0;
-}
-
-static int64_t field_int(const amqp_field_value_t *v)
-{
-    switch (v->kind) {
-    case AMQP_FIELD_KIND_I8:
-        return v->value.i8;
-    case AMQP_FIELD_KIND_U8:
-        return v->value.u8;
-    case AMQP_FIELD_KIND_I16:
-        return v->value.i16;
-    case AMQP_FIELD_KIND_U16:
-        return v->value.u16;
-    case AMQP_FIELD_KIND_I32:
-        return v->value.i32;
-    case AMQP_FIELD_KIND_U32:
-        return v->value.u32;
-    case AMQP_FIELD_KIND_I64:
-        return v->value.i64;
-    case AMQP_FIELD_KIND_U64:
-        return (int64_t)v->value.u64;
-    default:
-        return 0;
-    }
-}
-
-/* The copy AceMQ's replay sends, built directly on rabbitmq-c's tables: the broker-owned
- * headers and x-acemq-error dropped, attempt 1, the replay stamps set. entries must hold
- * the dead letter's headers + 3. */
-static void baseline_headers(const amqp_table_t *in, const char *dlq, const char *at,
-                             amqp_table_entry_t *entries, amqp_table_t *out)
-{
-    int n = 0;
-    int64_t count = 0;
-    for (int i = 0; i < in->num_entries; i++) {
-        const amqp_table_entry_t *e = &in->entries[i];
-        if (key_is(e->key, "x-death") || key_starts(e->key, "x-first-death-") ||
-            key_starts(e->key, "x-last-death-") || key_is(e->key, "x-delivery-count") ||
-            key_is(e->key, "x-stream-offset") || key_is(e->key, "x-acemq-error") ||
-            key_is(e->key, "acemq-replayed-from") || key_is(e->key, "acemq-replayed-at"))
-            continue;
-        if (key_is(e->key, "acemq-replay-count")) {
-            count = field_int(&e->value);
-            continue;
-        }
-        entries[n] = *e;
-        if (key_is(e->key, "x-acemq-attempt")) {
-            entries[n].value.kind = AMQP_FIELD_KIND_I32;
-            entries[n].value.value.i32 = 1;
-        }
-        n++;
-    }
-    entries[n].key = amqp_cstring_bytes("acemq-replayed-from");
-    entries[n].value.kind = AMQP_FIELD_KIND_UTF8;
-    entries[n].value.value.bytes = amqp_cstring_bytes(dlq);
-    n++;
-    entries[n].key = amqp_cstring_bytes("acemq-replayed-at");
-    entries[n].value.kind = AMQP_FIELD_KIND_UTF8;
-    entries[n].value.value.bytes = amqp_cstring_bytes(at);
-    n++;
-    entries[n].key = amqp_cstring_bytes("acemq-replay-count");
-    entries[n].value.kind = AMQP_FIELD_KIND_I32;
-    entries[n].value.value.i32 = (int32_t)(count + 1);
-    n++;
-    out->num_entries = n;
-    out->entries = entries;
-}
-
-/* Deliveries that arrived while a confirm was awaited, in order. */
-struct held {
-    uint64_t tag;
-    amqp_message_t msg;
-};
-
-struct fifo {
-    struct held *v;
-    size_t cap, head, n;
-};
-
-static void fifo_push(struct fifo *f, uint64_t tag, const amqp_message_t *m)
-{
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 64;
-        struct held *v = xcalloc(cap, sizeof *v);
-        for (size_t i = 0; i < f->n; i++)
-            v[i] = f->v[(f->head + i) % f->cap];
-        free(f->v);
-        f->v = v;
-        f->cap = cap;
-        f->head = 0;
-    }
-    f->v[(f->head + f->n) % f->cap] = (struct held){tag, *m};
-    f->n++;
-}
-
-static struct held fifo_pop(struct fifo *f)
-{
-    struct held h = f->v[f->head];
-    f->head = (f->head + 1) % f->cap;
-    f->n--;
-    return h;
-}
-
-/* One frame for the baseline: a delivery is read whole and queued; a confirm returns its
- * tag (and whether it covers every tag below). Anything else is fatal or ignored. */
-static bool baseline_frame(amqp_connection_state_t st, struct fifo *q, uint64_t *ack_tag,
-                           bool *ack_multiple)
-{
-    amqp_frame_t f;
-    struct timeval tv = {60, 0};
-    if (!amqp_frames_enqueued(st))
-        amqp_maybe_release_buffers(st);
-    int rc = amqp_simple_wait_frame_noblock(st, &f, &tv);
-    if (rc == AMQP_STATUS_TIMEOUT)
-        die("baseline: nothing from the broker for 60 s");
-    if (rc != AMQP_STATUS_OK)
-        die("baseline: lost the connection: %s", amqp_error_string2(rc));
-    if (f.frame_type != AMQP_FRAME_METHOD)
-        return false;
-    switch (f.payload.method.id) {
-    case AMQP_BASIC_DELIVER_METHOD: {
-        uint64_t tag = ((const amqp_basic_deliver_t *)f.payload.method.decoded)->delivery_tag;
-        amqp_message_t m;
-        amqp_rpc_reply_t r = amqp_read_message(st, f.channel, &m, 0);
-        if (r.reply_type != AMQP_RESPONSE_NORMAL)
-            die("baseline: reading a delivery failed");
-        fifo_push(q, tag, &m);
-        return false;
-    }
-    case AMQP_BASIC_ACK_METHOD: {
-        const amqp_basic_ack_t *a = f.payload.method.decoded;
-        *ack_tag = a->delivery_tag;
-        *ack_multiple = a->multiple;
-        return true;
-    }
-    case AMQP_BASIC_NACK_METHOD:
-        die("baseline: the broker nacked a copy");
-    case AMQP_BASIC_RETURN_METHOD:
-        die("baseline: the broker returned a copy (unroutable)");
-    case AMQP_CHANNEL_CLOSE_METHOD:
-    case AMQP_CONNECTION_CLOSE_METHOD:
-        die("baseline: the broker closed the %s",
-            f.payload.method.id == AMQP_CHANNEL_CLOSE_METHOD ? "channel" : "connection");
-    default:
-        return false;
-    }
-}
-
-static void rfc3339_now(char out[32])
-{
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* Replays n messages from dlq to src; returns the seconds from basic.consume to the close of
- * the reading channel (which the broker answers after every ack on it). */
-__attribute__((noinline)) static double baseline_pass(struct conn *c, const struct names *nm,
-                                                      uint32_t n, uint16_t prefetch)
-{
-    amqp_connection_state_t st = conn_state(c);
-    enum conn_err kind;
-    struct error err;
-    error_clear(&err);
-    if (conn_channel_open(c, BASE_READ, &kind, &err) != ST_OK ||
-        conn_channel_open(c, BASE_PUB, &kind, &err) != ST_OK)
-        die("%s", err.msg);
-    amqp_confirm_select(st, BASE_PUB);
-    check_rpc(st, "confirm.select");
-    amqp_basic_qos(st, BASE_READ, 0, prefetch, 0);
-    check_rpc(st, "basic.qos");
-    char at[32];
-    rfc3339_now(at);
-    struct fifo q = {NULL, 0, 0, 0};
-    amqp_table_entry_t *entries = NULL;
-    size_t cap_entries = 0;
-    double t0 = clock_mono_s();
-    amqp_basic_consume(st, BASE_READ, amqp_cstring_bytes(nm->dlq), amqp_empty_bytes, 0, 0, 0,
-                       amqp_empty_table);
-    check_rpc(st, "basic.consume");
-    uint64_t seq = 0, tag;
-    bool multiple;
-    for (uint32_t i = 0; i < n; i++) {
-        while (q.n == 0)
-            if (baseline_frame(st, &q, &tag, &multiple))
-                die("baseline: a confirm for nothing (tag %" PRIu64 ")", tag);
-        struct held h = fifo_pop(&q);
-        amqp_basic_properties_t p = h.msg.properties;
-        amqp_table_t in = (p._flags & AMQP_BASIC_HEADERS_FLAG) ? p.headers : amqp_empty_table;
-        xgrow((void **)&entries, &cap_entries, (size_t)in.num_entries + 3, sizeof *entries);
-        baseline_headers(&in, nm->dlq, at, entries, &p.headers);
-        p._flags |= AMQP_BASIC_HEADERS_FLAG;
-        int rc = amqp_basic_publish(st, BASE_PUB, amqp_empty_bytes, amqp_cstring_bytes(nm->src), 1,
-                                    0, &p, h.msg.body);
-        if (rc != AMQP_STATUS_OK)
-            die("baseline: publishing failed: %s", amqp_error_string2(rc));
-        seq++;
-        /* Wait for this publish's confirm, and only then remove the dead letter. */
-        for (;;) {
-            if (baseline_frame(st, &q, &tag, &multiple) && (tag == seq || (multiple && tag >= seq)))
-                break;
-        }
-        amqp_basic_ack(st, BASE_READ, h.tag, 0);
-        amqp_destroy_message(&h.msg);
-    }
-    conn_channel_close(c, BASE_READ);
-    double dt = clock_mono_s() - t0;
-    conn_channel_close(c, BASE_PUB);
-    while (q.n) {
-        struct held h = fifo_pop(&q);
-        amqp_destroy_message(&h.msg);
-    }
-    free(q.v);
-    free(entries);
-    return dt;
 }
 
 /* --- (b), (c): dlqx's engine ------------------------------------------------------------- */
@@ -779,17 +487,6 @@ static void usage(void)
     exit(2);
 }
 
-static unsigned long long number_arg(const char *opt, const char *s, unsigned long long min,
-                                     unsigned long long max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || !*s || s[0] == '-' || v < min || v > max)
-        die("%s takes a number from %llu to %llu", opt, min, max);
-    return v;
-}
-
 static void parse_windows(struct config *cfg, const char *s)
 {
     cfg->n_windows = 0;
@@ -831,6 +528,7 @@ static void print_figure(const struct figure *f, const char *extra)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    bench_set_name("replay_bench");
     struct config cfg = {.count = 100000,
                          .size = 1024,
                          .prefetch = 256,
@@ -923,7 +621,7 @@ int main(int argc, char **argv)
         ctl_drop(); /* it would idle while the pass runs */
         double c0 = cpu_s();
         struct conn *bc = connect_broker(&brk, "dlqx replay_bench (baseline)");
-        double dt = baseline_pass(bc, &nm, cfg.count, cfg.prefetch);
+        double dt = baseline_pass(bc, nm.dlq, nm.src, cfg.count, cfg.prefetch);
         conn_close(bc);
         struct figure f = {"(a) baseline, one confirm per message",
                            cfg.count,
