@@ -43,6 +43,41 @@ enum status tap_open(struct conn *c, amqp_channel_t ch, const char *label, unsig
     return conn_check_reply(c, ch, amqp_get_rpc_reply(st), "reading the tap queue", kind, err);
 }
 
+enum status tap_open_stream(struct conn *c, amqp_channel_t ch, const char *stream,
+                            const char *offset, unsigned index, struct tap *t, enum conn_err *kind,
+                            struct error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->ch = ch;
+    t->label = stream;
+    t->stream = true;
+    t->name = xstrdup(stream);
+    snprintf(t->consumer, sizeof t->consumer, "dlqx-tap-%u", index);
+    amqp_connection_state_t st = conn_state(c);
+    amqp_table_entry_t arg;
+    arg.key = amqp_cstring_bytes("x-stream-offset");
+    char *end;
+    long long n = strtoll(offset, &end, 10);
+    if (*offset && !*end && n >= 0) {
+        arg = int_entry("x-stream-offset", n);
+    } else {
+        arg.value.kind = AMQP_FIELD_KIND_UTF8;
+        arg.value.value.bytes = amqp_cstring_bytes(offset);
+    }
+    /* A stream consumer needs a prefetch (the no-ack taps on the channel ignore it). */
+    amqp_basic_qos(st, ch, 0, 1000, 0);
+    enum status s =
+        conn_check_reply(c, ch, amqp_get_rpc_reply(st), "setting the prefetch", kind, err);
+    if (s != ST_OK)
+        return s;
+    amqp_basic_consume(st, ch, amqp_cstring_bytes(stream), amqp_cstring_bytes(t->consumer), 0, 0, 0,
+                       (amqp_table_t){1, &arg});
+    char *what = xasprintf("reading stream \"%s\" from offset %s", stream, offset);
+    s = conn_check_reply(c, ch, amqp_get_rpc_reply(st), what, kind, err);
+    free(what);
+    return s;
+}
+
 /* One binding argument as AMQP: false for a JSON value it has no simple form for. */
 static bool arg_entry(const char *k, const json_t *v, amqp_table_entry_t *e)
 {
@@ -113,6 +148,8 @@ enum tap_next tap_next(struct conn *c, const struct tap *taps, unsigned n, int t
             if (e.channel == taps[i].ch && e.consumer_tag.len == strlen(taps[i].consumer) &&
                 memcmp(e.consumer_tag.bytes, taps[i].consumer, e.consumer_tag.len) == 0) {
                 peek_message_from_envelope(&e, taps[i].label, clock_now_ms(), out);
+                if (taps[i].stream) /* credit for the next; a stream is not changed */
+                    amqp_basic_ack(st, taps[i].ch, e.delivery_tag, 0);
                 *which = i;
                 amqp_destroy_envelope(&e);
                 return TAP_MESSAGE;
@@ -124,7 +161,13 @@ enum tap_next tap_next(struct conn *c, const struct tap *taps, unsigned n, int t
 
 void tap_close(struct conn *c, struct tap *t)
 {
-    if (t->name && c && conn_alive(c)) {
+    if (t->name && c && conn_alive(c) && t->stream) {
+        amqp_connection_state_t st = conn_state(c);
+        amqp_basic_cancel(st, t->ch, amqp_cstring_bytes(t->consumer));
+        enum conn_err kind;
+        struct error err;
+        conn_check_reply(c, t->ch, amqp_get_rpc_reply(st), "ending the stream read", &kind, &err);
+    } else if (t->name && c && conn_alive(c)) {
         amqp_connection_state_t st = conn_state(c);
         amqp_queue_delete(st, t->ch, amqp_cstring_bytes(t->name), 0, 0);
         enum conn_err kind;

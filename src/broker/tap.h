@@ -37,12 +37,20 @@ struct tap {
     amqp_channel_t ch;   /* the channel it is consumed on */
     const char *label;   /* the DLQ it taps (borrowed): the queue of the messages it gives */
     unsigned n_bindings; /* bindings made */
+    bool stream;         /* name is a stream read from an offset (tap_open_stream), not a tap */
 };
 
 /* Declares a tap queue on channel ch (open) of c and starts consuming it (no-ack), with the
  * consumer tag "dlqx-tap-INDEX". label names the DLQ (borrowed until tap_close). */
 enum status tap_open(struct conn *c, amqp_channel_t ch, const char *label, unsigned index,
                      struct tap *t, enum conn_err *kind, struct error *err);
+/* Reads the stream `stream` itself from offset ("first", "last", "next", or a number) instead
+ * of a tap: a stream is not changed by reading it (the acks only grant credit), so this sees
+ * what reaches it whichever way it is fed, the default exchange included. tap_close cancels
+ * the consumer and deletes nothing. */
+enum status tap_open_stream(struct conn *c, amqp_channel_t ch, const char *stream,
+                            const char *offset, unsigned index, struct tap *t, enum conn_err *kind,
+                            struct error *err);
 /* Binds the tap to exchange (never "", the default exchange: ST_EINVAL) with routing_key and
  * arguments (a JSON object of the management API's binding, or NULL; strings, integers, reals
  * and booleans are copied, other values are skipped). */
@@ -58,7 +66,8 @@ enum tap_next tap_next(struct conn *c, const struct tap *taps, unsigned n, int t
                        struct message *out, unsigned *which, enum conn_err *kind,
                        struct error *err);
 /* Deletes the tap queue (when the connection still works; else the broker does, as it is
- * exclusive) and frees its name. Safe on a tap tap_open did not fill. */
+ * exclusive) and frees its name; for a stream, cancels its consumer. Safe on a tap tap_open
+ * did not fill. */
 void tap_close(struct conn *c, struct tap *t);
 
 #endif

@@ -43,6 +43,7 @@ static void catch_signals(void)
 static void usage(FILE *to)
 {
     fputs("usage: dlqx follow QUEUE... [--json | --format json|table] [--filter EXPR]\n"
+          "                  [--from-offset first|last|next|N]   (streams)\n"
           "                  [--url URL]... [--password-file FILE | --ask-password]\n"
           "                  [--mgmt-url URL] [--cacert FILE] [--cert FILE --key FILE]\n",
           to);
@@ -131,6 +132,7 @@ struct follow_run {
     struct tap taps[MAX_QUEUES];
     unsigned n_taps;
     struct filter *filter;
+    const char *from_offset; /* --from-offset: streams are read from it instead of tapped */
     struct cli_decode_out out;
 };
 
@@ -217,6 +219,25 @@ static int follow(struct follow_run *r)
         }
         enum conn_err kind = CONN_OK;
         struct tap *t = &r->taps[r->n_taps];
+        if (r->from_offset && f->q->qtype == MGMT_QT_STREAM) {
+            if (tap_open_stream(r->c, 1, f->name, r->from_offset, r->n_taps, t, &kind, &err) !=
+                ST_OK) {
+                san_eprintf("dlqx follow: %s: %s\n", f->name, err.msg);
+                tap_close(r->c, t);
+                rc = conn_alive(r->c) ? broker_exit_code(kind) : EXIT_CONNECTION_LOST;
+                goto out;
+            }
+            san_eprintf("dlqx follow: %s: reading the stream from offset %s (reading a stream "
+                        "does not change it)\n",
+                        f->name, r->from_offset);
+            f->tapped = true;
+            r->n_taps++;
+            continue;
+        }
+        if (r->from_offset)
+            san_eprintf("dlqx follow: %s is not a stream (--from-offset is for streams): it is "
+                        "tapped\n",
+                        f->name);
         if (tap_open(r->c, 1, f->name, r->n_taps, t, &kind, &err) != ST_OK ||
             bind_like(r->c, t, bs, nb, f, &kind, &err) != ST_OK) {
             san_eprintf("dlqx follow: %s: %s\n", f->name, err.msg);
@@ -234,9 +255,10 @@ static int follow(struct follow_run *r)
         }
         if (hidden) {
             if (f->q->qtype == MGMT_QT_STREAM)
-                san_eprintf("dlqx follow: %s is a stream: it can be read from an offset without "
-                            "changing it (dlqx peek %s reads it whole)\n",
-                            f->name, f->name);
+                san_eprintf("dlqx follow: %s is a stream: --from-offset next reads what reaches "
+                            "it from now on, whichever way (first: from its start), without "
+                            "changing it\n",
+                            f->name);
             san_eprintf("dlqx follow: %s: %s; its depth and rate from the management API every "
                         "%d s instead\n",
                         f->name,
@@ -298,6 +320,8 @@ int cmd_follow(int argc, char **argv)
                 rc = EXIT_USAGE;
                 goto out;
             }
+        } else if (strcmp(a, "--from-offset") == 0 && i + 1 < argc) {
+            r.from_offset = argv[++i];
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             goto out;
