@@ -113,9 +113,18 @@ enum status tap_bind(struct conn *c, struct tap *t, const char *exchange, const 
     amqp_table_t table = {0, args};
     const char *k;
     json_t *v;
-    if (n)
-        json_object_foreach(arguments, k, v) if (arg_entry(k, v, &args[table.num_entries]))
-            table.num_entries++;
+    json_object_foreach(arguments, k, v)
+    {
+        if (!arg_entry(k, v, &args[table.num_entries++])) {
+            /* Bound without it the tap could match more than the DLQ does, and a message the
+             * exchange could not route (to its alternate exchange) would then route. */
+            free(args);
+            if (kind)
+                *kind = CONN_OK;
+            return error_set(err, ST_EUNSUPPORTED,
+                             "the binding's argument \"%s\" is of a kind dlqx does not copy", k);
+        }
+    }
     amqp_connection_state_t st = conn_state(c);
     amqp_queue_bind(st, t->ch, amqp_cstring_bytes(t->name), amqp_cstring_bytes(exchange),
                     amqp_cstring_bytes(routing_key ? routing_key : ""), table);

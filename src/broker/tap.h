@@ -52,8 +52,9 @@ enum status tap_open_stream(struct conn *c, amqp_channel_t ch, const char *strea
                             const char *offset, unsigned index, struct tap *t, enum conn_err *kind,
                             struct error *err);
 /* Binds the tap to exchange (never "", the default exchange: ST_EINVAL) with routing_key and
- * arguments (a JSON object of the management API's binding, or NULL; strings, integers, reals
- * and booleans are copied, other values are skipped). */
+ * arguments (a JSON object of the management API's binding, or NULL). Strings, integers, reals
+ * and booleans are copied; an argument of another kind is ST_EUNSUPPORTED and nothing is
+ * bound (a looser binding could route what the exchange would give its alternate exchange). */
 enum status tap_bind(struct conn *c, struct tap *t, const char *exchange, const char *routing_key,
                      json_t *arguments, enum conn_err *kind, struct error *err);
 

@@ -88,6 +88,11 @@ static enum status bind_like(struct conn *c, struct tap *t, const struct mgmt_bi
             strcmp(b->vhost, f->q->vhost) != 0 || !*b->source)
             continue;
         enum status s = tap_bind(c, t, b->source, b->routing_key, b->arguments, kind, err);
+        if (s == ST_EUNSUPPORTED) {
+            san_eprintf("dlqx follow: %s: not tapping exchange %s: %s\n", f->name, b->source,
+                        err->msg);
+            continue;
+        }
         if (s != ST_OK)
             return s;
         san_eprintf("dlqx follow: %s: tapping exchange %s, routing key \"%s\"\n", f->name,
