@@ -58,8 +58,10 @@ struct followed {
     int64_t last_messages;
 };
 
-/* Says on stderr which of the DLQ's sources dead-letter through the default exchange (a tap
- * cannot see those); true when some do. */
+/* Says on stderr where each of the DLQ's sources dead-letters (its dead-letter exchange and
+ * routing key): the tap sees those through the DLQ's own bindings, which it copies (binding
+ * the dead-letter exchange itself could route what the exchange would otherwise give its
+ * alternate exchange), but not those through the default exchange; true when some are. */
 static bool default_exchange_sources(const struct dlq_report *rep, const struct mgmt_queue *qs,
                                      const struct followed *f)
 {
@@ -67,8 +69,16 @@ static bool default_exchange_sources(const struct dlq_report *rep, const struct 
     bool any = false;
     for (size_t k = 0; e && k < e->n_sources; k++) {
         const struct mgmt_queue *s = &qs[e->sources[k].queue];
-        if (!s->dead_letter_exchange || *s->dead_letter_exchange)
+        if (!s->dead_letter_exchange)
             continue;
+        if (*s->dead_letter_exchange) {
+            san_eprintf(
+                "dlqx follow: %s: %s dead-letters to exchange %s, routing key %s%s%s\n", f->name,
+                s->name, s->dead_letter_exchange, s->dead_letter_routing_key ? "\"" : "",
+                s->dead_letter_routing_key ? s->dead_letter_routing_key : "(the message's own)",
+                s->dead_letter_routing_key ? "\"" : "");
+            continue;
+        }
         any = true;
         san_eprintf("dlqx follow: %s: %s dead-letters to it through the default exchange, "
                     "which cannot be bound: follow does not see those dead letters\n",

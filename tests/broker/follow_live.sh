@@ -59,6 +59,10 @@ rm -f "$tmp/err"
 "$dlqx" follow --json fl.orders.dlq >"$tmp/out" 2>"$tmp/err" </dev/null &
 fpid=$!
 if wait_for 100 started; then ok; else bad "follow did not start:"; cat "$tmp/err"; fi
+if grep -q 'fl.orders.dlq: tapping exchange fl.dlx, routing key "fl.orders"' "$tmp/err" &&
+   grep -q 'fl.orders.dlq: fl.orders dead-letters to exchange fl.dlx, routing key "fl.orders"' "$tmp/err"; then ok; else
+  bad "follow does not say what it taps:"; cat "$tmp/err"
+fi
 if [ "$(taps)" -eq $((taps0 + 1)) ]; then ok; else bad "tap: $(taps) amq.gen queues, expected $((taps0 + 1))"; fi
 i=1
 while [ $i -le "$N" ]; do publish fl.orders "new-$i"; i=$((i + 1)); done
