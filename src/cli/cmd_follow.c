@@ -55,7 +55,6 @@ struct followed {
     const struct mgmt_queue *q; /* in the listing */
     bool tapped;                /* a tap is bound to at least one of its bindings */
     bool polled;                /* its depth is shown instead */
-    int64_t last_messages;
 };
 
 /* Says on stderr where each of the DLQ's sources dead-letters (its dead-letter exchange and
@@ -307,7 +306,6 @@ int cmd_follow(int argc, char **argv)
     memset(&r, 0, sizeof r);
     enum cli_format format = CLI_FORMAT_TABLE;
     int rc = EXIT_OK, fo;
-    char *vhost = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         struct error berr;
@@ -389,7 +387,6 @@ out:
         conn_close(r.c);
     mgmt_close(&r.m);
     filter_free(r.filter);
-    free(vhost);
     broker_opts_free(&b);
     return rc;
 }
