@@ -34,7 +34,7 @@ static const char usage[] =
     "sources\n"
     "  peek QUEUE [--limit N] [-o FILE]           snapshot a live queue; it keeps every message,\n"
     "                                             in order (see dlqx peek --help)\n"
-    "  follow QUEUE... [--json] [--filter EXPR]  new dead letters as they arrive, decoded, via\n"
+    "  follow QUEUE... [--json] [--filter EXPR]   new dead letters as they arrive, decoded, via\n"
     "                                             a tap queue of dlqx's own (the DLQ untouched)\n"
     "  replay QUEUE (--id ID|--filter EXPR|--group KEY|--all) [--with F=V]... [--reissue]\n"
     "         [--to EXCHANGE:ROUTING_KEY] [--snapshot FILE] [--dry-run] [--rate N] [--canary]\n"
