@@ -11,6 +11,7 @@
 #include "exitcodes.h"
 #include "message.h"
 #include "snapshot_opts.h"
+#include "util.h"
 
 struct filter;
 
@@ -52,6 +53,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_move(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
+int cmd_follow(int argc, char **argv);
 
 /* --filter EXPR of the reading commands (cmd_decode.c): the compiled filter, or NULL after
  * "dlqx CMD: --filter: why" on stderr (the caller exits 2). */
@@ -60,6 +62,23 @@ struct filter *cli_filter_compile(const char *cmd, const char *expr);
  * the new filter (the old one freed; *i past the expression), -1 after reporting an error (*f
  * freed and NULL; the caller exits 2). */
 int cli_filter_option(const char *cmd, int argc, char **argv, int *i, struct filter **f);
+
+/* The output of decode (cmd_decode.c), which follow shares: a decoded message as one JSON
+ * object per line (the decode record with its fingerprint and group) or a sanitised table
+ * row. cli_decode_setup fills o (ascii: 1 --ascii, 0 --utf8, -1 ASCII on a terminal); the
+ * caller sb_frees o->line. */
+enum cli_format { CLI_FORMAT_JSON, CLI_FORMAT_TABLE };
+struct cli_decode_out {
+    enum cli_format format;
+    size_t json_flags;
+    unsigned san_flags;
+    int64_t now_ms; /* for ages */
+    struct strbuf line;
+};
+struct decoded;
+void cli_decode_setup(struct cli_decode_out *o, enum cli_format format, int ascii);
+void cli_decode_header(struct cli_decode_out *o);
+void cli_decode_write(struct cli_decode_out *o, const struct decoded *d);
 
 /* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
 bool cli_flush_stdout(void);

@@ -15,15 +15,9 @@
 #include "groups.h"
 #include "sanitize.h"
 
-enum decode_format { FORMAT_JSON, FORMAT_TABLE };
-
 struct decode_ctx {
-    enum decode_format format;
-    size_t json_flags;
-    unsigned san_flags;
-    int64_t now_ms;
+    struct cli_decode_out o;
     bool write_failed;
-    struct strbuf line;
     struct filter *filter; /* --filter (NULL: every message) */
 };
 
@@ -88,7 +82,7 @@ static void cell_s(struct strbuf *sb, const char *s, int width, unsigned flags)
     sb_adds(sb, "  ");
 }
 
-static void table_header(struct decode_ctx *ctx)
+void cli_decode_header(struct cli_decode_out *ctx)
 {
     struct strbuf *sb = &ctx->line;
     sb_reset(sb);
@@ -103,7 +97,7 @@ static void table_header(struct decode_ctx *ctx)
     fwrite(sb->buf, 1, sb->len, stdout);
 }
 
-static void table_row(struct decode_ctx *ctx, const struct decoded *d)
+static void table_row(struct cli_decode_out *ctx, const struct decoded *d)
 {
     struct strbuf *sb = &ctx->line;
     const struct envelope *e = d->env;
@@ -134,30 +128,50 @@ static void table_row(struct decode_ctx *ctx, const struct decoded *d)
     fwrite(sb->buf, 1, sb->len, stdout);
 }
 
+void cli_decode_write(struct cli_decode_out *ctx, const struct decoded *d)
+{
+    if (ctx->format == CLI_FORMAT_TABLE) {
+        table_row(ctx, d);
+        return;
+    }
+    json_t *j = decoded_to_json(d, ctx->now_ms);
+    char fp[17], key[GROUP_KEY_TEXT];
+    group_of(d, fp, key);
+    json_object_set_new(j, "fingerprint", json_string(fp));
+    json_object_set_new(j, "group", json_string(key));
+    sb_reset(&ctx->line);
+    json_dump_callback(j, dump_cb, &ctx->line, ctx->json_flags);
+    sb_addc(&ctx->line, '\n');
+    cli_write_json(ctx->line.buf, ctx->line.len, (ctx->json_flags & JSON_ENSURE_ASCII) != 0,
+                   stdout);
+    json_decref(j);
+}
+
+void cli_decode_setup(struct cli_decode_out *o, enum cli_format format, int ascii)
+{
+    bool tty = isatty(STDOUT_FILENO);
+    /* On a terminal, JSON is written in ASCII (\uXXXX) so that bidi controls and C1 codes in
+     * a message cannot act on it; into a pipe it is plain UTF-8 unless --ascii. */
+    if (ascii < 0)
+        ascii = tty;
+    o->format = format;
+    o->json_flags = JSON_COMPACT | JSON_REAL_PRECISION(15) | (ascii ? JSON_ENSURE_ASCII : 0);
+    o->san_flags = ascii && !tty ? SAN_ASCII : 0;
+    o->now_ms = clock_now_ms();
+    sb_init(&o->line);
+}
+
 static bool decode_record(struct message *m, bool *keep, void *vctx)
 {
+    (void)keep;
     struct decode_ctx *ctx = vctx;
     struct decoded d;
-    decode_message(m, ctx->now_ms, &d);
-    if (ctx->filter && !filter_match_message(ctx->filter, m, &d, ctx->now_ms)) {
+    decode_message(m, ctx->o.now_ms, &d);
+    if (ctx->filter && !filter_match_message(ctx->filter, m, &d, ctx->o.now_ms)) {
         decoded_free(&d);
         return true;
     }
-    if (ctx->format == FORMAT_TABLE) {
-        table_row(ctx, &d);
-    } else {
-        json_t *j = decoded_to_json(&d, ctx->now_ms);
-        char fp[17], key[GROUP_KEY_TEXT];
-        group_of(&d, fp, key);
-        json_object_set_new(j, "fingerprint", json_string(fp));
-        json_object_set_new(j, "group", json_string(key));
-        sb_reset(&ctx->line);
-        json_dump_callback(j, dump_cb, &ctx->line, ctx->json_flags);
-        sb_addc(&ctx->line, '\n');
-        cli_write_json(ctx->line.buf, ctx->line.len, (ctx->json_flags & JSON_ENSURE_ASCII) != 0,
-                       stdout);
-        json_decref(j);
-    }
+    cli_decode_write(&ctx->o, &d);
     decoded_free(&d);
     if (ferror(stdout)) {
         ctx->write_failed = true;
@@ -170,8 +184,7 @@ int cmd_decode(int argc, char **argv)
 {
     struct decode_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    ctx.format = FORMAT_JSON;
-    bool tty = isatty(STDOUT_FILENO);
+    enum cli_format format = CLI_FORMAT_JSON;
     int ascii = -1, fo, mr;
     int i = 1;
     for (; i < argc; i++) {
@@ -183,9 +196,9 @@ int cmd_decode(int argc, char **argv)
         if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
             if (strcmp(v, "json") == 0) {
-                ctx.format = FORMAT_JSON;
+                format = CLI_FORMAT_JSON;
             } else if (strcmp(v, "table") == 0) {
-                ctx.format = FORMAT_TABLE;
+                format = CLI_FORMAT_TABLE;
             } else {
                 san_eprintf("dlqx decode: --format is json or table\n");
                 filter_free(ctx.filter);
@@ -216,19 +229,12 @@ int cmd_decode(int argc, char **argv)
             break;
         }
     }
-    /* On a terminal, JSON is written in ASCII (\uXXXX) so that bidi controls and C1 codes in
-     * a message cannot act on it; into a pipe it is plain UTF-8 unless --ascii. */
-    if (ascii < 0)
-        ascii = tty;
-    ctx.json_flags = JSON_COMPACT | JSON_REAL_PRECISION(15) | (ascii ? JSON_ENSURE_ASCII : 0);
-    ctx.san_flags = ascii && !tty ? SAN_ASCII : 0;
-    ctx.now_ms = clock_now_ms();
-    sb_init(&ctx.line);
-    if (ctx.format == FORMAT_TABLE)
-        table_header(&ctx);
+    cli_decode_setup(&ctx.o, format, ascii);
+    if (format == CLI_FORMAT_TABLE)
+        cli_decode_header(&ctx.o);
     struct cli_inputs stats;
     cli_read_inputs(argv + i, argc - i, decode_record, &ctx, &stats);
-    sb_free(&ctx.line);
+    sb_free(&ctx.o.line);
     filter_free(ctx.filter);
     if (!cli_flush_stdout() || ctx.write_failed)
         return EXIT_IOERR;

@@ -34,6 +34,8 @@ static const char usage[] =
     "sources\n"
     "  peek QUEUE [--limit N] [-o FILE]           snapshot a live queue; it keeps every message,\n"
     "                                             in order (see dlqx peek --help)\n"
+    "  follow QUEUE... [--json] [--filter EXPR]   new dead letters as they arrive, decoded, via\n"
+    "                                             a tap queue of dlqx's own (the DLQ untouched)\n"
     "  replay QUEUE (--id ID|--filter EXPR|--group KEY|--all) [--with F=V]... [--reissue]\n"
     "         [--to EXCHANGE:ROUTING_KEY] [--snapshot FILE] [--dry-run] [--rate N] [--canary]\n"
     "         [--yes]                             send dead letters back: confirmed by the broker\n"
@@ -91,6 +93,8 @@ int main(int argc, char **argv)
         return cmd_cat(argc - 1, argv + 1);
     if (strcmp(cmd, "peek") == 0)
         return cmd_peek(argc - 1, argv + 1);
+    if (strcmp(cmd, "follow") == 0)
+        return cmd_follow(argc - 1, argv + 1);
     if (strcmp(cmd, "queues") == 0)
         return cmd_queues(argc - 1, argv + 1);
     if (strcmp(cmd, "journal") == 0)
