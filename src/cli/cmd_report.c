@@ -1,0 +1,185 @@
+/*
+ * report: `dlqx report [--format markdown|html] [-o FILE] [--journal FILE|--no-journal]
+ * [FILE...|-]` — the incident summary of snapshot files: per queue and per cause the count,
+ * first and last dead-lettered, the rate now, still going or stopped, framework, type, a
+ * sample id and the error; the timelines; and what the journal records as replayed
+ * (src/replay/report.h, docs/report-format.md). The clock is clock_now_ms() (DLQX_NOW in
+ * tests). The output goes through safefile: written beside FILE and renamed when complete.
+ *
+ * A QUEUE operand (a live report) is refused for now: `dlqx peek QUEUE -o FILE` first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "journal.h"
+#include "report.h"
+#include "safefile.h"
+#include "sanitize.h"
+#include "store.h"
+
+struct report_ctx {
+    struct store *store;
+    int64_t now_ms;
+    bool full;
+};
+
+static bool add(struct message *m, bool *keep, void *vctx)
+{
+    struct report_ctx *ctx = vctx;
+    struct error err;
+    if (store_append(ctx->store, m, ctx->now_ms, &err) != ST_OK) {
+        san_eprintf("dlqx report: %s: the report is of the messages before it\n", err.msg);
+        ctx->full = true;
+        return false;
+    }
+    return true;
+}
+
+static void usage(FILE *to)
+{
+    fputs("usage: dlqx report [--format markdown|html] [-o FILE] [--journal FILE|--no-journal]\n"
+          "                   [--max-record-size SIZE] [FILE...|-]\n",
+          to);
+}
+
+/* The value of an option at argv[*i] (--opt VALUE or --opt=VALUE), or NULL when argv[*i] is
+ * not it; *missing when it is but has no value. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n])
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int write_out(const char *path, const struct strbuf *text)
+{
+    struct safefile sf;
+    struct error err;
+    if (safefile_open(&sf, path, &err) != ST_OK) {
+        san_eprintf("dlqx report: %s\n", err.msg);
+        return EXIT_IOERR;
+    }
+    if (fwrite(text->buf ? text->buf : "", 1, text->len, sf.f) != text->len) {
+        san_eprintf("dlqx report: cannot write the report\n");
+        safefile_discard(&sf);
+        return EXIT_IOERR;
+    }
+    if (safefile_commit(&sf, &err) != ST_OK) {
+        san_eprintf("dlqx report: %s\n", err.msg);
+        return EXIT_IOERR;
+    }
+    return EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    bool html = false, no_journal = false, missing = false;
+    const char *outfile = "-", *journal = NULL, *v;
+    int i = 1, mr, n_files = 0;
+    bool operands_only = false;
+    char **files = xcalloc((size_t)argc + 1, sizeof *files);
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (operands_only || a[0] != '-' || !a[1]) {
+            files[n_files++] = argv[i];
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            operands_only = true;
+            continue;
+        }
+        if ((mr = options_max_record(argc, argv, &i)) != 0) {
+            if (mr < 0)
+                goto usage_out;
+        } else if ((v = option_value(argc, argv, &i, "--format", &missing)) != NULL) {
+            if (strcmp(v, "html") != 0 && strcmp(v, "markdown") != 0 && strcmp(v, "md") != 0) {
+                san_eprintf("dlqx report: --format: %s is not markdown or html\n", v);
+                goto usage_out;
+            }
+            html = strcmp(v, "html") == 0;
+        } else if ((v = option_value(argc, argv, &i, "-o", &missing)) != NULL ||
+                   (v = option_value(argc, argv, &i, "--output", &missing)) != NULL) {
+            outfile = v;
+        } else if ((v = option_value(argc, argv, &i, "--journal", &missing)) != NULL) {
+            journal = v;
+            no_journal = false;
+        } else if (missing) {
+            san_eprintf("dlqx report: %s needs a value\n", a);
+            usage(stderr);
+            goto usage_out;
+        } else if (strcmp(a, "--no-journal") == 0) {
+            no_journal = true;
+            journal = NULL;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            free(files);
+            return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;
+        } else if (a[0] == '-' && a[1]) {
+            san_eprintf("dlqx report: unknown option %s\n", a);
+            usage(stderr);
+            goto usage_out;
+        }
+    }
+    for (int j = 0; j < n_files; j++)
+        if (strcmp(files[j], "-") != 0 && access(files[j], F_OK) != 0) {
+            san_eprintf("dlqx report: %s: no such file (a report of a live queue is not done "
+                        "yet: take a snapshot with dlqx peek QUEUE -o FILE, then report on it)\n",
+                        files[j]);
+            free(files);
+            return EXIT_NOINPUT;
+        }
+    struct report_ctx ctx = {.now_ms = clock_now_ms()};
+    struct error err;
+    if (store_new(0, NULL, &ctx.store, &err) != ST_OK) {
+        san_eprintf("dlqx report: %s\n", err.msg);
+        free(files);
+        return EXIT_IOERR;
+    }
+    struct cli_inputs stats;
+    cli_read_inputs(files, n_files, add, &ctx, &stats);
+    free(files);
+    char *default_journal = NULL;
+    if (!no_journal && !journal)
+        journal = default_journal = journal_default_path();
+    struct report r;
+    enum status st = report_build(ctx.store, ctx.now_ms, journal, &r, &err);
+    free(default_journal);
+    store_free(ctx.store);
+    if (st != ST_OK) {
+        san_eprintf("dlqx report: the journal: %s\n", err.msg);
+        return EXIT_IOERR;
+    }
+    struct strbuf text;
+    sb_init(&text);
+    if (html)
+        report_html(&r, &text);
+    else
+        report_markdown(&r, &text);
+    report_free(&r);
+    int rc = write_out(outfile, &text);
+    sb_free(&text);
+    if (rc != EXIT_OK)
+        return rc;
+    if (strcmp(outfile, "-") == 0 && !cli_flush_stdout())
+        return EXIT_IOERR;
+    rc = cli_exit_code(&stats);
+    if (ctx.full && rc == EXIT_OK)
+        rc = EXIT_DATAERR;
+    return rc;
+usage_out:
+    free(files);
+    return EXIT_USAGE;
+}
