@@ -11,7 +11,7 @@
 #include "dialect.h"
 #include "journal.h"
 
-enum { RATE_BUCKET_MS = 60000 };
+enum { RATE_BUCKET_MS = 60000, RATE_WINDOW = 3 };
 
 static char *text_of(const struct store *s, store_ref r)
 {
@@ -20,19 +20,33 @@ static char *text_of(const struct store *s, store_ref r)
     return xstrndup(buf, n);
 }
 
-/* Per-minute buckets up to now: the rate over the recent window and whether it is going. */
+/* Per-minute buckets up to now (the timeline's rule): still going when something arrived in
+ * the recent window (the last RATE_WINDOW minutes); the rate is what arrived in that window
+ * over the minutes of it that have passed (at least one, so that an arrival at now is not a
+ * rate of thousands a minute). */
 static void rate_now(const struct store *s, const uint32_t *idx, size_t n, int64_t now_ms,
                      double *rate, bool *going)
 {
     struct timeline t;
     struct timeline_options opt = {.bucket_ms = RATE_BUCKET_MS,
                                    .now_ms = now_ms,
+                                   .window = RATE_WINDOW,
                                    .time = entry_time_dead_at,
                                    .indices = idx,
                                    .n_indices = n};
     timeline_build(s, &opt, &t);
-    *rate = t.still_going ? t.recent_rate : 0;
     *going = t.still_going;
+    *rate = 0;
+    if (t.still_going) {
+        size_t w = t.n < RATE_WINDOW ? t.n : RATE_WINDOW;
+        int64_t from = t.start_ms + (int64_t)(t.n - w) * t.bucket_ms;
+        int64_t end = now_ms > 0 ? now_ms : t.start_ms + (int64_t)t.n * t.bucket_ms;
+        double minutes = (double)(end - from + 1) / 60000.0;
+        uint64_t sum = 0;
+        for (size_t k = t.n - w; k < t.n; k++)
+            sum += t.counts[k];
+        *rate = (double)sum / (minutes < 1 ? 1 : minutes);
+    }
     timeline_free(&t);
 }
 
