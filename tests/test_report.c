@@ -64,6 +64,9 @@ static void test_queues_and_causes(void **state)
     struct report r;
     struct error err;
     assert_int_equal(report_build(s, NOW, NULL, &r, &err), ST_OK);
+    /* As of the snapshot's end (every fetch at NOW), or the clock when earlier. */
+    assert_int_equal(report_as_of(s, NOW + 60 * MIN), NOW);
+    assert_int_equal(report_as_of(s, NOW - MIN), NOW - MIN);
     store_free(s);
     assert_int_equal(r.total, 5);
     assert_int_equal(r.n_queues, 2);

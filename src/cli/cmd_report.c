@@ -3,8 +3,9 @@
  * [FILE...|-]` — the incident summary of snapshot files: per queue and per cause the count,
  * first and last dead-lettered, the rate now, still going or stopped, framework, type, a
  * sample id and the error; the timelines; and what the journal records as replayed
- * (src/replay/report.h, docs/report-format.md). The clock is clock_now_ms() (DLQX_NOW in
- * tests). The output goes through safefile: written beside FILE and renamed when complete.
+ * (src/replay/report.h, docs/report-format.md). The report is as of the snapshot's end (its
+ * latest fetch), or clock_now_ms() (DLQX_NOW in tests) when that is earlier. The output goes
+ * through safefile: written beside FILE and renamed when complete.
  *
  * A QUEUE operand (a live report) is refused for now: `dlqx peek QUEUE -o FILE` first.
  */
@@ -155,7 +156,8 @@ int cmd_report(int argc, char **argv)
     if (!no_journal && !journal)
         journal = default_journal = journal_default_path();
     struct report r;
-    enum status st = report_build(ctx.store, ctx.now_ms, journal, &r, &err);
+    enum status st =
+        report_build(ctx.store, report_as_of(ctx.store, ctx.now_ms), journal, &r, &err);
     free(default_journal);
     store_free(ctx.store);
     if (st != ST_OK) {

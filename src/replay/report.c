@@ -262,3 +262,13 @@ const char *report_status(bool still_going, int64_t last_ms)
         return "no dates";
     return still_going ? "still going" : "stopped";
 }
+
+int64_t report_as_of(const struct store *s, int64_t clock_ms)
+{
+    int64_t end = 0;
+    for (size_t i = 0; i < store_count(s); i++) {
+        int64_t t = store_entry_at(s, i)->fetched_at_ms;
+        end = t > end ? t : end;
+    }
+    return end > 0 && (clock_ms <= 0 || end < clock_ms) ? end : clock_ms;
+}

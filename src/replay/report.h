@@ -8,6 +8,7 @@
  * bytes); the renderers sanitise every such string and escape it for their format, so nothing
  * raw reaches the output.
  *
+ * "Now" is the caller's (report_as_of: the snapshot's end, or the clock if earlier).
  * "Rate now" and "still going" are the timeline's (groups.h): per-minute buckets up to now, the
  * recent window of the last three minutes; still going means something arrived in it.
  *
@@ -77,6 +78,10 @@ struct report {
 enum status report_build(const struct store *s, int64_t now_ms, const char *journal_path,
                          struct report *out, struct error *err);
 void report_free(struct report *r);
+
+/* The moment a report of s is as of: the snapshot's end (the latest fetched_at) when it is
+ * before clock_ms (a snapshot of an hour ago is reported as it was then), else clock_ms. */
+int64_t report_as_of(const struct store *s, int64_t clock_ms);
 
 /* The renderings, appended to out. */
 void report_markdown(const struct report *r, struct strbuf *out);
