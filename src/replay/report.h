@@ -27,6 +27,9 @@
 #include "store.h"
 #include "util.h"
 
+/* The renderers cut a string longer than this many columns (sanitize_fit: "…" at the end). */
+#define REPORT_CELL_MAX 300
+
 /* One cause (a failure group) in one queue. */
 struct report_cause {
     char key[GROUP_KEY_TEXT];       /* g:… (what --group takes) */

@@ -1,7 +1,8 @@
 /*
  * report_html: the report (report.h) as one self-contained HTML page — inline CSS, each
  * timeline an inline SVG bar plot, no external resource and no script. Every string from a
- * dead letter or the command line is sanitised (sanitize.h) and then escaped: < > & " ' as
+ * dead letter or the command line is sanitised (sanitize.h; cut at REPORT_CELL_MAX
+ * columns) and then escaped: < > & " ' as
  * character references, so that it is text in an element or an attribute and never markup.
  */
 #include <string.h>
@@ -13,7 +14,7 @@ static void h_text(struct strbuf *out, const char *raw)
 {
     struct strbuf safe;
     sb_init(&safe);
-    sanitize_append(&safe, raw, strlen(raw), 0);
+    sanitize_fit(&safe, raw, strlen(raw), REPORT_CELL_MAX, 0);
     for (size_t k = 0; k < safe.len; k++) {
         switch (safe.buf[k]) {
         case '<':

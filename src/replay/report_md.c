@@ -2,8 +2,8 @@
  * report_md: the report (report.h) in markdown — a summary table per queue, the timelines as
  * text sparklines in code blocks, a table of causes per queue and the replays from the journal.
  * Every string from a dead letter or the command line is sanitised (sanitize.h: one line, no
- * controls) and then escaped for markdown: | ` \ * _ [ ] as backslash escapes, < > & as
- * entities, so that it can neither break a table nor become markup.
+ * controls, cut at REPORT_CELL_MAX columns) and then escaped for markdown: | ` \ * _ [ ] as
+ * backslash escapes, < > & as entities, so that it can neither break a table nor become markup.
  */
 #include <string.h>
 
@@ -14,7 +14,7 @@ static void md_text(struct strbuf *out, const char *raw)
 {
     struct strbuf safe;
     sb_init(&safe);
-    sanitize_append(&safe, raw, strlen(raw), 0);
+    sanitize_fit(&safe, raw, strlen(raw), REPORT_CELL_MAX, 0);
     for (size_t k = 0; k < safe.len; k++) {
         char c = safe.buf[k];
         if (c == '<')
