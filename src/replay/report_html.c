@@ -41,7 +41,7 @@ static void h_text(struct strbuf *out, const char *raw)
 
 static void td_text(struct strbuf *out, const char *raw, const char *empty)
 {
-    sb_adds(out, "<td>");
+    sb_adds(out, "<td class=t>");
     if (*raw)
         h_text(out, raw);
     else
@@ -59,7 +59,7 @@ static void td_times(struct strbuf *out, int64_t first, int64_t last, double rat
             rate, going ? "going" : "stopped", status);
 }
 
-enum { PLOT_W = 720, PLOT_H = 120, PLOT_TOP = 8, PLOT_BOTTOM = 20 };
+enum { PLOT_W = 720, PLOT_H = 130, PLOT_TOP = 18, PLOT_BOTTOM = 20 };
 
 /* The timeline as bars, one a bucket, scaled to the busiest; the start and end below. */
 static void svg_timeline(struct strbuf *out, const struct timeline *t)
@@ -94,7 +94,7 @@ static void svg_timeline(struct strbuf *out, const struct timeline *t)
             "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>"
             "<text x=\"2\" y=\"%d\" font-size=\"11\">peak %u</text></svg>\n",
             PLOT_TOP + h, PLOT_W, PLOT_TOP + h, PLOT_H - 5, a, PLOT_W - 2, PLOT_H - 5, b,
-            PLOT_TOP + 10, t->counts[t->peak]);
+            PLOT_TOP - 5, t->counts[t->peak]);
     int64_t bms = t->bucket_ms;
     const char *unit = bms % 86400000 == 0 ? "day" : bms % 3600000 == 0 ? "hour" : "minute";
     int64_t per = bms % 86400000 == 0 ? 86400000 : bms % 3600000 == 0 ? 3600000 : 60000;
@@ -176,12 +176,14 @@ void report_html(const struct report *r, struct strbuf *out)
     sb_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                  "<title>Dead-letter incident report</title>\n<style>\n"
                  "body{font-family:sans-serif;margin:2em;color:#222}\n"
-                 "table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
+                 "table{border-collapse:collapse;margin:.5em 0 1.5em;max-width:100%}\n"
                  "td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left;"
                  "vertical-align:top}\n"
                  "th{background:#eee}td.n{text-align:right}\n"
                  "td.going{color:#c0392b;font-weight:bold}td.stopped{color:#27ae60}\n"
-                 "td{word-break:break-word;max-width:40em}.legend{color:#555;font-size:90%}\n"
+                 "td.n,td.going,td.stopped,code{white-space:nowrap}\n"
+                 "td.t{overflow-wrap:anywhere;min-width:5em}td.t:last-child{min-width:14em}\n"
+                 ".legend{color:#555;font-size:90%}\n"
                  "</style></head><body>\n<h1>Dead-letter incident report</h1>\n");
     sb_addf(out, "<p>As of %s: %llu dead letter%s in %zu queue%s.</p>\n", now,
             (unsigned long long)r->total, r->total == 1 ? "" : "s", r->n_queues,
