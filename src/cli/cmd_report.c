@@ -7,8 +7,12 @@
  * latest fetch), or clock_now_ms() (DLQX_NOW in tests) when that is earlier. The output goes
  * through safefile: written beside FILE and renamed when complete.
  *
- * A QUEUE operand (a live report) is refused for now: `dlqx peek QUEUE -o FILE` first.
+ * `dlqx report QUEUE` (one operand that is not a file, with a broker given by --url or
+ * DLQX_URL): the queue is read as `dlqx groups QUEUE` reads it, by a `dlqx peek` child
+ * (peek_input.h): every message given back; the peek's failure is the exit status, and then
+ * no report is written.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 
 #include "cli.h"
 #include "journal.h"
+#include "peek_input.h"
 #include "report.h"
 #include "safefile.h"
 #include "sanitize.h"
@@ -42,7 +47,7 @@ static bool add(struct message *m, bool *keep, void *vctx)
 static void usage(FILE *to)
 {
     fputs("usage: dlqx report [--format markdown|html] [-o FILE] [--journal FILE|--no-journal]\n"
-          "                   [--max-record-size SIZE] [FILE...|-]\n",
+          "                   [--max-record-size SIZE] [FILE...|- | QUEUE [broker options]]\n",
           to);
 }
 
@@ -89,9 +94,13 @@ int cmd_report(int argc, char **argv)
 {
     bool html = false, no_journal = false, missing = false;
     const char *outfile = "-", *journal = NULL, *v;
-    int i = 1, mr, n_files = 0;
+    int i = 1, mr, n_files = 0, n_fwd = 0;
     bool operands_only = false;
     char **files = xcalloc((size_t)argc + 1, sizeof *files);
+    char **fwd = xcalloc((size_t)argc + 1, sizeof *fwd); /* broker options, for the peek */
+    enum bopt_next br;
+    struct broker_opts b;
+    broker_opts_init(&b);
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (operands_only || a[0] != '-' || !a[1]) {
@@ -102,7 +111,10 @@ int cmd_report(int argc, char **argv)
             operands_only = true;
             continue;
         }
-        if ((mr = options_max_record(argc, argv, &i)) != 0) {
+        if ((br = cli_broker_arg(&b, argc, argv, &i, fwd, &n_fwd)) != BOPT_NOT_MINE) {
+            if (br == BOPT_ERROR)
+                goto usage_out;
+        } else if ((mr = options_max_record(argc, argv, &i)) != 0) {
             if (mr < 0)
                 goto usage_out;
         } else if ((v = option_value(argc, argv, &i, "--format", &missing)) != NULL) {
@@ -127,6 +139,8 @@ int cmd_report(int argc, char **argv)
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             free(files);
+            free(fwd);
+            broker_opts_free(&b);
             return cli_flush_stdout() ? EXIT_OK : EXIT_IOERR;
         } else if (a[0] == '-' && a[1]) {
             san_eprintf("dlqx report: unknown option %s\n", a);
@@ -134,24 +148,56 @@ int cmd_report(int argc, char **argv)
             goto usage_out;
         }
     }
-    for (int j = 0; j < n_files; j++)
-        if (strcmp(files[j], "-") != 0 && access(files[j], F_OK) != 0) {
-            san_eprintf("dlqx report: %s: no such file (a report of a live queue is not done "
-                        "yet: take a snapshot with dlqx peek QUEUE -o FILE, then report on it)\n",
-                        files[j]);
+    /* One operand that is no file, and a broker: a queue, read as dlqx peek reads it. */
+    const char *env_url = getenv("DLQX_URL");
+    char *from_stdin[] = {(char *)(uintptr_t) "-"};
+    char **inputs = files;
+    pid_t peek = -1;
+    if (n_files == 1 && strcmp(files[0], "-") != 0 && access(files[0], F_OK) != 0 &&
+        (b.n_urls || (env_url && *env_url))) {
+        peek = cli_peek_child("report", files[0], fwd, n_fwd);
+        if (peek < 0) {
             free(files);
-            return EXIT_NOINPUT;
+            free(fwd);
+            broker_opts_free(&b);
+            return EXIT_IOERR;
         }
+        inputs = from_stdin;
+    } else if (n_fwd) {
+        san_eprintf("dlqx report: broker options go with a QUEUE (one name that is not a file)\n");
+        goto usage_out;
+    } else {
+        for (int j = 0; j < n_files; j++)
+            if (strcmp(files[j], "-") != 0 && access(files[j], F_OK) != 0) {
+                san_eprintf("dlqx report: %s: no such file (a QUEUE is read from a broker: "
+                            "give --url or DLQX_URL)\n",
+                            files[j]);
+                free(files);
+                free(fwd);
+                broker_opts_free(&b);
+                return EXIT_NOINPUT;
+            }
+    }
+    free(fwd);
+    broker_opts_free(&b);
     struct report_ctx ctx = {.now_ms = clock_now_ms()};
     struct error err;
     if (store_new(0, NULL, &ctx.store, &err) != ST_OK) {
         san_eprintf("dlqx report: %s\n", err.msg);
         free(files);
+        if (peek > 0)
+            cli_peek_wait(peek);
         return EXIT_IOERR;
     }
     struct cli_inputs stats;
-    cli_read_inputs(files, n_files, add, &ctx, &stats);
+    cli_read_inputs(inputs, peek > 0 ? 1 : n_files, add, &ctx, &stats);
     free(files);
+    /* The peek's failure (no such queue, incomplete, ...) first: no report of a part. */
+    int peek_rc = peek > 0 ? cli_peek_wait(peek) : EXIT_OK;
+    if (peek_rc != EXIT_OK) {
+        store_free(ctx.store);
+        return peek_rc;
+    }
     char *default_journal = NULL;
     if (!no_journal && !journal)
         journal = default_journal = journal_default_path();
@@ -183,5 +229,7 @@ int cmd_report(int argc, char **argv)
     return rc;
 usage_out:
     free(files);
+    free(fwd);
+    broker_opts_free(&b);
     return EXIT_USAGE;
 }
