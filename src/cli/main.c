@@ -29,7 +29,7 @@ static const char usage[] =
     "  groups [--json] [--filter EXPR] [FILE...|-|QUEUE]\n"
     "                                             the failure groups (fingerprint and type),\n"
     "                                             their keys for --group, first/last and rate\n"
-    "  report [--format markdown|html] [-o FILE] [--journal FILE] [FILE...|-]\n"
+    "  report [--format markdown|html] [-o FILE] [FILE...|-|QUEUE]\n"
     "                                             the incident summary: per queue and cause,\n"
     "                                             rate now, timeline, what was replayed\n"
     "  cat [FILE...|-]                            rewrite records in the canonical snapshot form\n"
