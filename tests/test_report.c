@@ -147,6 +147,34 @@ static void test_journal_counts(void **state)
     store_free(s);
 }
 
+/* An arrival seconds before now is going, whatever came long before it; a long error is cut. */
+static void test_just_now_and_long(void **state)
+{
+    struct store *s;
+    struct error err;
+    assert_int_equal(store_new(0, NULL, &s, &err), ST_OK);
+    char longer[1200];
+    memset(longer, 'x', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    const struct dl d[] = {{"q", "t", longer, "old", NOW - 600 * MIN},
+                           {"q", "t", longer, "new", NOW - 4000}};
+    append(s, &d[0]);
+    append(s, &d[1]);
+    struct report r;
+    assert_int_equal(report_build(s, NOW, NULL, &r, &err), ST_OK);
+    store_free(s);
+    assert_int_equal(r.queues[0].n_causes, 1);
+    assert_true(r.queues[0].causes[0].still_going);
+    assert_true(r.queues[0].causes[0].rate_per_min >= 0.3);
+    struct strbuf md;
+    sb_init(&md);
+    report_markdown(&r, &md);
+    report_free(&r);
+    assert_non_null(strstr(md.buf, "xxx…"));
+    assert_null(strstr(md.buf, longer + sizeof longer - 1 - REPORT_CELL_MAX));
+    sb_free(&md);
+}
+
 static void test_renderings_escape(void **state)
 {
     struct store *s = incident();
@@ -176,6 +204,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_queues_and_causes),
         cmocka_unit_test(test_journal_counts),
+        cmocka_unit_test(test_just_now_and_long),
         cmocka_unit_test(test_renderings_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,14 +27,23 @@ static char *text_of(const struct store *s, store_ref r)
 static void rate_now(const struct store *s, const uint32_t *idx, size_t n, int64_t now_ms,
                      double *rate, bool *going)
 {
+    /* Only the entries that can fall in the window (a minute to spare): a group of a month
+     * would otherwise make 43,200 buckets to look at the last three. */
+    uint32_t *recent = xcalloc(n ? n : 1, sizeof *recent);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (now_ms <= 0 || entry_time_dead_at(s, idx[k], NULL) >=
+                               now_ms - (int64_t)(RATE_WINDOW + 1) * RATE_BUCKET_MS)
+            recent[m++] = idx[k];
     struct timeline t;
     struct timeline_options opt = {.bucket_ms = RATE_BUCKET_MS,
                                    .now_ms = now_ms,
                                    .window = RATE_WINDOW,
                                    .time = entry_time_dead_at,
-                                   .indices = idx,
-                                   .n_indices = n};
+                                   .indices = recent,
+                                   .n_indices = m};
     timeline_build(s, &opt, &t);
+    free(recent);
     *going = t.still_going;
     *rate = 0;
     if (t.still_going) {
