@@ -54,6 +54,7 @@ int cmd_move(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
 int cmd_groups(int argc, char **argv);
 int cmd_follow(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* --filter EXPR of the reading commands (cmd_decode.c): the compiled filter, or NULL after
  * "dlqx CMD: --filter: why" on stderr (the caller exits 2). */

@@ -10,14 +10,13 @@
  * `dlqx groups QUEUE` (one operand that is not a file, with a broker given by --url or
  * DLQX_URL): the queue is read as `dlqx peek QUEUE` reads it — every message given back, in
  * order — by a `dlqx peek` child whose snapshot comes through a pipe; its messages (the plan,
- * how complete the snapshot is) are on standard error and its failure is the exit status.
+ * how complete the snapshot is) are on standard error and its failure is the exit status
+ * (src/cli/peek_input.h).
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "broker_opts.h"
@@ -25,6 +24,7 @@
 #include "filter.h"
 #include "groups.h"
 #include "hval_json.h"
+#include "peek_input.h"
 #include "sanitize.h"
 #include "store.h"
 
@@ -162,61 +162,6 @@ static void table(const struct groups *g, unsigned flags)
     sb_free(&sb);
 }
 
-/* Starts `dlqx peek QUEUE FWD...` with its standard output on our standard input. The
- * child's pid, or -1 (the reason said). */
-static pid_t peek_child(const char *queue, char **fwd, int n_fwd)
-{
-    int fd[2];
-    if (pipe(fd) != 0) {
-        san_eprintf("dlqx groups: cannot make a pipe: %s\n", strerror(errno));
-        return -1;
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        san_eprintf("dlqx groups: cannot start the peek: %s\n", strerror(errno));
-        close(fd[0]);
-        close(fd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        char **av = xcalloc((size_t)n_fwd + 4, sizeof *av);
-        int k = 0;
-        av[k++] = (char *)(uintptr_t) "dlqx";
-        av[k++] = (char *)(uintptr_t) "peek";
-        av[k++] = (char *)(uintptr_t)queue;
-        for (int j = 0; j < n_fwd; j++)
-            av[k++] = fwd[j];
-        av[k] = NULL;
-        dup2(fd[1], STDOUT_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        execv("/proc/self/exe", av);
-        san_eprintf("dlqx groups: cannot run dlqx peek: %s\n", strerror(errno));
-        _exit(EXIT_IOERR);
-    }
-    dup2(fd[0], STDIN_FILENO);
-    close(fd[0]);
-    close(fd[1]);
-    return pid;
-}
-
-/* A broker option at argv[*i]: taken into b, and kept with its value in fwd (the peek child's
- * arguments). An error is reported here. */
-static enum bopt_next broker_arg(struct broker_opts *b, int argc, char **argv, int *i, char **fwd,
-                                 int *n_fwd)
-{
-    int from = *i;
-    struct error err;
-    enum bopt_next r = broker_opts_next(b, argc, argv, i, &err);
-    if (r == BOPT_ERROR)
-        san_eprintf("dlqx: %s\n", err.msg);
-    else if (r == BOPT_CONSUMED)
-        for (int k = from; k <= *i; k++)
-            fwd[(*n_fwd)++] = argv[k];
-    return r;
-}
-
 int cmd_groups(int argc, char **argv)
 {
     struct filter *filter = NULL;
@@ -233,7 +178,7 @@ int cmd_groups(int argc, char **argv)
             i++;
             break;
         }
-        if ((br = broker_arg(&b, argc, argv, &i, fwd, &n_fwd)) != BOPT_NOT_MINE) {
+        if ((br = cli_broker_arg(&b, argc, argv, &i, fwd, &n_fwd)) != BOPT_NOT_MINE) {
             if (br == BOPT_ERROR)
                 goto usage_out;
         } else if ((fo = cli_filter_option("groups", argc, argv, &i, &filter)) != 0) {
@@ -279,7 +224,7 @@ int cmd_groups(int argc, char **argv)
     int n_inputs = 0;
     for (int j = i; j < argc; j++) {
         enum bopt_next r = argv[j][0] == '-' && argv[j][1]
-                               ? broker_arg(&b, argc, argv, &j, fwd, &n_fwd)
+                               ? cli_broker_arg(&b, argc, argv, &j, fwd, &n_fwd)
                                : BOPT_NOT_MINE;
         if (r == BOPT_ERROR) {
             filter_free(filter);
@@ -295,7 +240,7 @@ int cmd_groups(int argc, char **argv)
     char **operands = inputs;
     if (n_inputs == 1 && strcmp(inputs[0], "-") != 0 && access(inputs[0], F_OK) != 0 &&
         (b.n_urls || (env_url && *env_url))) {
-        peek = peek_child(inputs[0], fwd, n_fwd);
+        peek = cli_peek_child("groups", inputs[0], fwd, n_fwd);
         if (peek < 0) {
             filter_free(filter);
             store_free(ctx.store);
@@ -321,13 +266,8 @@ int cmd_groups(int argc, char **argv)
     cli_read_inputs(inputs, n_inputs, add, &ctx, &stats);
     free(operands);
     int peek_rc = EXIT_OK;
-    if (peek > 0) {
-        int st = 0;
-        fclose(stdin); /* a peek still writing (the store refused a message) stops: EPIPE */
-        while (waitpid(peek, &st, 0) < 0 && errno == EINTR)
-            ;
-        peek_rc = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_IOERR;
-    }
+    if (peek > 0)
+        peek_rc = cli_peek_wait(peek);
     size_t n = store_count(ctx.store);
     uint32_t *pick = filter ? xmalloc((n ? n : 1) * sizeof *pick) : NULL;
     size_t picked = 0;

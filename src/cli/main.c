@@ -29,6 +29,9 @@ static const char usage[] =
     "  groups [--json] [--filter EXPR] [FILE...|-|QUEUE]\n"
     "                                             the failure groups (fingerprint and type),\n"
     "                                             their keys for --group, first/last and rate\n"
+    "  report [--format markdown|html] [-o FILE] [FILE...|-|QUEUE]\n"
+    "                                             the incident summary: per queue and cause,\n"
+    "                                             rate now, timeline, what was replayed\n"
     "  cat [FILE...|-]                            rewrite records in the canonical snapshot form\n"
     "  queues [--json] [--all] [QUEUE...]         the dead-letter queues of a broker, their "
     "sources\n"
@@ -89,6 +92,8 @@ int main(int argc, char **argv)
         return cmd_tree(argc - 1, argv + 1);
     if (strcmp(cmd, "groups") == 0)
         return cmd_groups(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     if (strcmp(cmd, "cat") == 0)
         return cmd_cat(argc - 1, argv + 1);
     if (strcmp(cmd, "peek") == 0)

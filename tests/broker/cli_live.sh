@@ -114,6 +114,13 @@ else
   fileok groups-queue-kept '[ "$("$dlqx" peek "$q" 2>/dev/null | wc -l)" -eq "$depth" ]' \
     "the queue lost messages to dlqx groups"
   check groups-queue-missing 15 'did you mean cli.orders.dlq' "$dlqx" groups cli.ordrs.dlq
+  # dlqx report QUEUE: the same peek child (nothing taken); a missing queue writes no report.
+  check report-queue 0 "dead letters in 1 queue" "$dlqx" report --no-journal "$q"
+  check report-queue-html 0 '<svg' "$dlqx" report --no-journal --format html "$q" --no-mgmt
+  fileok report-queue-kept '[ "$("$dlqx" peek "$q" 2>/dev/null | wc -l)" -eq "$depth" ]' \
+    "the queue lost messages to dlqx report"
+  check report-queue-missing 15 'did you mean cli.orders.dlq' "$dlqx" report --no-journal cli.ordrs.dlq
+  fileok report-queue-missing-empty '[ ! -s "$tmp/out" ]' "dlqx report wrote a report of a missing queue"
   # The causal chains span queues: joined, the snapshots make trees with more than one level.
   cat "$tmp"/cli.orders.dlq.jsonl "$tmp"/cli.payments.dlq.jsonl >"$tmp/both.jsonl"
   if "$dlqx" tree --ascii "$tmp/both.jsonl" | grep -q '^|  `- \|^   `- \|^|  |- '; then

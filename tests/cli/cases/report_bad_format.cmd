@@ -1,0 +1,1 @@
+report --format pdf $FIXTURES/snapshots/incident.jsonl

@@ -1,0 +1,1 @@
+report --no-journal -o /dev/null/x $FIXTURES/snapshots/incident.jsonl

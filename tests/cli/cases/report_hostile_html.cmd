@@ -1,0 +1,1 @@
+report --format=html --no-journal $FIXTURES/snapshots/hostile.jsonl

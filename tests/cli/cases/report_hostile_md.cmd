@@ -1,0 +1,1 @@
+report --journal $FIXTURES/journal/none.jsonl $FIXTURES/snapshots/hostile.jsonl

@@ -1,0 +1,1 @@
+report --format html --journal $FIXTURES/journal/sample.jsonl $FIXTURES/snapshots/incident.jsonl

@@ -1,0 +1,1 @@
+report --journal $FIXTURES/journal/sample.jsonl $FIXTURES/snapshots/incident.jsonl

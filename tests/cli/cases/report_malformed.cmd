@@ -1,0 +1,1 @@
+report --no-journal $FIXTURES/snapshots/malformed.jsonl

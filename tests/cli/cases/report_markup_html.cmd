@@ -1,0 +1,1 @@
+report --no-journal --format html $FIXTURES/snapshots/report-markup.jsonl

@@ -1,0 +1,1 @@
+report --no-journal -o snapshots $FIXTURES/snapshots/incident.jsonl

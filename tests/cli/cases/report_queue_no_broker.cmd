@@ -1,0 +1,1 @@
+report --no-journal orders.dlq
