@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "peek_input.h"
 #include "cmd_ui.h"
 #include "util.h"
 
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
     json_set_alloc_funcs(json_xmalloc, free);
     /* A closed pipe (dlqx decode | head) is a write error, not a signal death. */
     signal(SIGPIPE, SIG_IGN);
+    cli_peek_self(argv[0]);
     if (argc < 2)
         return cmd_ui(0, argv + 1, false);
     const char *cmd = argv[1];

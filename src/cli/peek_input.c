@@ -16,6 +16,13 @@
 #include "sanitize.h"
 #include "util.h"
 
+static const char *self_path;
+
+void cli_peek_self(const char *argv0)
+{
+    self_path = argv0 && strchr(argv0, '/') ? argv0 : NULL;
+}
+
 pid_t cli_peek_child(const char *cmd, const char *queue, char **fwd, int n_fwd)
 {
     int fd[2];
@@ -43,6 +50,8 @@ pid_t cli_peek_child(const char *cmd, const char *queue, char **fwd, int n_fwd)
         dup2(fd[1], STDOUT_FILENO);
         close(fd[0]);
         close(fd[1]);
+        if (self_path)
+            execv(self_path, av);
         execv("/proc/self/exe", av);
         san_eprintf("dlqx %s: cannot run dlqx peek: %s\n", cmd, strerror(errno));
         _exit(EXIT_IOERR);

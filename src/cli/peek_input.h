@@ -15,6 +15,10 @@
 
 #include "broker_opts.h"
 
+/* The program the child runs: argv0 when it names a path (has a '/'), else /proc/self/exe.
+ * main() gives it argv[0]: under a wrapper (valgrind) /proc/self/exe is the wrapper's tool,
+ * not dlqx. */
+void cli_peek_self(const char *argv0);
 /* Starts `dlqx peek QUEUE FWD...` with its standard output on our standard input. The child's
  * pid, or -1 (the reason said, prefixed with "dlqx CMD: "). */
 pid_t cli_peek_child(const char *cmd, const char *queue, char **fwd, int n_fwd);
