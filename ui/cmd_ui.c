@@ -174,10 +174,8 @@ int cmd_ui(int argc, char **argv, bool open_files)
     int n = 0, rc = EXIT_OK;
     for (int i = 0; i < argc; i++) {
         if (!open_files) {
-            struct error berr;
-            enum bopt_next r = broker_opts_next(&b, argc, argv, &i, &berr);
+            enum bopt_next r = broker_opts_arg(&b, argc, argv, &i);
             if (r == BOPT_ERROR) {
-                san_eprintf("dlqx: %s\n", berr.msg);
                 rc = EXIT_USAGE;
                 goto out;
             }

@@ -308,10 +308,8 @@ int cmd_follow(int argc, char **argv)
     int rc = EXIT_OK, fo;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        struct error berr;
-        enum bopt_next bn = broker_opts_next(&b, argc, argv, &i, &berr);
+        enum bopt_next bn = broker_opts_arg(&b, argc, argv, &i);
         if (bn == BOPT_ERROR) {
-            san_eprintf("dlqx: %s\n", berr.msg);
             rc = EXIT_USAGE;
             goto out;
         }

@@ -212,10 +212,8 @@ int cmd_journal(int argc, char **argv)
     int brc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        struct error berr;
-        enum bopt_next br = broker_opts_next(&b, argc, argv, &i, &berr);
+        enum bopt_next br = broker_opts_arg(&b, argc, argv, &i);
         if (br == BOPT_ERROR) {
-            san_eprintf("dlqx: %s\n", berr.msg);
             broker_opts_free(&b);
             return EXIT_USAGE;
         }

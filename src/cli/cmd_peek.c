@@ -70,10 +70,8 @@ int cmd_peek(int argc, char **argv)
     int rc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        struct error berr;
-        enum bopt_next r = broker_opts_next(&b, argc, argv, &i, &berr);
+        enum bopt_next r = broker_opts_arg(&b, argc, argv, &i);
         if (r == BOPT_ERROR) {
-            san_eprintf("dlqx: %s\n", berr.msg);
             rc = EXIT_USAGE;
             goto out;
         }

@@ -411,10 +411,8 @@ int cmd_queues(int argc, char **argv)
     char **names = xcalloc((size_t)argc, sizeof *names);
     int n = 0, rc = EXIT_OK;
     for (int i = 1; i < argc; i++) {
-        struct error berr;
-        enum bopt_next r = broker_opts_next(&b, argc, argv, &i, &berr);
+        enum bopt_next r = broker_opts_arg(&b, argc, argv, &i);
         if (r == BOPT_ERROR) {
-            san_eprintf("dlqx: %s\n", berr.msg);
             rc = EXIT_USAGE;
             goto out;
         }

@@ -97,12 +97,9 @@ static int parse(struct rcli *x, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        struct error berr;
-        enum bopt_next r = broker_opts_next(&x->b, argc, argv, &i, &berr);
-        if (r == BOPT_ERROR) {
-            san_eprintf("dlqx: %s\n", berr.msg);
+        enum bopt_next r = broker_opts_arg(&x->b, argc, argv, &i);
+        if (r == BOPT_ERROR)
             return EXIT_USAGE;
-        }
         if (r == BOPT_CONSUMED)
             continue;
         bool more = i + 1 < argc;

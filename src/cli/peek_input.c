@@ -66,11 +66,8 @@ enum bopt_next cli_broker_arg(struct broker_opts *b, int argc, char **argv, int 
                               int *n_fwd)
 {
     int from = *i;
-    struct error err;
-    enum bopt_next r = broker_opts_next(b, argc, argv, i, &err);
-    if (r == BOPT_ERROR)
-        san_eprintf("dlqx: %s\n", err.msg);
-    else if (r == BOPT_CONSUMED)
+    enum bopt_next r = broker_opts_arg(b, argc, argv, i);
+    if (r == BOPT_CONSUMED)
         for (int k = from; k <= *i; k++)
             fwd[(*n_fwd)++] = argv[k];
     return r;

@@ -351,3 +351,12 @@ struct conn *broker_connect(const struct broker_opts *b, int *exit_code)
     *exit_code = EXIT_OK;
     return c;
 }
+
+enum bopt_next broker_opts_arg(struct broker_opts *b, int argc, char **argv, int *i)
+{
+    struct error err;
+    enum bopt_next r = broker_opts_next(b, argc, argv, i, &err);
+    if (r == BOPT_ERROR)
+        san_eprintf("dlqx: %s\n", err.msg);
+    return r;
+}

@@ -52,6 +52,9 @@ enum bopt_next {
  * its value) when it is a broker option. Nothing is printed. */
 enum bopt_next broker_opts_next(struct broker_opts *b, int argc, char **argv, int *i,
                                 struct error *err);
+/* The same for a command's loop: an error is said on stderr ("dlqx: why"), and the caller
+ * exits EXIT_USAGE. */
+enum bopt_next broker_opts_arg(struct broker_opts *b, int argc, char **argv, int *i);
 /* Applies the environment and reads the password; false after reporting an error. */
 bool broker_opts_finish(struct broker_opts *b);
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (case-insensitive), -1 for anything else. */
