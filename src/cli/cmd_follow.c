@@ -5,7 +5,6 @@
  * rate are shown from the management API instead. SIGINT, SIGTERM and SIGHUP end it and the
  * taps are deleted; the broker deletes them itself when the connection dies.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,27 +17,10 @@
 #include "filter.h"
 #include "mgmt.h"
 #include "sanitize.h"
+#include "stopsig.h"
 #include "tap.h"
 
 enum { MAX_QUEUES = 16, POLL_S = 5 };
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-    stop_signal = sig;
-}
-
-static void catch_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
 
 static void usage(FILE *to)
 {
@@ -154,7 +136,7 @@ struct follow_run {
 static int follow_loop(struct follow_run *r, bool any_polled)
 {
     double next_poll = 0;
-    while (!stop_signal) {
+    while (!stopsig_caught()) {
         if (any_polled && clock_mono_s() >= next_poll) {
             poll_depths(r->m, r->vhost, r->fs, r->n);
             next_poll = clock_mono_s() + POLL_S;
@@ -172,7 +154,7 @@ static int follow_loop(struct follow_run *r, bool any_polled)
         if (got == TAP_TIMEOUT)
             continue;
         if (got == TAP_FAILED) {
-            if (stop_signal)
+            if (stopsig_caught())
                 break;
             san_eprintf("dlqx follow: %s\n", err.msg);
             return conn_alive(r->c) ? broker_exit_code(kind) : EXIT_CONNECTION_LOST;
@@ -373,10 +355,11 @@ int cmd_follow(int argc, char **argv)
     cli_decode_setup(&r.out, format, -1);
     if (format == CLI_FORMAT_TABLE)
         cli_decode_header(&r.out);
-    catch_signals();
+    stopsig_catch();
     rc = follow(&r);
-    if (stop_signal)
+    if (stopsig_caught())
         san_eprintf("dlqx follow: stopped; the taps are deleted\n");
+    stopsig_release();
     sb_free(&r.out.line);
     if (!cli_flush_stdout())
         rc = EXIT_IOERR;

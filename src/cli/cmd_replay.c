@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +18,9 @@
 #include "journal.h"
 #include "replay_cli.h"
 #include "sanitize.h"
+#include "stopsig.h"
 #include "sha256.h"
 #include "util.h"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    interrupted++;
-    if (interrupted > 1)
-        signal(SIGINT, SIG_DFL);
-}
 
 static void usage(const char *cmd, FILE *to)
 {
@@ -352,7 +342,7 @@ static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
                 (unsigned long long)p->done, (unsigned long long)p->kept,
                 (unsigned long long)p->unknown, p->rate, eta[0] ? "  ETA " : "", eta);
     }
-    return interrupted ? RC_CANCEL : RC_GO;
+    return stopsig_caught() ? RC_CANCEL : RC_GO;
 }
 
 static void outcome_cb(void *vctx, uint64_t seq, uint64_t position, const struct bytes *old_id,
@@ -719,11 +709,11 @@ static int run(struct rcli *x)
     o.progress = progress_cb;
     o.outcome = outcome_cb;
     o.ctx = &ctx;
-    signal(SIGINT, on_sigint);
+    stopsig_catch();
     struct replay_report r;
     enum conn_err kind = CONN_OK;
     enum status st = replay_run(rs.conn, &o, &r, &kind, &err);
-    signal(SIGINT, SIG_DFL);
+    stopsig_release();
     if (ctx.tty)
         fputs("\r\033[K", stderr);
     if (st != ST_OK) {

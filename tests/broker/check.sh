@@ -7,6 +7,11 @@
 #                                   TEXT is ""),
 #                                   and neither its output nor the journal ($DLQX_JOURNAL, when
 #                                   set) may hold the password.
+#   depth QUEUE                     its ready messages (dlqx queues; $dlqx is the binary)
+#   journal_count KIND              how many records of that kind $DLQX_JOURNAL holds (0 when
+#                                   there is no journal yet)
+#   await_intent PID N              waits until the journal holds more than N intents (a pass
+#                                   has started sending), or PID has ended; 30 s at most
 #   mgmt METHOD PATH [JSON]         a request to the management API (curl; the credentials in
 #                                   a config on stdin, never on the command line); prints the
 #                                   HTTP status
@@ -37,4 +42,18 @@ mgmt() { # method, path, [json body]
   printf 'user = "dlqx:%s"\n' "$password" |
     curl -q -s -K - -o /dev/null -w '%{http_code}' --max-time 10 -X "$1" \
       -H 'content-type: application/json' ${3:+--data-binary "$3"} "${DLQX_MGMT_URL}api/$2"
+}
+depth() {
+  "$dlqx" queues --no-mgmt --json "$1" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p' | head -1
+}
+journal_count() {
+  n=$(grep -c "\"kind\":\"$1\"" "$DLQX_JOURNAL" 2>/dev/null) || true
+  echo "${n:-0}"
+}
+await_intent() {
+  waited=0
+  while [ "$(journal_count intent)" -le "$2" ] && kill -0 "$1" 2>/dev/null && [ $waited -lt 3000 ]; do
+    sleep 0.01
+    waited=$((waited + 1))
+  done
 }

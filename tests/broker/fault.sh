@@ -18,6 +18,7 @@ fail() {
   echo "FAIL fault: $*"
   exit 1
 }
+. "$(dirname "$0")/check.sh" # depth, journal_count
 RANDOM=${DLQX_FAULT_SEED:-4242}
 P=${DLQX_FAULT_PREFIX:-f-} # queues: f-bulk.dlq and its source f-bulk
 
@@ -32,21 +33,6 @@ ids() { # queue → its messages' ids, one a line (a peek: the queue keeps them)
     fail "peek $1"
   }
   "$dlqx" decode "$tmp/peek.jsonl" | sed -n 's/^{"dialect":"[a-z]*","id":"\([^"]*\)".*/\1/p'
-}
-# How many intents the journal holds (every run appends to the one journal).
-intents() {
-  local n
-  n=$(grep -c '"kind":"intent"' "$DLQX_JOURNAL" 2>/dev/null) || true
-  echo "${n:-0}"
-}
-# How many intents the journal holds without an outcome (possible duplicates).
-pending_now() {
-  local n
-  n=$("$dlqx" journal --pending --json 2>/dev/null | grep -c '"old_id"') || true
-  echo "${n:-0}"
-}
-depth() {
-  "$dlqx" queues --no-mgmt --json "$1" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p' | head -1
 }
 
 ids "$dlq" | sort >"$tmp/before"
@@ -71,7 +57,7 @@ while [ $rounds -lt 40 ]; do
   if [ $rounds -lt 12 ] || { [ $rounds -lt 30 ] && [ "$(pending_now)" -eq 0 ]; }; then
     kill_this=1
   fi
-  before_run=$(intents)
+  before_run=$(journal_count intent)
   "$dlqx" replay "$dlq" --all --yes --window 32 --rate 150 --json --ignore-pending \
     >"$tmp/run$rounds.out" 2>"$tmp/run$rounds.err" &
   pid=$!
@@ -91,11 +77,7 @@ while [ $rounds -lt 40 ]; do
     # journal (counted from the start instead, a slow start — a sanitizer build on a loaded
     # machine — let every kill land before the first copy, and the duplicate path went
     # untested).
-    waited=0
-    while [ "$(intents)" -le "$before_run" ] && kill -0 $pid 2>/dev/null && [ $waited -lt 3000 ]; do
-      sleep 0.01
-      waited=$((waited + 1))
-    done
+    await_intent $pid "$before_run"
     ms=$((RANDOM % 1000))
     sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
     kill -9 $pid 2>/dev/null && kills=$((kills + 1))

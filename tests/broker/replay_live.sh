@@ -17,9 +17,6 @@ bad() {
   echo "FAIL $*"
   fail=$((fail + 1))
 }
-depth() {
-  "$dlqx" queues --no-mgmt --json "$1" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p' | head -1
-}
 expect_depth() { # name queue n
   local d
   d=$(depth "$2")
@@ -186,13 +183,10 @@ while :; do
   tries=$((tries + 1))
   # Killed as soon as the run's first intents are in the journal: copies are in flight then
   # (a kill after a fixed second found every copy settled in some runs).
-  jlines=$(wc -l <"$DLQX_JOURNAL" 2>/dev/null || echo 0)
+  kintents=$(journal_count intent)
   "$dlqx" replay $kdlq --all --yes --window 1000 >/dev/null 2>&1 &
   kpid=$!
-  for _ in $(seq 1 500); do
-    tail -n +"$((jlines + 1))" "$DLQX_JOURNAL" 2>/dev/null | grep -q '"kind":"intent"' && break
-    sleep 0.01
-  done
+  await_intent $kpid "$kintents"
   kill -9 $kpid 2>/dev/null
   wait $kpid 2>/dev/null
   "$dlqx" journal --pending --json >"$tmp/kpending" 2>/dev/null
