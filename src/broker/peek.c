@@ -350,7 +350,7 @@ static bool read_one_by_one(struct peek *p, double deadline, enum peek_end *end)
 {
     const struct peek_opts *o = &p->o;
     struct peek_report *r = &p->r;
-    int64_t limit = o->info.delivery_limit;
+    int64_t limit = r->limit.limit;
     for (bool first = true; r->fetched < p->total; first = false) {
         if (!first && clock_mono_s() >= deadline)
             return true;
@@ -366,7 +366,12 @@ static bool read_one_by_one(struct peek *p, double deadline, enum peek_end *end)
             *end = lost_or_closed(p);
             return false;
         }
+        /* 4.3 counts acquisitions apart (x-acquired-count): the higher of the two counts,
+         * so that no version's way of counting can take a message over. */
         int64_t dc = header_int(m.headers, "x-delivery-count", 0);
+        int64_t acquired = header_int(m.headers, "x-acquired-count", 0);
+        if (acquired > dc)
+            dc = acquired;
         bool at_risk = limit >= 0 && dc >= (limit > 0 ? limit - 1 : 0);
         if (at_risk) {
             r->at_risk++;
@@ -374,19 +379,21 @@ static bool read_one_by_one(struct peek *p, double deadline, enum peek_end *end)
             snprintf(r->at_risk_id, sizeof r->at_risk_id, "%.*s",
                      mid ? (int)(mid->len > 100 ? 100 : mid->len) : 0,
                      mid && mid->data ? (const char *)mid->data : "");
-            snprintf(r->detail, sizeof r->detail,
-                     "stopped at message %llu: it has been delivered %lld times and the queue's "
-                     "delivery limit is %lld — %s",
-                     (unsigned long long)r->fetched + 1, (long long)dc, (long long)limit,
-                     dc >= limit ? (o->info.has_dlx
-                                        ? "it was already at the limit, so giving it back makes "
-                                          "the broker dead-letter it (its copy is in the snapshot)"
-                                        : "it was already at the limit, so giving it back makes "
-                                          "the broker DROP it (the queue has no dead-letter "
-                                          "exchange); its copy is in the snapshot")
-                                 : "one more read after this one would push it over; a quorum "
-                                   "queue may put the messages dlqx gives back behind messages "
-                                   "given back before");
+            snprintf(
+                r->detail, sizeof r->detail,
+                "stopped at message %llu: it has been delivered %lld times and the queue's "
+                "delivery limit is %lld%s — %s",
+                (unsigned long long)r->fetched + 1, (long long)dc, (long long)limit,
+                r->limit.origin == LIMIT_DEFAULT ? " (the broker's default: RabbitMQ 4.x)" : "",
+                dc >= limit
+                    ? (o->info.has_dlx ? "it was already at the limit, so giving it back makes "
+                                         "the broker dead-letter it (its copy is in the snapshot)"
+                                       : "it was already at the limit, so giving it back makes "
+                                         "the broker DROP it (the queue has no dead-letter "
+                                         "exchange); its copy is in the snapshot")
+                    : "one more read after this one would push it over; a quorum "
+                      "queue may put the messages dlqx gives back behind messages "
+                      "given back before");
         }
         if (!deliver(p, &m)) {
             *end = PEEK_CANCELLED;
@@ -456,9 +463,13 @@ enum status peek_start(struct conn *c, const struct peek_opts *o, struct peek **
     p->r.max_delivery_count = -1;
     p->r.kind = o->info.kind;
     p->started = clock_mono_s();
-    p->how = p->r.kind == QK_STREAM                                               ? RD_STREAM
-             : p->r.kind == QK_QUORUM && o->info.delivery_limit >= 0 && !o->force ? RD_ONE_BY_ONE
-                                                                                  : RD_HOLDING;
+    struct broker_version v;
+    broker_version_of_conn(c, &v);
+    snprintf(p->r.broker_version, sizeof p->r.broker_version, "%s", v.text);
+    p->r.limit = peek_delivery_limit(&o->info, &v);
+    p->how = p->r.kind == QK_STREAM                                         ? RD_STREAM
+             : p->r.kind == QK_QUORUM && p->r.limit.limit >= 0 && !o->force ? RD_ONE_BY_ONE
+                                                                            : RD_HOLDING;
     error_clear(&p->rerr);
     error_clear(&p->ferr);
     /* Before: nothing is known to be there, so the count must stand still. */

@@ -26,6 +26,7 @@
 
 #include <jansson.h>
 
+#include "broker_version.h"
 #include "conn.h"
 #include "message.h"
 #include "util.h"
@@ -42,9 +43,12 @@ bool queue_kind_parse(const char *s, enum queue_kind *out);
 
 /* What the caller knows of the queue before the peek (from the management API or options). */
 struct peek_queue_info {
-    enum queue_kind kind;   /* QK_UNKNOWN: worked out from the deliveries */
-    int64_t delivery_limit; /* quorum: x-delivery-limit (argument or policy); -1 none/unknown */
-    bool has_dlx;           /* whether messages dead-lettered by the broker have somewhere to go */
+    enum queue_kind kind; /* QK_UNKNOWN: worked out from the deliveries */
+    /* quorum: x-delivery-limit, the smaller of argument and (operator) policy as the
+     * management API shows them, or --delivery-limit; -1 none set or unknown. The peek adds
+     * the broker version's default (peek_delivery_limit). */
+    int64_t delivery_limit;
+    bool has_dlx; /* whether messages dead-lettered by the broker have somewhere to go */
 };
 
 /* Receives each message; takes ownership of *m (message_free it or keep it). Returns false to
@@ -81,13 +85,15 @@ struct peek_report {
     uint32_t ready_before;     /* passive declare before */
     uint32_t consumers_before; /* other consumers attached */
     bool have_after;
-    uint32_t ready_after;       /* passive declare after (when the connection survived) */
-    uint64_t fetched;           /* messages handed to the sink */
-    uint64_t arrived_during;    /* deliveries beyond the starting depth (returned, not kept) */
-    uint64_t redelivered_seen;  /* messages that already carried the redelivered flag */
-    int64_t max_delivery_count; /* quorum: the highest x-delivery-count seen (-1: none) */
-    uint64_t at_risk;           /* quorum: messages found within reach of the limit */
-    char at_risk_id[128];       /* the first such message's message-id (for the report) */
+    uint32_t ready_after;        /* passive declare after (when the connection survived) */
+    uint64_t fetched;            /* messages handed to the sink */
+    uint64_t arrived_during;     /* deliveries beyond the starting depth (returned, not kept) */
+    uint64_t redelivered_seen;   /* messages that already carried the redelivered flag */
+    int64_t max_delivery_count;  /* quorum: the highest x-delivery-count seen (-1: none) */
+    struct delivery_limit limit; /* the limit the peek kept under (peek_delivery_limit) */
+    char broker_version[32];     /* as the broker sent it; "?" unknown */
+    uint64_t at_risk;            /* quorum: messages found within reach of the limit */
+    char at_risk_id[128];        /* the first such message's message-id (for the report) */
     enum peek_end end;
     char detail[512]; /* one sentence on how it ended */
     double seconds;
@@ -96,9 +102,16 @@ struct peek_report {
 /* The report as a JSON object (new reference): docs/peek-report.md. */
 json_t *peek_report_json(const char *queue, const struct peek_report *r);
 
-/* The cost, in sentences, before anything is read: appends to out. */
-void peek_plan(const struct peek_opts *opts, uint32_t ready, uint32_t consumers,
-               struct strbuf *out);
+/* The delivery limit a peek of the queue keeps under on broker version v (NULL: unknown):
+ * the one the caller knows (q->delivery_limit), else the version's default for a quorum
+ * queue (RabbitMQ 4.x: 20; an unknown version is taken to have it). */
+struct delivery_limit peek_delivery_limit(const struct peek_queue_info *q,
+                                          const struct broker_version *v);
+
+/* The cost, in sentences, before anything is read, on broker version v (NULL: unknown):
+ * appends to out. */
+void peek_plan(const struct peek_opts *opts, const struct broker_version *v, uint32_t ready,
+               uint32_t consumers, struct strbuf *out);
 
 /* Runs the peek on channel ch of c (which must be open); fills the report. Returns ST_OK when
  * the peek ran (see report->end for how complete it is), or an error when it could not start

@@ -57,9 +57,25 @@ const char *peek_end_name(enum peek_end e)
     }
 }
 
-void peek_plan(const struct peek_opts *o, uint32_t ready, uint32_t consumers, struct strbuf *out)
+struct delivery_limit peek_delivery_limit(const struct peek_queue_info *q,
+                                          const struct broker_version *v)
+{
+    struct broker_version unknown_version = {.known = false, .text = "?"};
+    /* q->delivery_limit is already the smallest of argument, policy and operator policy. */
+    struct delivery_limit r =
+        broker_delivery_limit(v ? v : &unknown_version, q->kind == QK_QUORUM,
+                              q->delivery_limit >= 0 ? q->delivery_limit : BROKER_LIMIT_UNSET,
+                              BROKER_LIMIT_UNSET, BROKER_LIMIT_UNSET);
+    if (r.origin == LIMIT_ARGUMENT)
+        r.origin = LIMIT_QUEUE;
+    return r;
+}
+
+void peek_plan(const struct peek_opts *o, const struct broker_version *v, uint32_t ready,
+               uint32_t consumers, struct strbuf *out)
 {
     const struct peek_queue_info *q = &o->info;
+    struct delivery_limit lim = peek_delivery_limit(q, v);
     sb_addf(out, "%s queue, %u message%s ready, %u consumer%s.", queue_kind_name(q->kind), ready,
             ready == 1 ? "" : "s", consumers, consumers == 1 ? "" : "s");
     switch (q->kind) {
@@ -70,18 +86,23 @@ void peek_plan(const struct peek_opts *o, uint32_t ready, uint32_t consumers, st
         sb_adds(out, " dlqx holds every message it reads and then gives them all back in order: "
                      "each message's x-delivery-count goes up by 1 and it is marked "
                      "redelivered.");
-        if (q->delivery_limit >= 0) {
+        if (lim.limit >= 0) {
             sb_addf(out,
-                    " The delivery limit is %lld: a message returned past it is %s by the "
+                    " The delivery limit is %lld%s: a message returned past it is %s by the "
                     "broker.",
-                    (long long)q->delivery_limit,
+                    (long long)lim.limit,
+                    lim.origin != LIMIT_DEFAULT ? ""
+                    : v && v->known
+                        ? " (RabbitMQ 4.x's default for a quorum queue without one)"
+                        : " (the broker's version is not known: dlqx assumes RabbitMQ 4.x's "
+                          "default for a quorum queue without one)",
                     q->has_dlx ? "dead-lettered"
                                : "DROPPED (the queue has no dead-letter exchange)");
             if (!o->force)
                 sb_addf(out,
                         " dlqx reads one message at a time and stops at the first one already "
                         "delivered %lld times or more (--force reads on).",
-                        (long long)(q->delivery_limit > 0 ? q->delivery_limit - 1 : 0));
+                        (long long)(lim.limit > 0 ? lim.limit - 1 : 0));
         } else {
             sb_adds(out, " No delivery limit is known for it (give --delivery-limit if it has "
                          "one set by a policy the management API cannot show).");
@@ -125,6 +146,12 @@ json_t *peek_report_json(const char *queue, const struct peek_report *r)
                         r->max_delivery_count >= 0 ? json_integer(r->max_delivery_count)
                                                    : json_null());
     json_object_set_new(o, "at_risk", json_integer((json_int_t)r->at_risk));
+    json_object_set_new(o, "delivery_limit",
+                        r->limit.limit >= 0 ? json_integer(r->limit.limit) : json_null());
+    json_object_set_new(o, "delivery_limit_origin",
+                        json_string(limit_origin_name(r->limit.origin)));
+    json_object_set_new(o, "broker_version",
+                        json_string(r->broker_version[0] ? r->broker_version : "?"));
     json_object_set_new(o, "seconds", json_real(r->seconds));
     return o;
 }

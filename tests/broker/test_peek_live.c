@@ -83,6 +83,17 @@ static void check_unchanged(const char *type)
     assert_int_equal(r.end, PEEK_COMPLETE);
     assert_int_equal(r.fetched, 1000);
     assert_int_equal(r.ready_before, 1000);
+    /* The version from the connection (3.10 here: no default delivery limit, so a quorum
+     * queue without one is held whole, not read one at a time). */
+    struct broker_version v;
+    assert_true(broker_version_parse(r.broker_version, &v));
+    if (!broker_version_at_least(&v, 4, 0)) {
+        assert_int_equal(r.limit.limit, -1);
+        assert_int_equal(r.limit.origin, LIMIT_NONE);
+    } else if (quorum) {
+        assert_int_equal(r.limit.limit, 20);
+        assert_int_equal(r.limit.origin, LIMIT_DEFAULT);
+    }
     assert_true(r.have_after);
     assert_int_equal(r.ready_after, 1000);
     assert_int_equal(bt_depth_settled(c, q, 1000), 1000);
@@ -403,6 +414,7 @@ static void test_quorum_limit_refusal(void **state)
     assert_int_equal(r.fetched, 1); /* one at a time: it stopped at the first */
     assert_int_equal(r.at_risk, 1);
     assert_non_null(strstr(r.detail, "delivery limit is 3"));
+    assert_int_equal(r.limit.origin, LIMIT_QUEUE);
     /* Nothing was lost: the message it stopped at is still within the limit. */
     assert_int_equal(r.ready_after, 5);
     msglist_free(&got.l);
@@ -535,7 +547,7 @@ static void test_other_consumer(void **state)
     o.ctx = &got;
     struct strbuf plan;
     sb_init(&plan);
-    peek_plan(&o, 6, 1, &plan);
+    peek_plan(&o, NULL, 6, 1, &plan);
     assert_non_null(strstr(plan.buf, "1 other consumer is attached"));
     sb_free(&plan);
     struct peek_report r;
