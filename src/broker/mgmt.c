@@ -705,3 +705,22 @@ enum status mgmt_overview(struct mgmt *m, struct mgmt_overview *out, struct erro
     json_decref(j);
     return ST_OK;
 }
+
+enum status mgmt_list_nodes(struct mgmt *m, struct mgmt_node **out, size_t *n, struct error *err)
+{
+    *out = NULL;
+    *n = 0;
+    char *path = xasprintf("/api/nodes?columns=%s", mgmt_node_columns);
+    size_t budget = m->max_response;
+    json_t *j = NULL;
+    enum status st = get_json(m, path, NULL, &budget, &j, err);
+    free(path);
+    if (st != ST_OK)
+        return st;
+    st = json_is_array(j)
+             ? mgmt_nodes_from_json(j, out, n, err)
+             : fail(m, MGMT_BAD_RESPONSE, err,
+                    "the management API at %s sent nodes that are not an array", m->display);
+    json_decref(j);
+    return st;
+}

@@ -13,5 +13,6 @@ extern const char mgmt_queue_columns[];
 extern const char mgmt_exchange_columns[];
 extern const char mgmt_binding_columns[];
 extern const char mgmt_overview_columns[];
+extern const char mgmt_node_columns[];
 
 #endif
