@@ -78,6 +78,9 @@ void mgmt_global_cleanup(void);
  * is not http(s), carries credentials, a query or a fragment, or for a missing user. The
  * strings in cfg are copied. *out is set only on success; release it with mgmt_close. */
 enum status mgmt_open(const struct mgmt_config *cfg, struct mgmt **out, struct error *err);
+/* A second client with m's settings and a handle of its own (for a listing stepped beside
+ * m's own requests). Release it with mgmt_close. */
+struct mgmt *mgmt_dup(const struct mgmt *m);
 /* Releases the client (wiping the copy of the password) and sets *m to NULL. */
 void mgmt_close(struct mgmt **m);
 
