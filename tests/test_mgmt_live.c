@@ -366,6 +366,19 @@ static int closed_port(void)
     return ntohs(a.sin_port);
 }
 
+/* A listening socket on loopback that never accepts or answers, and its URL. */
+static int hung_listener(char **url)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(s, 4), 0);
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
+    *url = xasprintf("http://127.0.0.1:%d/", ntohs(a.sin_port));
+    return s;
+}
+
 static void test_errors(void **state)
 {
     struct live *l = *state;
@@ -446,13 +459,7 @@ static void test_errors(void **state)
     }
 
     /* A server that accepts and never answers. */
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(s, 4), 0);
-    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    url = xasprintf("http://127.0.0.1:%d/", ntohs(a.sin_port));
+    int s = hung_listener(&url);
     m = open_client(l, url, l->password, 0, 0, 300);
     st = mgmt_overview(m, &o, &err);
     expect_error(m, st, &err, MGMT_TIMEOUT, "300 ms", l->password);
@@ -523,13 +530,8 @@ static void test_fetch(void **state)
     mgmt_close(&m);
 
     /* A listener that accepts and never answers: a hung management API. */
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(s, 4), 0);
-    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    char *url = xasprintf("http://127.0.0.1:%d/", ntohs(a.sin_port));
+    char *url;
+    int s = hung_listener(&url);
     m = open_client(l, url, l->password, 0, 0, 0);
     double t0 = clock_mono_s();
     f = mgmt_fetch_start(m, "/", 600);
