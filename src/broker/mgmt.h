@@ -127,6 +127,8 @@ struct mgmt_queue {
     char *policy;                                /* the policy's name; NULL none or unknown */
     int64_t messages, ready, unacked, consumers; /* -1 unknown (they lag ~5 s) */
     double publish_rate; /* msg/s over the last sample; -1 unknown (no message_stats yet) */
+    double depth_rate;   /* messages_details.rate: the depth's change per second (negative
+                            when it drains); NAN unknown */
     /* The listing carried no stats for it: a queue younger than the stats interval (~5 s)
      * shows only its name, type and arguments, so its policy is not known yet either. */
     bool stats_pending;

@@ -12,6 +12,7 @@
  */
 #include "mgmt.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,8 @@
 /* `columns` accepts nested paths (message_stats.publish_details.rate). */
 const char mgmt_queue_columns[] =
     "name,vhost,type,messages,messages_ready,messages_unacknowledged,consumers,arguments,"
-    "effective_policy_definition,policy,state,message_stats.publish_details.rate,node,leader,"
+    "effective_policy_definition,policy,state,message_stats.publish_details.rate,messages_details."
+    "rate,node,leader,"
     "members,online";
 const char mgmt_exchange_columns[] = "name,vhost,type,internal,arguments,policy";
 const char mgmt_binding_columns[] = "source,vhost,destination,destination_type,routing_key,"
@@ -330,6 +332,9 @@ static void queue_finish(const json_t *o, void *item, const void *ctx)
         !json_object_get(o, "messages") && !json_object_get(o, "effective_policy_definition");
     const json_t *ms = json_object_get(o, "message_stats");
     q->publish_rate = jrate(json_object_get(ms, "publish_details"), "rate");
+    const json_t *dr = json_object_get(json_object_get(o, "messages_details"), "rate");
+    q->depth_rate =
+        json_is_number(dr) && isfinite(json_number_value(dr)) ? json_number_value(dr) : (double)NAN;
     q->dead_letter_exchange =
         resolve_str(q, "x-dead-letter-exchange", "dead-letter-exchange", &q->dlx_origin);
     q->dead_letter_routing_key =
