@@ -9,6 +9,7 @@
  * "running" with a stale 0, a quorum queue with 1 of 3 members online, one with 2 of 3, a
  * stream with 2 of 3, a healthy classic queue and one under a mirroring policy.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -254,6 +255,18 @@ static void test_nodes_json(void **state)
     assert_true(nd[0].running);
     assert_false(nd[1].running); /* not true: not running */
     mgmt_nodes_free(&nd, &n);
+    json_decref(j);
+    /* The depth's rate (messages_details.rate): signed, NAN when not a finite number. */
+    j = json_loads("[{\"name\":\"a\",\"messages_details\":{\"rate\":-2.5}},"
+                   "{\"name\":\"b\",\"messages_details\":{\"rate\":\"9\"}},{\"name\":\"c\"}]",
+                   0, NULL);
+    struct mgmt_queue *q = NULL;
+    assert_int_equal(mgmt_queues_from_json(j, "/", &q, &n, NULL), ST_OK);
+    assert_int_equal(n, 3);
+    assert_true(q[0].depth_rate == -2.5);
+    assert_true(isnan(q[1].depth_rate));
+    assert_true(isnan(q[2].depth_rate));
+    mgmt_queues_free(&q, &n);
     json_decref(j);
     assert_string_equal(qhealth_warn_name(QH_BELOW_QUORUM), "below_quorum");
     assert_null(qhealth_warn_name(1u << 20));
