@@ -192,7 +192,17 @@ static void placement(struct qrow *r, const struct mgmt_queue *q, const struct q
         r->ready = r->unacked = -1;
 }
 
-/* The rows of a listing: its DLQs, compared with the rows of the last look (dt s ago). */
+/* Whether the queue was named on the command line (listed whatever its role). */
+static bool named(const struct app *a, const char *name)
+{
+    for (int i = 0; i < a->n_queues; i++)
+        if (strcmp(a->queues[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* The rows of a listing: its DLQs and the queues named, compared with the rows of the last look (dt
+ * s ago). */
 static void rows_from_listing(struct app *a, struct queues_state *s, const struct mgmt_listing *li,
                               const struct qrow *old, size_t n_old, double dt)
 {
@@ -207,7 +217,7 @@ static void rows_from_listing(struct app *a, struct queues_state *s, const struc
     struct qh_cluster c = {li->nodes, li->nn, li->nodes_known};
     for (size_t i = 0; i < rep.n; i++) {
         const struct dlq_entry *e = &rep.entries[i];
-        if (e->role != DLQ_ROLE_DLQ)
+        if (e->role != DLQ_ROLE_DLQ && !named(a, e->queue->name))
             continue;
         const struct mgmt_queue *q = e->queue;
         struct qrow *r = add_row(s, &cap);
@@ -292,6 +302,10 @@ static void poll_end(struct app *a, struct job *j, bool cancelled)
     } else if (!cancelled) {
         s->stale = true;
         snprintf(s->failure, sizeof s->failure, "%s", p->err.msg);
+        /* The first listing's failure on the message line too; later ones only make the
+         * rows stale (the bottom line of the view says so), every few seconds. */
+        if (!s->listed)
+            app_message(a, true, "management API: %s", p->err.msg);
     } else {
         s->stale = s->listed;
         snprintf(s->failure, sizeof s->failure, "the refresh was cancelled");
@@ -496,9 +510,10 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
                   UA_HEADER);
     if (!s->n)
         draw_safe(top + 2, 2, width - 4,
-                  files        ? "no messages"
-                  : s->polling ? "asking the management API..."
-                               : "no dead-letter queue found (r to look again)",
+                  files                   ? "no messages"
+                  : s->polling            ? "asking the management API..."
+                  : a->mgmt && !s->listed ? "no listing from the management API (r to try again)"
+                                          : "no dead-letter queue found (r to look again)",
                   UA_DIM);
     for (int row = 0; row < rows; row++) {
         size_t i = v->top + (size_t)row;
