@@ -10,6 +10,11 @@
 # DLQX_TEST_BROKER_DIR uses a node already running instead. Without RabbitMQ, tmux or python3
 # it fails (a test that did not run never counts as passed).
 #
+# Still to come (#13): the same view on a 3-node cluster with one node down (a classic DLQ on
+# the dead node UNAVAILABLE with its node and depth ?, a quorum DLQ BELOW QUORUM), once
+# `scripts/broker cluster` (branch h-cluster) is merged; the logic is unit-tested on a
+# hand-made listing in tests/test_qhealth.c meanwhile.
+#
 # usage: tests/screen/queues_live.sh DLQX SOURCE_ROOT
 # environment: QLIVE_KEEP=1 keeps the scratch directory (the screens captured)
 set -u
