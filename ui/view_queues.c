@@ -526,7 +526,7 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
             draw_fill(y, 0, width, UA_SELECTED);
         if (r->marked)
             draw_safe(y, 0, 2, "*", at);
-        draw_text(y, 2, 27, r->name, strlen(r->name), at);
+        draw_text(y, 2, files ? 28 : 27, r->name, strlen(r->name), at); /* 27: the growing mark */
         if (!files) {
             draw_row(a, r, y, width, at);
             continue;
