@@ -19,6 +19,7 @@
 
 #include "dlqfind.h"
 #include "mgmt.h"
+#include "mgmt_fetch.h"
 #include "util.h"
 
 struct live {
@@ -365,6 +366,19 @@ static int closed_port(void)
     return ntohs(a.sin_port);
 }
 
+/* A listening socket on loopback that never accepts or answers, and its URL. */
+static int hung_listener(char **url)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(s, 4), 0);
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
+    *url = xasprintf("http://127.0.0.1:%d/", ntohs(a.sin_port));
+    return s;
+}
+
 static void test_errors(void **state)
 {
     struct live *l = *state;
@@ -445,16 +459,93 @@ static void test_errors(void **state)
     }
 
     /* A server that accepts and never answers. */
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(s, 4), 0);
-    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    url = xasprintf("http://127.0.0.1:%d/", ntohs(a.sin_port));
+    int s = hung_listener(&url);
     m = open_client(l, url, l->password, 0, 0, 300);
     st = mgmt_overview(m, &o, &err);
     expect_error(m, st, &err, MGMT_TIMEOUT, "300 ms", l->password);
+    mgmt_close(&m);
+    free(url);
+    close(s);
+}
+
+/* Steps f to its end, each step bounded by 5 ms of waiting; gives the longest step (s). */
+static enum mgmt_fetch_rc fetch_run(struct mgmt_fetch *f, struct error *err, double *longest)
+{
+    enum mgmt_fetch_rc rc = MGMT_FETCH_MORE;
+    *longest = 0;
+    for (int i = 0; i < 200000 && rc == MGMT_FETCH_MORE; i++) {
+        double t = clock_mono_s();
+        rc = mgmt_fetch_step(f, 5, err);
+        if (clock_mono_s() - t > *longest)
+            *longest = clock_mono_s() - t;
+    }
+    return rc;
+}
+
+/* The stepped listing (the explorer's queues view) reads what the blocking one does, pages
+ * included, with the nodes and the queues' placement; against a listener that never answers
+ * no step waits longer than it was told, and the fetch ends by its timeout. */
+static void test_fetch(void **state)
+{
+    struct live *l = *state;
+    struct mgmt *m = open_client(l, l->url, l->password, 2, 0, 0);
+    struct mgmt_queue *q = NULL;
+    size_t nq = 0;
+    struct error err;
+    list_when_settled(l, &q, &nq);
+    struct mgmt_fetch *f = mgmt_fetch_start(m, l->vhost, 0);
+    double longest;
+    if (fetch_run(f, &err, &longest) != MGMT_FETCH_DONE)
+        fail_msg("fetch: %s", err.msg);
+    assert_true(mgmt_fetch_requests(f) > 6); /* pages of 2 */
+    struct mgmt_listing li;
+    mgmt_fetch_take(f, &li);
+    mgmt_fetch_free(&f);
+    assert_null(f);
+    assert_int_equal(li.nq, nq);
+    for (size_t i = 0; i < nq; i++)
+        assert_string_equal(li.queues[i].name, q[i].name);
+    assert_true(li.nodes_known);
+    assert_true(li.nn >= 1 && li.nodes[0].running);
+    struct mgmt_exchange *x = NULL;
+    struct mgmt_binding *b = NULL;
+    size_t nx = 0, nb = 0;
+    if (mgmt_list_exchanges(m, l->vhost, &x, &nx, &err) != ST_OK ||
+        mgmt_list_bindings(m, l->vhost, &b, &nb, &err) != ST_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(li.nx, nx);
+    assert_int_equal(li.nb, nb);
+    for (size_t i = 0; i < li.nq; i++) {
+        if (strcmp(li.queues[i].name, "orders") != 0)
+            continue;
+        assert_int_equal(li.queues[i].qtype, MGMT_QT_QUORUM);
+        assert_string_equal(li.queues[i].leader, li.nodes[0].name);
+        assert_int_equal(li.queues[i].members.n, 1);
+        assert_true(mgmt_strs_has(&li.queues[i].online, li.nodes[0].name));
+    }
+    mgmt_listing_free(&li);
+    mgmt_exchanges_free(&x, &nx);
+    mgmt_bindings_free(&b, &nb);
+    mgmt_queues_free(&q, &nq);
+    mgmt_close(&m);
+
+    /* A listener that accepts and never answers: a hung management API. */
+    char *url;
+    int s = hung_listener(&url);
+    m = open_client(l, url, l->password, 0, 0, 0);
+    double t0 = clock_mono_s();
+    f = mgmt_fetch_start(m, "/", 600);
+    assert_int_equal(fetch_run(f, &err, &longest), MGMT_FETCH_FAILED);
+    assert_int_equal(mgmt_fetch_error(f), MGMT_TIMEOUT);
+    assert_non_null(strstr(err.msg, "600 ms"));
+    double took = clock_mono_s() - t0;
+    assert_true(took >= 0.5 && took < 3.0);
+    assert_true(longest < 0.05); /* 5 ms asked; a loaded machine's scheduling allowed for */
+    mgmt_fetch_free(&f);
+    /* Stopped while in flight: nothing leaks, nothing waits. */
+    f = mgmt_fetch_start(m, "/", 0);
+    assert_int_equal(mgmt_fetch_step(f, 5, &err), MGMT_FETCH_MORE);
+    mgmt_fetch_free(&f);
     mgmt_close(&m);
     free(url);
     close(s);
@@ -498,7 +589,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config),    cmocka_unit_test(test_overview),
         cmocka_unit_test(test_discovery), cmocka_unit_test(test_paging),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors),    cmocka_unit_test(test_fetch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -611,6 +611,9 @@ int app_run(struct app *a, const struct view_ops *first)
             continue;
         }
         if (ch == TERM_KEY_NONE) {
+            struct view *top = app_view(a);
+            if (top && top->ops->tick)
+                top->ops->tick(a, top);
             /* Ages move on (to the second). */
             if (now / 1000 != a->now_ms / 1000) {
                 a->now_ms = now;

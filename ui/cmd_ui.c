@@ -147,7 +147,7 @@ static void load_queues(struct app *a)
 
 static void usage(FILE *to)
 {
-    fputs("usage: dlqx [--ascii] [BROKER OPTIONS] [QUEUE...]\n"
+    fputs("usage: dlqx [--ascii] [--refresh SECONDS] [BROKER OPTIONS] [QUEUE...]\n"
           "       dlqx open [--ascii] [--max-record-size SIZE] FILE...\n"
           "keys: ? in the program; see dlqx(1)\n",
           to);
@@ -168,6 +168,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
         lc = getenv("LANG");
     a.ascii = !(lc && (strstr(lc, "UTF-8") || strstr(lc, "utf-8") || strstr(lc, "UTF8") ||
                        strstr(lc, "utf8")));
+    a.queues_refresh_s = 5.0; /* the queues view's refresh; --refresh */
     struct broker_opts b;
     broker_opts_init(&b);
     char **names = xcalloc((size_t)argc + 1, sizeof *names);
@@ -193,6 +194,18 @@ int cmd_ui(int argc, char **argv, bool open_files)
             a.ascii = true;
         } else if (strcmp(argv[i], "--utf8") == 0) {
             a.ascii = false;
+        } else if (!open_files && strcmp(argv[i], "--refresh") == 0) {
+            char *end = NULL;
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            a.queues_refresh_s = *v ? strtod(v, &end) : -1;
+            if (!*v || *end ||
+                !(a.queues_refresh_s == 0 ||
+                  (a.queues_refresh_s >= 1 && a.queues_refresh_s <= 3600))) {
+                san_eprintf("dlqx: --refresh takes seconds from 1 to 3600, or 0 (the queues "
+                            "view refreshes only on r)\n");
+                rc = EXIT_USAGE;
+                goto out;
+            }
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             goto out;

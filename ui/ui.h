@@ -90,6 +90,9 @@ struct view_ops {
     void (*reload)(struct app *a, struct view *v);
     /* One line for the status bar (position, counts…), or NULL. */
     void (*status)(struct app *a, struct view *v, struct strbuf *out);
+    /* Called about once a second while the view is on top and the loop is idle: periodic
+     * work (the queues view's refresh starts its job here). NULL: none. */
+    void (*tick)(struct app *a, struct view *v);
 };
 
 struct view {
@@ -163,6 +166,8 @@ struct app {
     char *source_label;                 /* shown in the title: the file or the queues */
     void (*after_start)(struct app *a); /* work to do once the screen is up (loading) */
     struct mgmt *mgmt;                  /* the management API, when there is one (a broker) */
+    double queues_refresh_s; /* the queues view's refresh from the management API (--refresh;
+                                0: only on r) */
     /* What passes from the explorer took out of their queue since the snapshot: by store
      * index, an enum gone_why (GONE_NONE: still there); NULL when nothing was. These are no
      * longer rows (nor in the groups, the timeline or a search); the tree marks them. */

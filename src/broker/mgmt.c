@@ -29,22 +29,6 @@
 #define MGMT_MAX_PAGE_SIZE 500
 #define MGMT_MAX_PAGES 100000
 
-struct mgmt {
-    CURL *curl;
-    struct curl_slist *headers;
-    char *base;    /* scheme://host:port[/prefix], no trailing slash, no userinfo */
-    char *display; /* base + "/" */
-    char *user;
-    char *password;
-    long timeout_ms;
-    size_t max_response;
-    int page_size;
-    enum mgmt_error last;
-    long last_http;
-    bool page_out_of_range; /* the last failure was HTTP 400 page_out_of_range */
-    char errbuf[CURL_ERROR_SIZE];
-};
-
 static const char *const mgmt_error_msgs[] = {
 #define X(e, msg, kind) msg,
     MGMT_ERROR_LIST(X)
@@ -118,10 +102,7 @@ static const char *clip(char *buf, size_t cap, const char *s)
     return buf;
 }
 
-static enum status fail(struct mgmt *m, enum mgmt_error kind, struct error *err, const char *fmt,
-                        ...) __attribute__((format(printf, 4, 5)));
-static enum status fail(struct mgmt *m, enum mgmt_error kind, struct error *err, const char *fmt,
-                        ...)
+enum status mgmt_fail(struct mgmt *m, enum mgmt_error kind, struct error *err, const char *fmt, ...)
 {
     static const enum status map[] = {
         [MGMT_OK] = ST_OK,
@@ -158,10 +139,10 @@ static enum status parse_base(const char *url, char **base, struct error *err)
     char *part = NULL, *full = NULL;
     enum status st = ST_OK;
     if (!u)
-        return fail(NULL, MGMT_CONFIG, err, "out of memory parsing the management URL");
+        return mgmt_fail(NULL, MGMT_CONFIG, err, "out of memory parsing the management URL");
     if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
-        st = fail(NULL, MGMT_CONFIG, err,
-                  "the management URL is not a valid http:// or https:// URL");
+        st = mgmt_fail(NULL, MGMT_CONFIG, err,
+                       "the management URL is not a valid http:// or https:// URL");
         goto out;
     }
     bool creds = false;
@@ -177,30 +158,30 @@ static enum status parse_base(const char *url, char **base, struct error *err)
     curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
     curl_url_set(u, CURLUPART_OPTIONS, NULL, 0);
     if (curl_url_get(u, CURLUPART_URL, &full, 0) != CURLUE_OK) {
-        st = fail(NULL, MGMT_CONFIG, err, "the management URL is not a valid URL");
+        st = mgmt_fail(NULL, MGMT_CONFIG, err, "the management URL is not a valid URL");
         goto out;
     }
     char shown[160];
     clip(shown, sizeof shown, full);
     if (creds) {
-        st = fail(NULL, MGMT_CONFIG, err,
-                  "the management URL %s must not carry credentials: give the user separately "
-                  "and the password in a file",
-                  shown);
+        st = mgmt_fail(NULL, MGMT_CONFIG, err,
+                       "the management URL %s must not carry credentials: give the user separately "
+                       "and the password in a file",
+                       shown);
         goto out;
     }
     if (curl_url_get(u, CURLUPART_SCHEME, &part, 0) != CURLUE_OK ||
         (strcmp(part, "http") != 0 && strcmp(part, "https") != 0)) {
-        st = fail(NULL, MGMT_CONFIG, err,
-                  "the management URL %s must start with http:// or https://", shown);
+        st = mgmt_fail(NULL, MGMT_CONFIG, err,
+                       "the management URL %s must start with http:// or https://", shown);
         goto out;
     }
     curl_free(part);
     part = NULL;
     if (curl_url_get(u, CURLUPART_QUERY, &part, 0) == CURLUE_OK ||
         curl_url_get(u, CURLUPART_FRAGMENT, &part, 0) == CURLUE_OK) {
-        st = fail(NULL, MGMT_CONFIG, err,
-                  "the management URL %s must not have a query or a fragment", shown);
+        st = mgmt_fail(NULL, MGMT_CONFIG, err,
+                       "the management URL %s must not have a query or a fragment", shown);
         goto out;
     }
     size_t len = strlen(full);
@@ -214,14 +195,6 @@ out:
     return st;
 }
 
-static size_t on_data(char *data, size_t size, size_t nmemb, void *ud);
-
-struct sink {
-    struct strbuf sb;
-    size_t limit;
-    bool too_big;
-};
-
 static size_t on_data(char *data, size_t size, size_t nmemb, void *ud)
 {
     struct sink *s = ud;
@@ -234,12 +207,42 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
+/* What a handle must not share with the one it was duplicated from. */
+static void own_options(struct mgmt *m)
+{
+    m->headers = curl_slist_append(NULL, "Accept: application/json");
+    m->headers = curl_slist_append(m->headers, "Content-Type: application/json");
+    curl_easy_setopt(m->curl, CURLOPT_HTTPHEADER, m->headers);
+    curl_easy_setopt(m->curl, CURLOPT_USERNAME, m->user);
+    curl_easy_setopt(m->curl, CURLOPT_PASSWORD, m->password);
+    curl_easy_setopt(m->curl, CURLOPT_ERRORBUFFER, m->errbuf);
+}
+
+struct mgmt *mgmt_dup(const struct mgmt *m)
+{
+    struct mgmt *d = xcalloc(1, sizeof *d);
+    d->curl = curl_easy_duphandle(m->curl);
+    if (!d->curl) {
+        fputs("dlqx: out of memory\n", stderr);
+        abort();
+    }
+    d->base = xstrdup(m->base);
+    d->display = xstrdup(m->display);
+    d->user = xstrdup(m->user);
+    d->password = xstrdup(m->password);
+    d->timeout_ms = m->timeout_ms;
+    d->max_response = m->max_response;
+    d->page_size = m->page_size;
+    own_options(d);
+    return d;
+}
+
 enum status mgmt_open(const struct mgmt_config *cfg, struct mgmt **out, struct error *err)
 {
     if (!cfg || !cfg->url || !*cfg->url)
-        return fail(NULL, MGMT_CONFIG, err, "no management API URL was given");
+        return mgmt_fail(NULL, MGMT_CONFIG, err, "no management API URL was given");
     if (!cfg->user || !*cfg->user)
-        return fail(NULL, MGMT_CONFIG, err, "no management API user was given");
+        return mgmt_fail(NULL, MGMT_CONFIG, err, "no management API user was given");
     char *base = NULL;
     enum status st = parse_base(cfg->url, &base, err);
     if (st != ST_OK)
@@ -256,14 +259,10 @@ enum status mgmt_open(const struct mgmt_config *cfg, struct mgmt **out, struct e
     m->curl = curl_easy_init();
     if (!m->curl) {
         mgmt_close(&m);
-        return fail(NULL, MGMT_CONFIG, err, "libcurl could not be initialised");
+        return mgmt_fail(NULL, MGMT_CONFIG, err, "libcurl could not be initialised");
     }
     CURL *c = m->curl;
-    m->headers = curl_slist_append(NULL, "Accept: application/json");
-    m->headers = curl_slist_append(m->headers, "Content-Type: application/json");
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, m->headers);
-    curl_easy_setopt(c, CURLOPT_USERNAME, m->user);
-    curl_easy_setopt(c, CURLOPT_PASSWORD, m->password);
+    own_options(m);
     curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "dlqx/0.1");
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, m->timeout_ms);
@@ -280,7 +279,6 @@ enum status mgmt_open(const struct mgmt_config *cfg, struct mgmt **out, struct e
     /* Any encoding libcurl can decode; the cap applies to the decoded bytes. */
     curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)m->max_response);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, m->errbuf);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, cfg->insecure_no_verify_peer ? 0L : 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, cfg->insecure_no_verify_host ? 0L : 2L);
@@ -348,22 +346,24 @@ static enum status transport_error(struct mgmt *m, CURLcode rc, const struct sin
     char why[160];
     clip(why, sizeof why, m->errbuf[0] ? m->errbuf : curl_easy_strerror(rc));
     if (s->too_big || rc == CURLE_FILESIZE_EXCEEDED)
-        return fail(m, MGMT_BAD_RESPONSE, err,
-                    "the management API at %s sent more than the %zu-byte limit for %s", m->display,
-                    m->max_response, path);
+        return mgmt_fail(m, MGMT_BAD_RESPONSE, err,
+                         "the management API at %s sent more than the %zu-byte limit for %s",
+                         m->display, m->max_response, path);
     if (is_tls_error(rc))
-        return fail(m, MGMT_TLS, err, "TLS with the management API at %s failed: %s%s", m->display,
-                    why, strstr(why, "wrong version number") ? " (is it plain http?)" : "");
+        return mgmt_fail(m, MGMT_TLS, err, "TLS with the management API at %s failed: %s%s",
+                         m->display, why,
+                         strstr(why, "wrong version number") ? " (is it plain http?)" : "");
     if (rc == CURLE_OPERATION_TIMEDOUT)
-        return fail(m, MGMT_TIMEOUT, err, "the management API at %s did not answer within %ld ms",
-                    m->display, m->timeout_ms);
+        return mgmt_fail(m, MGMT_TIMEOUT, err,
+                         "the management API at %s did not answer within %ld ms", m->display,
+                         m->timeout_ms);
     if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_WEIRD_SERVER_REPLY)
-        return fail(m, MGMT_BAD_RESPONSE, err,
-                    "%s does not answer HTTP (%s): is that the AMQP port rather than the "
-                    "management port?",
-                    m->display, why);
-    return fail(m, MGMT_UNREACHABLE, err, "cannot reach the management API at %s: %s", m->display,
-                why);
+        return mgmt_fail(m, MGMT_BAD_RESPONSE, err,
+                         "%s does not answer HTTP (%s): is that the AMQP port rather than the "
+                         "management port?",
+                         m->display, why);
+    return mgmt_fail(m, MGMT_UNREACHABLE, err, "cannot reach the management API at %s: %s",
+                     m->display, why);
 }
 
 /* An HTTP failure as one sentence; the server's "reason" goes in when it helps. */
@@ -383,95 +383,109 @@ static enum status http_error(struct mgmt *m, long code, const struct sink *s, c
     m->page_out_of_range = code == 400 && tag && strcmp(tag, "page_out_of_range") == 0;
     enum status st;
     if (code == 401 && reason && strstr(reason, "Not management user"))
-        st = fail(m, MGMT_FORBIDDEN, err,
-                  "user %s may not use the management API at %s: it needs the management, "
-                  "monitoring or administrator tag",
-                  u, m->display);
+        st = mgmt_fail(m, MGMT_FORBIDDEN, err,
+                       "user %s may not use the management API at %s: it needs the management, "
+                       "monitoring or administrator tag",
+                       u, m->display);
     else if (code == 401 && reason && strstr(reason, "virtual host"))
-        st = fail(m, MGMT_VHOST_REFUSED, err, "user %s has no permissions on vhost %s at %s", u,
-                  vhost ? v : "?", m->display);
+        st = mgmt_fail(m, MGMT_VHOST_REFUSED, err, "user %s has no permissions on vhost %s at %s",
+                       u, vhost ? v : "?", m->display);
     else if (code == 401)
-        st = fail(m, MGMT_AUTH, err, "the management API at %s refused the credentials for user %s",
-                  m->display, u);
+        st = mgmt_fail(m, MGMT_AUTH, err,
+                       "the management API at %s refused the credentials for user %s", m->display,
+                       u);
     else if (code == 403)
-        st = fail(m, MGMT_FORBIDDEN, err,
-                  "the management API at %s does not let user %s read %s: %s", m->display, u, path,
-                  r);
+        st = mgmt_fail(m, MGMT_FORBIDDEN, err,
+                       "the management API at %s does not let user %s read %s: %s", m->display, u,
+                       path, r);
     else if (code == 406) /* measured: what a path outside the API answers to JSON clients */
-        st = fail(m, MGMT_CONFIG, err,
-                  "the management API is not at %s (HTTP 406 for %s): check the URL's path",
-                  m->display, path);
+        st = mgmt_fail(m, MGMT_CONFIG, err,
+                       "the management API is not at %s (HTTP 406 for %s): check the URL's path",
+                       m->display, path);
     else if (code == 404 && vhost)
-        st = fail(m, MGMT_NOT_FOUND, err, "vhost %s does not exist at %s", v, m->display);
+        st = mgmt_fail(m, MGMT_NOT_FOUND, err, "vhost %s does not exist at %s", v, m->display);
     else if (code == 404)
-        st = fail(m, MGMT_NOT_FOUND, err,
-                  "the management API at %s has no %s (HTTP 404): check the URL's path", m->display,
-                  path);
+        st = mgmt_fail(m, MGMT_NOT_FOUND, err,
+                       "the management API at %s has no %s (HTTP 404): check the URL's path",
+                       m->display, path);
     else if (code >= 500)
-        st = fail(m, MGMT_SERVER_ERROR, err,
-                  "the management API at %s failed with HTTP %ld for %s: %s", m->display, code,
-                  path, r);
+        st = mgmt_fail(m, MGMT_SERVER_ERROR, err,
+                       "the management API at %s failed with HTTP %ld for %s: %s", m->display, code,
+                       path, r);
     else
-        st =
-            fail(m, MGMT_BAD_RESPONSE, err, "the management API at %s answered HTTP %ld for %s: %s",
-                 m->display, code, path, r);
+        st = mgmt_fail(m, MGMT_BAD_RESPONSE, err,
+                       "the management API at %s answered HTTP %ld for %s: %s", m->display, code,
+                       path, r);
     json_decref(j);
     return st;
 }
 
-/* One request. path starts with "/api/"; shown (the path without its query) names it in
- * messages. On success *body holds the response (the caller frees it with sb_free). */
-static enum status perform(struct mgmt *m, const char *method, const char *path,
-                           const char *payload, const char *vhost, size_t limit, bool any_status,
-                           struct strbuf *body, struct error *err)
+void mgmt_req_begin(struct mgmt *m, const char *path, size_t limit, struct sink *s)
 {
     char *url = xasprintf("%s%s", m->base, path);
-    char shown[200];
     const char *q = strchr(path, '?');
-    snprintf(shown, sizeof shown, "%.*s", (int)(q ? (size_t)(q - path) : strlen(path)), path);
-    struct sink s = {.limit = limit};
-    sb_init(&s.sb);
+    snprintf(s->shown, sizeof s->shown, "%.*s", (int)(q ? (size_t)(q - path) : strlen(path)), path);
+    s->limit = limit;
+    s->too_big = false;
+    sb_init(&s->sb);
     CURL *c = m->curl;
     m->errbuf[0] = '\0';
     m->last_http = 0;
     m->page_out_of_range = false;
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, NULL);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
+    free(url);
+}
+
+enum status mgmt_req_end(struct mgmt *m, CURLcode rc, struct sink *s, const char *vhost,
+                         bool any_status, struct strbuf *body, struct error *err)
+{
+    enum status st = ST_OK;
+    if (rc != CURLE_OK) {
+        st = transport_error(m, rc, s, s->shown, err);
+    } else {
+        curl_easy_getinfo(m->curl, CURLINFO_RESPONSE_CODE, &m->last_http);
+        if (!any_status && (m->last_http < 200 || m->last_http > 299))
+            st = http_error(m, m->last_http, s, s->shown, vhost, err);
+    }
+    if (st != ST_OK) {
+        sb_free(&s->sb);
+        return st;
+    }
+    m->last = MGMT_OK;
+    *body = s->sb;
+    return ST_OK;
+}
+
+/* One request. path starts with "/api/"; the path without its query names it in messages.
+ * On success *body holds the response (the caller frees it with sb_free). */
+static enum status perform(struct mgmt *m, const char *method, const char *path,
+                           const char *payload, const char *vhost, size_t limit, bool any_status,
+                           struct strbuf *body, struct error *err)
+{
+    struct sink s;
+    mgmt_req_begin(m, path, limit, &s);
+    CURL *c = m->curl;
     if (payload) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(payload));
     }
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ? NULL : method);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
-    CURLcode rc = curl_easy_perform(c);
-    free(url);
-    enum status st = ST_OK;
-    if (rc != CURLE_OK) {
-        st = transport_error(m, rc, &s, shown, err);
-    } else {
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &m->last_http);
-        if (!any_status && (m->last_http < 200 || m->last_http > 299))
-            st = http_error(m, m->last_http, &s, shown, vhost, err);
-    }
-    if (st != ST_OK) {
-        sb_free(&s.sb);
-        return st;
-    }
-    m->last = MGMT_OK;
-    *body = s.sb;
-    return ST_OK;
+    return mgmt_req_end(m, curl_easy_perform(c), &s, vhost, any_status, body, err);
 }
 
-static enum status parse_body(struct mgmt *m, const struct strbuf *b, const char *what,
-                              json_t **out, struct error *err)
+enum status mgmt_parse_body(struct mgmt *m, const struct strbuf *b, const char *what, json_t **out,
+                            struct error *err)
 {
     json_error_t je;
     *out = json_loadb(b->buf ? b->buf : "", b->len, JSON_ALLOW_NUL, &je);
     if (!*out) {
         char t[160];
-        return fail(m, MGMT_BAD_RESPONSE, err,
-                    "the management API at %s sent invalid JSON for %s: %s at line %d", m->display,
-                    what, clip(t, sizeof t, je.text), je.line);
+        return mgmt_fail(m, MGMT_BAD_RESPONSE, err,
+                         "the management API at %s sent invalid JSON for %s: %s at line %d",
+                         m->display, what, clip(t, sizeof t, je.text), je.line);
     }
     return ST_OK;
 }
@@ -486,10 +500,11 @@ static enum status vhost_or_path(struct mgmt *m, const char *what, struct error 
         ST_OK)
         sb_free(&b);
     else if (m->last == MGMT_NOT_FOUND)
-        return fail(m, MGMT_CONFIG, err,
-                    "the management API is not at %s (HTTP 404 for %s and /api/overview): check "
-                    "the URL's path",
-                    m->display, what);
+        return mgmt_fail(
+            m, MGMT_CONFIG, err,
+            "the management API is not at %s (HTTP 404 for %s and /api/overview): check "
+            "the URL's path",
+            m->display, what);
     m->last = MGMT_NOT_FOUND;
     m->last_http = 404;
     return ST_ENOTFOUND;
@@ -504,17 +519,17 @@ static enum status get_json(struct mgmt *m, const char *path, const char *vhost,
     snprintf(what, sizeof what, "%.*s", (int)(q ? (size_t)(q - path) : strlen(path)), path);
     /* "/api/queues/" with an empty vhost is "/api/queues": every vhost. Never widen. */
     if (vhost && !*vhost)
-        return fail(m, MGMT_NOT_FOUND, err,
-                    "the empty vhost \"\" cannot be asked of the management API at %s (%s "
-                    "would list every vhost)",
-                    m->display, what);
+        return mgmt_fail(m, MGMT_NOT_FOUND, err,
+                         "the empty vhost \"\" cannot be asked of the management API at %s (%s "
+                         "would list every vhost)",
+                         m->display, what);
     enum status st = perform(m, "GET", path, NULL, vhost, *budget, false, &b, err);
     if (st != ST_OK && vhost && m->last == MGMT_NOT_FOUND)
         return vhost_or_path(m, what, err);
     if (st != ST_OK)
         return st;
     *budget -= b.len;
-    st = parse_body(m, &b, what, out, err);
+    st = mgmt_parse_body(m, &b, what, out, err);
     sb_free(&b);
     return st;
 }
@@ -537,7 +552,7 @@ enum status mgmt_request(struct mgmt *m, const char *method, const char *path, c
 }
 
 /* "/api/<what>" or "/api/<what>/<vhost>" */
-static char *collection_path(const char *what, const char *vhost)
+char *mgmt_collection_path(const char *what, const char *vhost)
 {
     if (!vhost)
         return xasprintf("/api/%s", what);
@@ -554,7 +569,7 @@ typedef enum status (*page_fn)(const json_t *items, const char *vhost, void *ctx
 static enum status get_paged(struct mgmt *m, const char *what, const char *vhost,
                              const char *columns, page_fn fn, void *ctx, struct error *err)
 {
-    char *base = collection_path(what, vhost);
+    char *base = mgmt_collection_path(what, vhost);
     size_t budget = m->max_response;
     enum status st = ST_OK;
     for (long page = 1; page <= MGMT_MAX_PAGES; page++) {
@@ -581,9 +596,9 @@ static enum status get_paged(struct mgmt *m, const char *what, const char *vhost
         const json_t *pc = json_object_get(j, "page_count");
         if (!json_is_array(items)) {
             json_decref(j);
-            st = fail(m, MGMT_BAD_RESPONSE, err,
-                      "the management API at %s sent a page of %s without an items array",
-                      m->display, what);
+            st = mgmt_fail(m, MGMT_BAD_RESPONSE, err,
+                           "the management API at %s sent a page of %s without an items array",
+                           m->display, what);
             break;
         }
         st = fn(items, vhost, ctx, err);
@@ -643,7 +658,7 @@ enum status mgmt_list_exchanges(struct mgmt *m, const char *vhost, struct mgmt_e
     *n = 0;
     /* Policies first (a small list): the alternate exchange may be set by one. A user who may
      * not read them still gets the exchanges, with alternate_unknown where it matters. */
-    char *ppath = collection_path("policies", vhost);
+    char *ppath = mgmt_collection_path("policies", vhost);
     size_t budget = m->max_response;
     json_t *policies = NULL;
     enum status st = get_json(m, ppath, vhost, &budget, &policies, err);
@@ -667,7 +682,7 @@ enum status mgmt_list_bindings(struct mgmt *m, const char *vhost, struct mgmt_bi
 {
     *out = NULL;
     *n = 0;
-    char *base = collection_path("bindings", vhost);
+    char *base = mgmt_collection_path("bindings", vhost);
     char *path = xasprintf("%s?columns=%s", base, mgmt_binding_columns);
     size_t budget = m->max_response;
     json_t *j = NULL;
@@ -678,8 +693,9 @@ enum status mgmt_list_bindings(struct mgmt *m, const char *vhost, struct mgmt_bi
         return st;
     if (!json_is_array(j)) {
         json_decref(j);
-        return fail(m, MGMT_BAD_RESPONSE, err,
-                    "the management API at %s sent bindings that are not an array", m->display);
+        return mgmt_fail(m, MGMT_BAD_RESPONSE, err,
+                         "the management API at %s sent bindings that are not an array",
+                         m->display);
     }
     st = mgmt_bindings_from_json(j, vhost, out, n, err);
     json_decref(j);
@@ -698,10 +714,30 @@ enum status mgmt_overview(struct mgmt *m, struct mgmt_overview *out, struct erro
         return st;
     if (!json_is_object(j)) {
         json_decref(j);
-        return fail(m, MGMT_BAD_RESPONSE, err,
-                    "the management API at %s sent an overview that is not an object", m->display);
+        return mgmt_fail(m, MGMT_BAD_RESPONSE, err,
+                         "the management API at %s sent an overview that is not an object",
+                         m->display);
     }
     mgmt_overview_from_json(j, out);
     json_decref(j);
     return ST_OK;
+}
+
+enum status mgmt_list_nodes(struct mgmt *m, struct mgmt_node **out, size_t *n, struct error *err)
+{
+    *out = NULL;
+    *n = 0;
+    char *path = xasprintf("/api/nodes?columns=%s", mgmt_node_columns);
+    size_t budget = m->max_response;
+    json_t *j = NULL;
+    enum status st = get_json(m, path, NULL, &budget, &j, err);
+    free(path);
+    if (st != ST_OK)
+        return st;
+    st = json_is_array(j)
+             ? mgmt_nodes_from_json(j, out, n, err)
+             : mgmt_fail(m, MGMT_BAD_RESPONSE, err,
+                         "the management API at %s sent nodes that are not an array", m->display);
+    json_decref(j);
+    return st;
 }

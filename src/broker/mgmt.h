@@ -78,6 +78,9 @@ void mgmt_global_cleanup(void);
  * is not http(s), carries credentials, a query or a fragment, or for a missing user. The
  * strings in cfg are copied. *out is set only on success; release it with mgmt_close. */
 enum status mgmt_open(const struct mgmt_config *cfg, struct mgmt **out, struct error *err);
+/* A second client with m's settings and a handle of its own (for a listing stepped beside
+ * m's own requests). Release it with mgmt_close. */
+struct mgmt *mgmt_dup(const struct mgmt *m);
 /* Releases the client (wiping the copy of the password) and sets *m to NULL. */
 void mgmt_close(struct mgmt **m);
 
@@ -102,6 +105,19 @@ enum mgmt_origin {
     MGMT_FROM_POLICY,
 };
 
+/* A list of node names from the API (members, online). Untrusted: at most MGMT_STRS_MAX
+ * entries are kept (truncated says more were sent), each a string without NUL of at most
+ * MGMT_NODE_NAME_MAX bytes; other elements are skipped. known: the field was an array. */
+#define MGMT_STRS_MAX 64
+#define MGMT_NODE_NAME_MAX 255
+struct mgmt_strs {
+    char **v;
+    size_t n;
+    bool known, truncated;
+};
+/* Whether list holds name. */
+bool mgmt_strs_has(const struct mgmt_strs *list, const char *name);
+
 struct mgmt_queue {
     char *name;  /* never NULL */
     char *vhost; /* never NULL */
@@ -111,6 +127,8 @@ struct mgmt_queue {
     char *policy;                                /* the policy's name; NULL none or unknown */
     int64_t messages, ready, unacked, consumers; /* -1 unknown (they lag ~5 s) */
     double publish_rate; /* msg/s over the last sample; -1 unknown (no message_stats yet) */
+    double depth_rate;   /* messages_details.rate: the depth's change per second (negative
+                            when it drains); NAN unknown */
     /* The listing carried no stats for it: a queue younger than the stats interval (~5 s)
      * shows only its name, type and arguments, so its policy is not known yet either. */
     bool stats_pending;
@@ -125,6 +143,12 @@ struct mgmt_queue {
     int64_t delivery_limit;                            /* quorum queues; -1 none */
     int64_t max_length, max_length_bytes, message_ttl; /* -1 none */
     char *overflow; /* "drop-head", "reject-publish", …; NULL default */
+
+    /* Where it lives (3.10: every type has `node`; quorum queues and streams add `members`
+     * and `online`, quorum queues `leader`). NULL / unknown when absent or of another type. */
+    char *node;   /* a classic queue's home node; a replicated queue's leader's node */
+    char *leader; /* quorum queues */
+    struct mgmt_strs members, online;
 };
 
 enum mgmt_exchange_type {
@@ -159,6 +183,12 @@ struct mgmt_binding {
     json_t *arguments; /* object or NULL; owned */
 };
 
+/* /api/nodes: the cluster's nodes (a user without the monitoring tag may not read it). */
+struct mgmt_node {
+    char *name; /* never NULL */
+    bool running;
+};
+
 struct mgmt_overview {
     char *product_name, *rabbitmq_version, *management_version, *erlang_version;
     char *cluster_name, *node, *rates_mode; /* each NULL when unknown */
@@ -179,6 +209,8 @@ enum status mgmt_list_exchanges(struct mgmt *m, const char *vhost, struct mgmt_e
  * implicit binding of every queue. */
 enum status mgmt_list_bindings(struct mgmt *m, const char *vhost, struct mgmt_binding **out,
                                size_t *n, struct error *err);
+/* GET /api/nodes?columns=name,running. Release with mgmt_nodes_free. */
+enum status mgmt_list_nodes(struct mgmt *m, struct mgmt_node **out, size_t *n, struct error *err);
 /* GET /api/overview. Release with mgmt_overview_free. */
 enum status mgmt_overview(struct mgmt *m, struct mgmt_overview *out, struct error *err);
 
@@ -195,12 +227,16 @@ enum status mgmt_exchanges_from_json(const json_t *j, const json_t *policies,
 enum status mgmt_bindings_from_json(const json_t *j, const char *vhost_hint,
                                     struct mgmt_binding **out, size_t *n, struct error *err);
 void mgmt_overview_from_json(const json_t *j, struct mgmt_overview *out);
+/* Nodes without a name are skipped; running is false unless it is true. */
+enum status mgmt_nodes_from_json(const json_t *j, struct mgmt_node **out, size_t *n,
+                                 struct error *err);
 
 /* Each frees the array and what it holds, and sets *p to NULL and *n to 0. */
 void mgmt_queues_free(struct mgmt_queue **p, size_t *n);
 void mgmt_exchanges_free(struct mgmt_exchange **p, size_t *n);
 void mgmt_bindings_free(struct mgmt_binding **p, size_t *n);
 void mgmt_overview_free(struct mgmt_overview *o);
+void mgmt_nodes_free(struct mgmt_node **p, size_t *n);
 
 /* Sorts queues by vhost then name and drops later duplicates; returns the new count. */
 size_t mgmt_queues_sort_unique(struct mgmt_queue *q, size_t n);

@@ -1,17 +1,62 @@
 /*
- * mgmt_internal: what the management client's two files share. The transport (mgmt.c) asks
- * the API for exactly the columns that the parsers (mgmt_parse.c) read, so the lists live
- * beside the parsers and are declared here. Only mgmt*.c include it.
+ * mgmt_internal: what the management client's files share. The transport (mgmt.c) asks the
+ * API for exactly the columns that the parsers (mgmt_parse.c) read, so the lists live beside
+ * the parsers and are declared here; the stepped listing (mgmt_fetch.c) drives the same handle
+ * set-up and the same classification of failures through libcurl's multi interface. Only
+ * mgmt*.c include it.
  */
 #ifndef DLQX_MGMT_INTERNAL_H
 #define DLQX_MGMT_INTERNAL_H
 
+#include <curl/curl.h>
+
 #include "mgmt.h"
+#include "util.h"
 
 /* The `columns` query of each listing: comma-separated, nested paths allowed. */
 extern const char mgmt_queue_columns[];
 extern const char mgmt_exchange_columns[];
 extern const char mgmt_binding_columns[];
 extern const char mgmt_overview_columns[];
+extern const char mgmt_node_columns[];
+
+struct mgmt {
+    CURL *curl;
+    struct curl_slist *headers;
+    char *base;    /* scheme://host:port[/prefix], no trailing slash, no userinfo */
+    char *display; /* base + "/" */
+    char *user;
+    char *password;
+    long timeout_ms;
+    size_t max_response;
+    int page_size;
+    enum mgmt_error last;
+    long last_http;
+    bool page_out_of_range; /* the last failure was HTTP 400 page_out_of_range */
+    char errbuf[CURL_ERROR_SIZE];
+};
+
+/* Where a response goes: capped at limit bytes. */
+struct sink {
+    struct strbuf sb;
+    size_t limit;
+    bool too_big;
+    char shown[200]; /* the path without its query, for messages */
+};
+
+/* Sets m's handle up for a GET of path (which starts with "/api/") into s. */
+void mgmt_req_begin(struct mgmt *m, const char *path, size_t limit, struct sink *s);
+/* After the transfer ended with rc: the failure classified into err (and m->last), or the
+ * response moved into *body (the caller frees it). any_status: any HTTP status succeeds. */
+enum status mgmt_req_end(struct mgmt *m, CURLcode rc, struct sink *s, const char *vhost,
+                         bool any_status, struct strbuf *body, struct error *err);
+/* The body as JSON (*out a new reference), or MGMT_BAD_RESPONSE naming what. */
+enum status mgmt_parse_body(struct mgmt *m, const struct strbuf *b, const char *what, json_t **out,
+                            struct error *err);
+/* "/api/<what>" or "/api/<what>/<vhost>" (vhost escaped); the caller frees. */
+char *mgmt_collection_path(const char *what, const char *vhost);
+/* Sets m->last and fills err with one sentence; returns the status of kind. */
+enum status mgmt_fail(struct mgmt *m, enum mgmt_error kind, struct error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -12,6 +12,7 @@
  */
 #include "mgmt.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,13 @@
 /* `columns` accepts nested paths (message_stats.publish_details.rate). */
 const char mgmt_queue_columns[] =
     "name,vhost,type,messages,messages_ready,messages_unacknowledged,consumers,arguments,"
-    "effective_policy_definition,policy,state,message_stats.publish_details.rate";
+    "effective_policy_definition,policy,state,message_stats.publish_details.rate,messages_details."
+    "rate,node,leader,"
+    "members,online";
 const char mgmt_exchange_columns[] = "name,vhost,type,internal,arguments,policy";
 const char mgmt_binding_columns[] = "source,vhost,destination,destination_type,routing_key,"
                                     "arguments";
+const char mgmt_node_columns[] = "name,running";
 const char mgmt_overview_columns[] = "product_name,product_version,rabbitmq_version,"
                                      "management_version,erlang_version,cluster_name,node,"
                                      "rates_mode";
@@ -73,6 +77,46 @@ static json_t *jobject_copy(const json_t *o, const char *key)
     return json_is_object(v) ? json_deep_copy(v) : NULL;
 }
 
+/* A list of node names: an array, of which only strings without NUL of a node name's length
+ * are kept, at most MGMT_STRS_MAX of them. */
+static void jstrs(const json_t *o, const char *key, struct mgmt_strs *out)
+{
+    const json_t *v = json_object_get(o, key);
+    memset(out, 0, sizeof *out);
+    if (!json_is_array(v))
+        return;
+    out->known = true;
+    size_t count = json_array_size(v), cap = 0;
+    for (size_t i = 0; i < count; i++) {
+        const json_t *e = json_array_get(v, i);
+        if (!json_is_string(e) || json_string_length(e) > MGMT_NODE_NAME_MAX ||
+            memchr(json_string_value(e), '\0', json_string_length(e)))
+            continue;
+        if (out->n == MGMT_STRS_MAX) {
+            out->truncated = true;
+            break;
+        }
+        xgrow((void **)&out->v, &cap, out->n + 1, sizeof *out->v);
+        out->v[out->n++] = xstrndup(json_string_value(e), json_string_length(e));
+    }
+}
+
+static void strs_free(struct mgmt_strs *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+bool mgmt_strs_has(const struct mgmt_strs *l, const char *name)
+{
+    for (size_t i = 0; name && i < l->n; i++)
+        if (strcmp(l->v[i], name) == 0)
+            return true;
+    return false;
+}
+
 /* --- the members of a struct, as one table that reads and releases them --------------- */
 
 enum jkind {
@@ -82,6 +126,7 @@ enum jkind {
     J_COUNT,  /* int64_t: a non-negative integer; -1 unknown */
     J_OBJECT, /* json_t *: an object, deep-copied; NULL unknown */
     J_OWNED,  /* char *: derived by the parser, not read here, but owned all the same */
+    J_STRS,   /* struct mgmt_strs: an array of node names (jstrs) */
 };
 
 struct jfield {
@@ -114,6 +159,9 @@ static bool fields_read(const json_t *o, const struct jfield *f, size_t n, const
         case J_OBJECT:
             *(json_t **)m = jobject_copy(o, f[i].key);
             break;
+        case J_STRS:
+            jstrs(o, f[i].key, m);
+            break;
         case J_OWNED:
             break;
         }
@@ -128,6 +176,8 @@ static void fields_release(const struct jfield *f, size_t n, void *dst)
         void *m = (char *)dst + f[i].offset;
         if (f[i].kind == J_OBJECT)
             json_decref(*(json_t **)m);
+        else if (f[i].kind == J_STRS)
+            strs_free(m);
         else if (f[i].kind != J_COUNT)
             free(*(char **)m);
     }
@@ -148,6 +198,8 @@ static const struct jfield queue_fields[] = {
     {"effective_policy_definition", J_OBJECT, QUEUE(policy_definition)},
     {NULL, J_OWNED, QUEUE(dead_letter_exchange)}, {NULL, J_OWNED, QUEUE(dead_letter_routing_key)},
     {NULL, J_OWNED, QUEUE(overflow)},
+    {"node", J_STR, QUEUE(node)},             {"leader", J_STR, QUEUE(leader)},
+    {"members", J_STRS, QUEUE(members)},      {"online", J_STRS, QUEUE(online)},
 };
 static const struct jfield exchange_fields[] = {
     {"name", J_KEY, EXCHANGE(name)},          {"vhost", J_VHOST, EXCHANGE(vhost)},
@@ -158,6 +210,9 @@ static const struct jfield binding_fields[] = {
     {"source", J_KEY, BINDING(source)},       {"vhost", J_VHOST, BINDING(vhost)},
     {"destination", J_KEY, BINDING(destination)}, {"routing_key", J_STR, BINDING(routing_key)},
     {"arguments", J_OBJECT, BINDING(arguments)},
+};
+static const struct jfield node_fields[] = {
+    {"name", J_KEY, offsetof(struct mgmt_node, name)},
 };
 static const struct jfield overview_fields[] = {
     {"product_name", J_STR, OVERVIEW(product_name)},
@@ -278,6 +333,9 @@ static void queue_finish(const json_t *o, void *item, const void *ctx)
         !json_object_get(o, "messages") && !json_object_get(o, "effective_policy_definition");
     const json_t *ms = json_object_get(o, "message_stats");
     q->publish_rate = jrate(json_object_get(ms, "publish_details"), "rate");
+    const json_t *dr = json_object_get(json_object_get(o, "messages_details"), "rate");
+    q->depth_rate =
+        json_is_number(dr) && isfinite(json_number_value(dr)) ? json_number_value(dr) : (double)NAN;
     q->dead_letter_exchange =
         resolve_str(q, "x-dead-letter-exchange", "dead-letter-exchange", &q->dlx_origin);
     q->dead_letter_routing_key =
@@ -386,6 +444,27 @@ enum status mgmt_bindings_from_json(const json_t *j, const char *vhost_hint,
                                     struct mgmt_binding **out, size_t *n, struct error *err)
 {
     return read_items(j, &binding_kind, vhost_hint, NULL, (void **)out, n, err);
+}
+
+static void node_finish(const json_t *o, void *item, const void *ctx)
+{
+    struct mgmt_node *nd = item;
+    (void)ctx;
+    nd->running = json_is_true(json_object_get(o, "running"));
+}
+
+static const struct item_kind node_kind = {"nodes", sizeof(struct mgmt_node), node_fields,
+                                           NELEM(node_fields), node_finish};
+
+enum status mgmt_nodes_from_json(const json_t *j, struct mgmt_node **out, size_t *n,
+                                 struct error *err)
+{
+    return read_items(j, &node_kind, NULL, NULL, (void **)out, n, err);
+}
+
+void mgmt_nodes_free(struct mgmt_node **p, size_t *n)
+{
+    items_free((void **)p, n, &node_kind);
 }
 
 void mgmt_overview_from_json(const json_t *j, struct mgmt_overview *o)

@@ -15,6 +15,7 @@
 #include "dlqfind.h"
 #include "mgmt.h"
 #include "peek.h"
+#include "qhealth.h"
 #include "sanitize.h"
 #include "suggest.h"
 
@@ -58,17 +59,56 @@ static double in_rate(const struct mgmt_queue *q, double growth, const char **so
     return NAN;
 }
 
-static json_t *entry_json(const struct dlq_report *r, const struct mgmt_queue *qs,
-                          const struct dlq_entry *e, double growth)
+static json_t *count_or_null(int64_t v, bool known)
+{
+    return known && v >= 0 ? json_integer(v) : json_null();
+}
+
+static json_t *strs_json(const struct mgmt_strs *l)
+{
+    if (!l->known)
+        return json_null();
+    json_t *a = json_array();
+    for (size_t i = 0; i < l->n; i++)
+        json_array_append_new(a, json_string(l->v[i]));
+    return a;
+}
+
+/* Where the queue lives and what is wrong with that: the fields #13 asks for. */
+static void placement_json(json_t *o, const struct mgmt_queue *q, const struct qhealth *h)
+{
+    json_object_set_new(o, "state", str_or_null(q->state));
+    json_object_set_new(o, "available", json_boolean(qhealth_depth_known(h)));
+    json_object_set_new(o, "node", str_or_null(q->node));
+    json_object_set_new(o, "leader", str_or_null(q->leader));
+    json_object_set_new(o, "members", strs_json(&q->members));
+    json_object_set_new(o, "online", strs_json(&q->online));
+    json_t *w = json_array();
+    for (unsigned bit = 1; bit && bit <= QH_WARN_LAST; bit <<= 1) {
+        if (!(h->warn & bit))
+            continue;
+        struct strbuf sb;
+        sb_init(&sb);
+        qhealth_describe(q, h, bit, &sb);
+        json_array_append_new(w, json_pack("{s:s,s:s}", "warning", qhealth_warn_name(bit), "text",
+                                           sb.buf ? sb.buf : ""));
+        sb_free(&sb);
+    }
+    json_object_set_new(o, "placement_warnings", w);
+}
+
+static json_t *entry_json(const struct mgmt_queue *qs, const struct dlq_entry *e,
+                          const struct qhealth *h, double growth)
 {
     const struct mgmt_queue *q = e->queue;
+    bool known = qhealth_depth_known(h);
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(q->name));
     json_object_set_new(o, "vhost", json_string(q->vhost));
     json_object_set_new(o, "type", str_or_null(q->type));
-    json_object_set_new(o, "messages", q->messages >= 0 ? json_integer(q->messages) : json_null());
-    json_object_set_new(o, "ready", q->ready >= 0 ? json_integer(q->ready) : json_null());
-    json_object_set_new(o, "unacked", q->unacked >= 0 ? json_integer(q->unacked) : json_null());
+    json_object_set_new(o, "messages", count_or_null(q->messages, known));
+    json_object_set_new(o, "ready", count_or_null(q->ready, known));
+    json_object_set_new(o, "unacked", count_or_null(q->unacked, known));
     json_object_set_new(o, "consumers",
                         q->consumers >= 0 ? json_integer(q->consumers) : json_null());
     json_object_set_new(o, "publish_rate",
@@ -105,7 +145,7 @@ static json_t *entry_json(const struct dlq_report *r, const struct mgmt_queue *q
     json_object_set_new(o, "delivery_limit",
                         q->delivery_limit >= 0 ? json_integer(q->delivery_limit) : json_null());
     json_object_set_new(o, "policy", str_or_null(q->policy));
-    (void)r;
+    placement_json(o, q, h);
     return o;
 }
 
@@ -184,13 +224,39 @@ static void exact_counts(const struct broker_opts *b, struct dlq_report *rep, bo
     conn_close(c);
 }
 
+/* The placement warnings of the queues shown, one sentence each, under the table. */
+static void placement_warnings(struct strbuf *sb, const struct dlq_report *rep,
+                               const struct qhealth *health, bool all, char **names, int n_names)
+{
+    bool any = false;
+    for (size_t i = 0; i < rep->n; i++) {
+        const struct dlq_entry *e = &rep->entries[i];
+        if (!shown(e, all, names, n_names))
+            continue;
+        for (unsigned bit = 1; bit && bit <= QH_WARN_LAST; bit <<= 1) {
+            if (!(health[i].warn & bit))
+                continue;
+            if (!any)
+                sb_adds(sb, "\nwhere the dead letters live:\n");
+            any = true;
+            sb_adds(sb, "  ");
+            sanitize_append(sb, e->queue->name, strlen(e->queue->name), 0);
+            sb_adds(sb, ": ");
+            qhealth_describe(e->queue, &health[i], bit, sb);
+            sb_addc(sb, '\n');
+        }
+    }
+}
+
 static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vhost, bool json,
                      bool all, char **names, int n_names, double interval)
 {
     struct mgmt_queue *qs = NULL;
     struct mgmt_exchange *xs = NULL;
     struct mgmt_binding *bs = NULL;
-    size_t nq = 0, nx = 0, nb = 0;
+    struct mgmt_node *nodes = NULL;
+    size_t nq = 0, nx = 0, nb = 0, nn = 0;
+    struct qh_cluster cluster = {NULL, 0, false};
     struct error err;
     error_clear(&err);
     int rc = EXIT_OK;
@@ -201,6 +267,11 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         rc = broker_mgmt_exit(mgmt_last_error(m));
         goto out;
     }
+    /* The cluster's nodes: a user without the monitoring tag may not read them, and then
+     * nothing is guessed about the cluster. */
+    if (mgmt_list_nodes(m, &nodes, &nn, &err) == ST_OK)
+        cluster = (struct qh_cluster){nodes, nn, true};
+    error_clear(&err);
     struct dlq_input in = {qs, nq, xs, nx, bs, nb};
     struct dlq_report rep;
     if (dlqfind_run(&in, &rep, &err) != ST_OK) {
@@ -236,6 +307,9 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
     }
     bool exact = false, amqp_failed = false, other_vhosts = false;
     double *growth = xcalloc(rep.n ? rep.n : 1, sizeof *growth);
+    struct qhealth *health = xcalloc(rep.n ? rep.n : 1, sizeof *health);
+    for (size_t i = 0; i < rep.n; i++)
+        qhealth_eval(rep.entries[i].queue, &cluster, &health[i]);
     exact_counts(b, &rep, all, names, n_names, interval, growth, &exact, &amqp_failed,
                  &other_vhosts);
     struct strbuf sb;
@@ -270,6 +344,8 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         cell(&sb, "UNACKED", 7);
         cell(&sb, "CONS", 4);
         cell(&sb, "IN/S", 6);
+        cell(&sb, "NODE", 20);
+        cell(&sb, "MEMBERS", 10);
         cell(&sb, "ROLE", 5);
         sb_adds(&sb, "SOURCE\n");
     }
@@ -278,7 +354,7 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         if (!shown(e, all, names, n_names))
             continue;
         if (json) {
-            json_t *o = entry_json(&rep, qs, e, growth[i]);
+            json_t *o = entry_json(qs, e, &health[i], growth[i]);
             char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
             sb_adds(&sb, line ? line : "{}");
             sb_addc(&sb, '\n');
@@ -288,8 +364,9 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         }
         const struct mgmt_queue *q = e->queue;
         char ready[24], unacked[24], cons[24], rate[24];
-        num(ready, sizeof ready, q->ready);
-        num(unacked, sizeof unacked, q->unacked);
+        bool known = qhealth_depth_known(&health[i]);
+        num(ready, sizeof ready, known ? q->ready : -1);
+        num(unacked, sizeof unacked, known ? q->unacked : -1);
         num(cons, sizeof cons, q->consumers);
         const char *source;
         double inbound = in_rate(q, growth[i], &source);
@@ -305,6 +382,12 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
         cell(&sb, unacked, 7);
         cell(&sb, cons, 4);
         cell(&sb, rate, 6);
+        cell(&sb, health[i].where ? health[i].where : "?", 20);
+        struct strbuf mem;
+        sb_init(&mem);
+        qhealth_members(&health[i], &mem);
+        cell(&sb, mem.buf, 10);
+        sb_free(&mem);
         cell(&sb, e->role == DLQ_ROLE_DLQ ? "dlq" : e->role == DLQ_ROLE_RETRY ? "retry" : "", 5);
         for (size_t k = 0; k < e->n_sources; k++) {
             if (k)
@@ -331,14 +414,18 @@ static int with_mgmt(const struct broker_opts *b, struct mgmt *m, const char *vh
             }
         }
     }
+    if (!json)
+        placement_warnings(&sb, &rep, health, all, names, n_names);
     fwrite(sb.buf ? sb.buf : "", 1, sb.len, stdout);
     sb_free(&sb);
     free(growth);
+    free(health);
     dlq_report_free(&rep);
 out:
     mgmt_queues_free(&qs, &nq);
     mgmt_exchanges_free(&xs, &nx);
     mgmt_bindings_free(&bs, &nb);
+    mgmt_nodes_free(&nodes, &nn);
     return rc;
 }
 

@@ -216,6 +216,34 @@ wait "$producer"
 mgmt DELETE "queues/%2F/cli.filling" >/dev/null
 mgmt DELETE "queues/%2F/cli.filling.dlq" >/dev/null
 
+# Where the dead letters live: a quorum DLQ's leader and members online, and a classic DLQ
+# under a policy with classic mirroring (deprecated, removed in 4.0). The listing of a queue
+# younger than the stats interval has no policy yet: looked at for up to 15 s.
+mgmt PUT "queues/%2F/cli.place.dlq" '{"durable":true,"arguments":{"x-queue-type":"quorum"}}' >/dev/null
+mgmt PUT "queues/%2F/cli.mirrored.dlq" '{"durable":true}' >/dev/null
+mgmt PUT "policies/%2F/cli-mirrored" '{"pattern":"^cli\\.mirrored\\.","definition":{"ha-mode":"all"},"apply-to":"queues"}' >/dev/null
+i=0
+until "$dlqx" queues --json --interval 0 cli.mirrored.dlq 2>/dev/null | grep -q '"warning":"deprecated_policy"'; do
+  i=$((i + 1)); [ $i -lt 150 ] || break; sleep 0.1
+done
+check placement-json 0 'management API at' "$dlqx" queues --json --interval 0 cli.place.dlq cli.mirrored.dlq
+if grep -q "\"name\":\"cli.place.dlq\",.*\"available\":true,\"node\":\"$DLQX_BROKER_NODE\",\"leader\":\"$DLQX_BROKER_NODE\",\"members\":\[\"$DLQX_BROKER_NODE\"\],\"online\":\[\"$DLQX_BROKER_NODE\"\],\"placement_warnings\":\[\]" "$tmp/out" &&
+  grep -q '"name":"cli.mirrored.dlq",.*"leader":null,"members":null,"online":null,"placement_warnings":\[{"warning":"deprecated_policy"' "$tmp/out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL placement-json:"; cat "$tmp/out"; fail=$((fail + 1))
+fi
+check placement-table 0 'management API at' "$dlqx" queues --interval 0 cli.place.dlq cli.mirrored.dlq
+if grep -Eq "^cli\.place\.dlq +quorum .* $DLQX_BROKER_NODE +1/1 online " "$tmp/out" &&
+  grep -q "^  cli.mirrored.dlq: deprecated: ha-mode (policy cli-mirrored): classic queue mirroring is removed in RabbitMQ 4.0" "$tmp/out"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL placement-table:"; cat "$tmp/out"; fail=$((fail + 1))
+fi
+mgmt DELETE "policies/%2F/cli-mirrored" >/dev/null
+mgmt DELETE "queues/%2F/cli.place.dlq" >/dev/null
+mgmt DELETE "queues/%2F/cli.mirrored.dlq" >/dev/null
+
 # Access refused: a user of its own (rabbitmqctl, the password on stdin), allowed only queues
 # named cli.allowed.*, so not the DLQ.
 limited=cli-limited-$$
