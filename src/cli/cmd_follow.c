@@ -161,9 +161,14 @@ static int follow_loop(struct follow_run *r, bool any_polled)
                 return broker_exit_code(kind);
             /* A restart, a shutdown, a network failure: the exclusive taps went with the
              * connection; what is dead-lettered from now on is in the DLQs, not shown. */
-            san_eprintf("dlqx follow: the connection is lost: the broker deleted the tap%s with "
-                        "it and %s; run dlqx follow again to go on\n",
-                        r->n_taps == 1 ? "" : "s",
+            unsigned queues = 0; /* taps, not streams read from an offset */
+            for (unsigned i = 0; i < r->n_taps; i++)
+                queues += !r->taps[i].stream;
+            san_eprintf("dlqx follow: the connection is lost: %s and %s; run dlqx follow again "
+                        "to go on\n",
+                        !queues       ? "the stream reads ended with it"
+                        : queues == 1 ? "the broker deleted the tap with it"
+                                      : "the broker deleted the taps with it",
                         r->n == 1 ? "the DLQ keeps its dead letters"
                                   : "the DLQs keep their dead letters");
             return EXIT_CONNECTION_LOST;
