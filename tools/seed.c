@@ -25,7 +25,7 @@
 
 static const char usage[] =
     "usage: dlqx-seed --url amqp://USER@HOST:PORT/VHOST --password-file FILE\n"
-    "                 [--scenario incident|bulk|quorum-limit|stream|frameworks|file]\n"
+    "                 [--scenario incident|bulk|quorum-limit|stream|frameworks|file|flood]\n"
     "                 [--count N] [--size BYTES] [--seed S] [--prefix P]\n"
     "                 [--queue-type classic|quorum] [--returns R] [--window N]\n"
     "                 [--fixtures DIR] [--from FILE...] [--declare FILE] [--x-death MODE]\n"
@@ -41,8 +41,10 @@ static const char usage[] =
     "                   frameworks: every framework's dead letters from the fixtures\n"
     "                               (fixtures/<framework>/*.jsonl), each in its DLQ\n"
     "                   file: the records of the --from snapshot files, as recorded\n"
+    "                   flood: N (default 25000) messages that expire at once in flood,\n"
+    "                          dead-lettered by the broker through flood.dlx to flood.dlq\n"
     "  --count N        how many (incident: the independent failures, default 40)\n"
-    "  --size BYTES     body size for bulk, quorum-limit and stream (default 1024, >= 128)\n"
+    "  --size BYTES     body size for bulk, quorum-limit, stream, flood (default 1024, >= 128)\n"
     "  --seed S         the random seed (default 1): same seed, same messages\n"
     "  --prefix P       prepended to every queue and exchange name (default none)\n"
     "  --queue-type T   bulk only: bulk.dlq is classic (default) or quorum\n"
@@ -320,6 +322,45 @@ static void scenario_qlimit(struct seed *s, long count, size_t size, int returns
            dlq, returns, returns, 3 - returns, 3 - returns == 1 ? "" : "s");
 }
 
+/* count messages through a queue whose x-message-ttl 0 dead-letters each at once (reason
+ * expired) through a direct exchange to the DLQ, in order: the broker's own dead-lettering at
+ * its own rate, for follow's tests and benchmark (the queues may exist already, empty, with the
+ * same arguments: follow taps the DLQ before the flood). Ids flood-0000001.., in order. */
+static void scenario_flood(struct seed *s, long count, size_t size)
+{
+    const char *src = seed_name(s, "flood"), *dlq = seed_name(s, "flood.dlq");
+    const char *dlx = seed_name(s, "flood.dlx");
+    seed_exchange(s, dlx, "direct");
+    seed_queue(s, dlq, "classic", NULL, count);
+    seed_note(s, dlq, "expired from flood, in order");
+    seed_bind(s, dlq, dlx, dlq);
+    struct htable *a = htable_new();
+    htable_add(a, "x-message-ttl", hval_int(HV_I64, 0));
+    htable_add(a, "x-dead-letter-exchange", hval_cstring(dlx));
+    htable_add(a, "x-dead-letter-routing-key", hval_cstring(dlq));
+    seed_queue(s, src, "classic", a, 0);
+    seed_note(s, src, "x-message-ttl 0: dead-letters all it gets");
+    htable_free(a);
+    char *body = xmalloc(size + 1);
+    struct props p;
+    char id[32];
+    double t0 = clock_mono_s();
+    for (long i = 0; i < count; i++) {
+        int n = snprintf(body, size + 1, "{\"seq\":%ld,\"pad\":\"", i + 1);
+        memset(body + n, 'x', size - 2 - (size_t)n);
+        memcpy(body + size - 2, "\"}", 3);
+        snprintf(id, sizeof id, "flood-%07ld", i + 1);
+        props_basic(&p, "application/json", id);
+        seed_publish(s, "", src, &p, NULL, body, size);
+        props_clear(&p);
+    }
+    seed_flush(s);
+    double dt = clock_mono_s() - t0;
+    free(body);
+    printf("published %ld messages of %zu bytes to %s in %.2f s (%.0f msg/s, confirmed)\n", count,
+           size, src, dt, dt > 0 ? (double)count / dt : 0.0);
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg = {
@@ -425,7 +466,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    enum { SC_INCIDENT, SC_BULK, SC_QLIMIT, SC_STREAM, SC_FRAMEWORKS, SC_FILE } sc;
+    enum { SC_INCIDENT, SC_BULK, SC_QLIMIT, SC_STREAM, SC_FRAMEWORKS, SC_FILE, SC_FLOOD } sc;
     bool file_sc = !strcmp(cfg.scenario, "file");
     for (; file_sc && optind < argc; optind++) {
         size_t cap = cfg.nfrom;
@@ -451,10 +492,12 @@ int main(int argc, char **argv)
         sc = SC_FRAMEWORKS;
     else if (file_sc)
         sc = SC_FILE;
+    else if (!strcmp(cfg.scenario, "flood"))
+        sc = SC_FLOOD;
     else {
         fprintf(stderr,
                 "dlqx-seed: unknown scenario \"%s\" (incident, bulk, quorum-limit, stream, "
-                "frameworks, file)\n",
+                "frameworks, file, flood)\n",
                 cfg.scenario);
         free(cfg.from), free(cfg.declare);
         return 2;
@@ -510,6 +553,9 @@ int main(int argc, char **argv)
         break;
     case SC_FILE:
         scenario_file(&s);
+        break;
+    case SC_FLOOD:
+        scenario_flood(&s, cfg.count < 0 ? 25000 : cfg.count, size);
         break;
     }
     seed_flush(&s);

@@ -157,7 +157,21 @@ static int follow_loop(struct follow_run *r, bool any_polled)
             if (stopsig_caught())
                 break;
             san_eprintf("dlqx follow: %s\n", err.msg);
-            return conn_alive(r->c) ? broker_exit_code(kind) : EXIT_CONNECTION_LOST;
+            if (conn_alive(r->c))
+                return broker_exit_code(kind);
+            /* A restart, a shutdown, a network failure: the exclusive taps went with the
+             * connection; what is dead-lettered from now on is in the DLQs, not shown. */
+            unsigned queues = 0; /* taps, not streams read from an offset */
+            for (unsigned i = 0; i < r->n_taps; i++)
+                queues += !r->taps[i].stream;
+            san_eprintf("dlqx follow: the connection is lost: %s and %s; run dlqx follow again "
+                        "to go on\n",
+                        !queues       ? "the stream reads ended with it"
+                        : queues == 1 ? "the broker deleted the tap with it"
+                                      : "the broker deleted the taps with it",
+                        r->n == 1 ? "the DLQ keeps its dead letters"
+                                  : "the DLQs keep their dead letters");
+            return EXIT_CONNECTION_LOST;
         }
         int64_t now = clock_now_ms();
         r->out.now_ms = now;

@@ -15,6 +15,11 @@
 #   mgmt METHOD PATH [JSON]         a request to the management API (curl; the credentials in
 #                                   a config on stdin, never on the command line); prints the
 #                                   HTTP status
+#   mgmt_get PATH                   the management API's JSON at PATH (as mgmt)
+#   tap_count                       how many server-named queues (amq.gen-*: dlqx follow's
+#                                   taps) the broker has, by the management API
+#   wait_for TENTHS COMMAND...      runs COMMAND every tenth of a second until it succeeds;
+#                                   false after TENTHS tries
 pass=0
 fail=0
 check() {
@@ -56,4 +61,21 @@ await_intent() {
     sleep 0.01
     waited=$((waited + 1))
   done
+}
+mgmt_get() {
+  printf 'user = "dlqx:%s"\n' "$password" |
+    curl -q -s -K - --max-time 10 "${DLQX_MGMT_URL}api/$1"
+}
+tap_count() {
+  mgmt_get "queues/%2F?columns=name" | tr '{' '\n' | grep -c '"name":"amq\.gen-'
+}
+wait_for() {
+  w_n=$1
+  shift
+  while [ "$w_n" -gt 0 ]; do
+    "$@" && return 0
+    sleep 0.1
+    w_n=$((w_n - 1))
+  done
+  return 1
 }

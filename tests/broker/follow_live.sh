@@ -12,29 +12,12 @@ password=$(cat "$DLQX_PASSWORD_FILE")
 . "$(dirname "$0")/check.sh"
 N=${FOLLOW_N:-40}
 
-get() { # path: the management API's JSON
-  printf 'user = "dlqx:%s"\n' "$password" |
-    curl -q -s -K - --max-time 10 "${DLQX_MGMT_URL}api/$1"
-}
 publish() { # routing key, message id
   mgmt POST "exchanges/%2F/amq.default/publish" \
     "{\"routing_key\":\"$1\",\"payload\":\"{\\\"n\\\":1}\",\"payload_encoding\":\"string\",\"properties\":{\"message_id\":\"$2\",\"content_type\":\"application/json\"}}" >/dev/null
 }
-taps() { # how many tap queues (server-named amq.gen-*) the broker has
-  get "queues/%2F?columns=name" | tr '{' '\n' | grep -c '"name":"amq\.gen-'
-}
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-wait_for() { # tries (tenths of a second), command...: until it succeeds
-  w_n=$1
-  shift
-  while [ "$w_n" -gt 0 ]; do
-    "$@" && return 0
-    sleep 0.1
-    w_n=$((w_n - 1))
-  done
-  return 1
-}
 started() { [ -f "$tmp/err" ] && grep -q 'Ctrl-C ends it' "$tmp/err"; }
 ids() { # the DLQ's message ids in order, from a peek
   "$dlqx" peek fl.orders.dlq -o "$tmp/snap" 2>/dev/null &&
@@ -52,7 +35,7 @@ mgmt PUT "queues/%2F/fl.orders" '{"durable":true,"arguments":{"x-message-ttl":0,
 for i in 1 2 3; do publish fl.orders "old-$i"; done
 wait_for 100 sh -c "[ \"\$(\"$dlqx\" queues --no-mgmt --json fl.orders.dlq 2>/dev/null | sed 's/.*\"ready\":\([0-9]*\).*/\1/')\" = 3 ]" ||
   bad "setup: the DLQ does not hold 3 dead letters"
-taps0=$(taps)
+taps0=$(tap_count)
 
 # follow --json while N messages are dead-lettered.
 rm -f "$tmp/err"
@@ -63,7 +46,7 @@ if grep -q 'fl.orders.dlq: tapping exchange fl.dlx, routing key "fl.orders"' "$t
    grep -q 'fl.orders.dlq: fl.orders dead-letters to exchange fl.dlx, routing key "fl.orders"' "$tmp/err"; then ok; else
   bad "follow does not say what it taps:"; cat "$tmp/err"
 fi
-if [ "$(taps)" -eq $((taps0 + 1)) ]; then ok; else bad "tap: $(taps) amq.gen queues, expected $((taps0 + 1))"; fi
+if [ "$(tap_count)" -eq $((taps0 + 1)) ]; then ok; else bad "tap: $(tap_count) amq.gen queues, expected $((taps0 + 1))"; fi
 i=1
 while [ $i -le "$N" ]; do publish fl.orders "new-$i"; i=$((i + 1)); done
 wait_for 200 sh -c "[ \$(wc -l <\"$tmp/out\") -ge $N ]"
@@ -95,7 +78,7 @@ wait "$fpid"
 rc=$?
 fpid=
 if [ $rc -eq 0 ]; then ok; else bad "follow after SIGINT: exit $rc"; cat "$tmp/err"; fi
-if [ "$(taps)" -eq "$taps0" ]; then ok; else bad "the tap is left after SIGINT ($(taps) amq.gen queues)"; fi
+if [ "$(tap_count)" -eq "$taps0" ]; then ok; else bad "the tap is left after SIGINT ($(tap_count) amq.gen queues)"; fi
 
 # SIGKILL: the broker deletes the tap (exclusive, auto-delete) when the connection drops.
 rm -f "$tmp/err"
@@ -109,8 +92,9 @@ fi
 kill -KILL "$fpid"
 wait "$fpid" 2>/dev/null
 fpid=
-if wait_for 100 sh -c "[ \$(printf 'user = \"dlqx:%s\"\n' '$password' | curl -q -s -K - '${DLQX_MGMT_URL}api/queues/%2F?columns=name' | tr '{' '\n' | grep -c '\"name\":\"amq\.gen-') -eq $taps0 ]"; then ok; else
-  bad "the tap is left after SIGKILL ($(taps) amq.gen queues)"
+no_taps() { [ "$(tap_count)" -eq "$taps0" ]; }
+if wait_for 100 no_taps; then ok; else
+  bad "the tap is left after SIGKILL ($(tap_count) amq.gen queues)"
 fi
 
 # --filter: only what it selects.
@@ -146,7 +130,7 @@ if [ $rc -eq 0 ] &&
    grep -q 'fl.plain.dlq: [0-9-]* messages (management API' "$tmp/err"; then ok; else
   bad "default exchange (exit $rc):"; cat "$tmp/err"
 fi
-if [ "$(taps)" -eq "$taps0" ]; then ok; else bad "a tap is left for the default-exchange DLQ"; fi
+if [ "$(tap_count)" -eq "$taps0" ]; then ok; else bad "a tap is left for the default-exchange DLQ"; fi
 
 # A stream DLQ fed through the default exchange (published to with its name, as frameworks
 # that park messages themselves do; the broker here does not dead-letter into streams): the
