@@ -1,0 +1,73 @@
+/*
+ * live: the explorer following the open queues as new dead letters arrive (`L` in the
+ * messages, groups and timeline views). A feed the loop steps like a source (job.c gives it a
+ * slice between keys, a few milliseconds, never a wait on the broker): each arrival is a copy
+ * read from a tap of dlqx's own (src/broker/tapset.h, as `dlqx follow`), appended to the store
+ * and marked new; the rows, the groups and the timeline take it in; a cause (an error
+ * fingerprint) not seen before in this session is flagged on the bottom line with the bell.
+ * The DLQ is never touched: the rows of the snapshot stay where the peek gave them back.
+ *
+ * The feed behind struct live_feed is a tap set on a broker (live.c) or, in the tests, a list
+ * of messages. Stopping (L again, a new snapshot, quitting, a signal) deletes the taps.
+ *
+ * Ownership: the app owns its live state (a->live), made at the first L and freed by
+ * live_free; what was seen (the causes, which entries arrived) outlives a stop.
+ */
+#ifndef DLQX_UI_LIVE_H
+#define DLQX_UI_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actions.h"
+#include "groups.h"
+#include "job.h"
+#include "message.h"
+
+struct app;
+
+/* Where arrivals come from. next: LIVE_MESSAGE with *out filled (the caller's), LIVE_NONE
+ * when nothing waits (it never waits), LIVE_FAILED with why (at least 256 bytes). close ends
+ * it and releases ctx. */
+enum live_next { LIVE_MESSAGE, LIVE_NONE, LIVE_FAILED };
+struct live_feed {
+    enum live_next (*next)(void *ctx, struct message *out, char *why, size_t why_len);
+    void (*close)(void *ctx);
+};
+
+/* The handler of `L` (actions.h): starts or stops following. */
+int act_live(struct app *a, enum action act);
+/* Starts following from feed (ctx is its own until its close); label names what is followed
+ * ("orders.dlq"). The causes of the whole store count as seen. */
+void live_start(struct app *a, const struct live_feed *feed, void *ctx, const char *label);
+/* Stops following (the feed is closed: the taps are deleted); why, when not NULL, goes on
+ * the message line. */
+void live_stop(struct app *a, const char *why);
+bool live_active(const struct app *a);
+/* Reads what the feed has until the monotonic clock passes until (or a few ms): JOB_MORE when
+ * it stopped with more to read, JOB_WAIT when the feed is empty, JOB_DONE when not following.
+ * *changed: something arrived, or it stopped (the screen wants drawing). */
+enum job_rc live_step(struct app *a, double until, bool *changed);
+/* Whether store entry i arrived while following (the messages view marks it). */
+bool live_is_new(const struct app *a, size_t entry);
+/* How many arrived (since the first L on this store), and at what rate (per minute, over the
+ * last minute). */
+uint64_t live_arrivals(const struct app *a);
+double live_rate_per_min(const struct app *a, int64_t now_ms);
+/* "LIVE 12 new 4.0/min  " for the title, "" when not following. */
+void live_title(const struct app *a, char *out, size_t len);
+/* The group's arrivals per minute over the three minutes before now (when dead-lettered, as
+ * the timeline counts), as the report's "rate now". */
+double live_group_rate(const struct app *a, const struct group *g, int64_t now_ms);
+void live_free(struct app *a);
+
+/* export.c: the handler of `E`: the report of what the explorer holds, to a file named on the
+ * prompt line. */
+int act_export(struct app *a, enum action act);
+/* Writes the report of the app's store (markdown, or html for a name ending .html or .htm) to
+ * path: a new file or a regular one replaced whole (safefile.h); anything else is refused.
+ * False with why in msg; true with what was written in msg. */
+bool export_report(struct app *a, const char *path, char *msg, size_t len);
+
+#endif
