@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "app.h"
 #include "journal.h"
@@ -32,6 +33,14 @@ bool export_report(struct app *a, const char *path, char *msg, size_t len)
     }
     if (!a->store || !store_count(a->store)) {
         snprintf(msg, len, "nothing to report: no dead letters here");
+        return false;
+    }
+    /* Only a new file or a regular one: opening a FIFO would wait for a reader with the screen
+     * frozen, and a terminal or a device is not where a report goes. (safefile.h refuses a
+     * symbolic link, a directory or a socket, and checks again as it opens.) */
+    struct stat st_path;
+    if (lstat(path, &st_path) == 0 && !S_ISREG(st_path.st_mode)) {
+        snprintf(msg, len, "%s is not a regular file: the report is written to files only", path);
         return false;
     }
     bool html = ends_with_ci(path, ".html") || ends_with_ci(path, ".htm");
