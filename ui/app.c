@@ -13,7 +13,6 @@
 
 #include "filter.h"
 #include "job.h"
-#include "live.h"
 #include "plan.h"
 #include "sanitize.h"
 #include "term.h"

@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "app.h"
-#include "live.h"
 #include "term.h"
 #include "ui.h"
 

@@ -14,6 +14,7 @@
 #include "app.h"
 #include "broker_opts.h"
 #include "groups_fingerprint.h"
+#include "job.h"
 #include "sanitize.h"
 #include "tapset.h"
 #include "term.h"

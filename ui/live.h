@@ -10,6 +10,9 @@
  * The feed behind struct live_feed is a tap set on a broker (live.c) or, in the tests, a list
  * of messages. Stopping (L again, a new snapshot, quitting, a signal) deletes the taps.
  *
+ * What the loop calls (live_active, live_step, live_title, live_free, and the handlers of L
+ * and E) is declared in app.h, so that the loop needs nothing of this header.
+ *
  * Ownership: the app owns its live state (a->live), made at the first L and freed by
  * live_free; what was seen (the causes, which entries arrived) outlives a stop.
  */
@@ -20,9 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "actions.h"
 #include "groups.h"
-#include "job.h"
 #include "message.h"
 
 struct app;
@@ -36,35 +37,22 @@ struct live_feed {
     void (*close)(void *ctx);
 };
 
-/* The handler of `L` (actions.h): starts or stops following. */
-int act_live(struct app *a, enum action act);
 /* Starts following from feed (ctx is its own until its close); label names what is followed
  * ("orders.dlq"). The causes of the whole store count as seen. */
 void live_start(struct app *a, const struct live_feed *feed, void *ctx, const char *label);
 /* Stops following (the feed is closed: the taps are deleted); why, when not NULL, goes on
  * the message line. */
 void live_stop(struct app *a, const char *why);
-bool live_active(const struct app *a);
-/* Reads what the feed has until the monotonic clock passes until (or a few ms): JOB_MORE when
- * it stopped with more to read, JOB_WAIT when the feed is empty, JOB_DONE when not following.
- * *changed: something arrived, or it stopped (the screen wants drawing). */
-enum job_rc live_step(struct app *a, double until, bool *changed);
 /* Whether store entry i arrived while following (the messages view marks it). */
 bool live_is_new(const struct app *a, size_t entry);
 /* How many arrived (since the first L on this store), and at what rate (per minute, over the
  * last minute). */
 uint64_t live_arrivals(const struct app *a);
 double live_rate_per_min(const struct app *a, int64_t now_ms);
-/* "LIVE 12 new 4.0/min  " for the title, "" when not following. */
-void live_title(const struct app *a, char *out, size_t len);
 /* The group's arrivals per minute over the three minutes before now (when dead-lettered, as
  * the timeline counts), as the report's "rate now". */
 double live_group_rate(const struct app *a, const struct group *g, int64_t now_ms);
-void live_free(struct app *a);
 
-/* export.c: the handler of `E`: the report of what the explorer holds, to a file named on the
- * prompt line. */
-int act_export(struct app *a, enum action act);
 /* Writes the report of the app's store (markdown, or html for a name ending .html or .htm) to
  * path: a new file or a regular one replaced whole (safefile.h); anything else is refused.
  * False with why in msg; true with what was written in msg. */
