@@ -59,6 +59,10 @@
     X(ACT_AGE_CLOCK, "age-clock", "A", NULL,                                                       \
       "ages from now, or as of the snapshot (when it was read)", act_view)                         \
     X(ACT_REFRESH, "refresh", "r Ctrl-r", NULL, "take a fresh snapshot", act_refresh)              \
+    X(ACT_LIVE, "live", "L", NULL, "follow the queue live, + marks arrivals (L again stops)",      \
+      act_live)                                                                                    \
+    X(ACT_EXPORT, "export", "E", NULL, "write the incident report (FILE.md or FILE.html)",         \
+      act_export)                                                                                  \
     X(ACT_REPLAY, "replay", "R", NULL, "replay: the message (or group) back where it came from",   \
       plan_request)                                                                                \
     X(ACT_REISSUE, "re-issue", "I", NULL, "re-issue: a new message caused by this one",            \

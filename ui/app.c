@@ -151,18 +151,19 @@ static void draw_title(struct app *a)
              a->read_only ? "  [read-only]" : "  [read-write]",
              a->ages_as_of_snapshot ? "  [ages as of the snapshot]" : "");
     draw_fill(0, 0, a->cols_on_screen, UA_TITLE);
-    char right[128];
+    char right[224], live[96];
+    live_title(a, live, sizeof live);
     /* What a pass took out of the queue since the snapshot is not counted, but said. */
     size_t gone = a->n_gone < n ? a->n_gone : n;
     char since[64] = "";
     if (gone)
         snprintf(since, sizeof since, " (%zu gone since the snapshot)", gone);
     if (a->filter)
-        snprintf(right, sizeof right, "%zu of %zu%s  ", a->n_rows, n - gone, since);
+        snprintf(right, sizeof right, "%s%zu of %zu%s  ", live, a->n_rows, n - gone, since);
     else if (!n && app_source_is_broker(a))
         snprintf(right, sizeof right, "no snapshot yet (Enter on a queue)  ");
     else
-        snprintf(right, sizeof right, "%zu messages%s  ", n - gone, since);
+        snprintf(right, sizeof right, "%s%zu messages%s  ", live, n - gone, since);
     /* The left half cut (with "…") where the right one begins: the two never overlap. */
     int w = (int)strlen(right);
     int room = w + 1 < a->cols_on_screen ? a->cols_on_screen - w - 1 : a->cols_on_screen;
@@ -669,6 +670,7 @@ int app_run(struct app *a, const struct view_ops *first)
 
 void app_free(struct app *a)
 {
+    live_free(a); /* the taps deleted */
     app_source_free(a);
     app_data_free(a);
     store_free(a->store);

@@ -91,6 +91,21 @@ void app_data_free(struct app *a);
 /* The store index of the message the user is on, or SIZE_MAX. */
 size_t app_selected_message(struct app *a);
 
+/* live.c: following the open queues (live.h). The handler of L starts or stops it; the loop
+ * steps it (job.c): live_step reads what the feed has until the monotonic clock passes until
+ * (a few ms at most) and returns JOB_MORE when it stopped with more to read, JOB_WAIT when the
+ * feed is empty, JOB_DONE when not following; *changed when something arrived or it stopped.
+ * live_title: "LIVE 12 new 4/min  " for the title ("" when not following). live_free stops it
+ * (the taps deleted) and frees what was seen. */
+int act_live(struct app *a, enum action act);
+bool live_active(const struct app *a);
+enum job_rc live_step(struct app *a, double until, bool *changed);
+void live_title(const struct app *a, char *out, size_t len);
+void live_free(struct app *a);
+/* export.c: the handler of E, the report of what the explorer holds to a file named on the
+ * prompt line (live.h: export_report). */
+int act_export(struct app *a, enum action act);
+
 /* source.h: where the messages come from (app_source_*, app_refresh, app_queue_info). */
 
 #endif

@@ -147,8 +147,8 @@ static void load_queues(struct app *a)
 
 static void usage(FILE *to)
 {
-    fputs("usage: dlqx [--ascii] [--refresh SECONDS] [BROKER OPTIONS] [QUEUE...]\n"
-          "       dlqx open [--ascii] [--max-record-size SIZE] FILE...\n"
+    fputs("usage: dlqx [--ascii] [--refresh SECONDS] [--no-bell] [BROKER OPTIONS] [QUEUE...]\n"
+          "       dlqx open [--ascii] [--no-bell] [--max-record-size SIZE] FILE...\n"
           "keys: ? in the program; see dlqx(1)\n",
           to);
 }
@@ -192,6 +192,8 @@ int cmd_ui(int argc, char **argv, bool open_files)
             continue;
         } else if (strcmp(argv[i], "--ascii") == 0) {
             a.ascii = true;
+        } else if (strcmp(argv[i], "--no-bell") == 0) {
+            a.no_bell = true;
         } else if (strcmp(argv[i], "--utf8") == 0) {
             a.ascii = false;
         } else if (!open_files && strcmp(argv[i], "--refresh") == 0) {

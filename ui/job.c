@@ -75,7 +75,7 @@ void job_cancel_all(struct app *a)
 
 bool app_busy(const struct app *a)
 {
-    if (app_source_busy(a))
+    if (app_source_busy(a) || live_active(a))
         return true;
     for (int k = 0; k < JOB_KINDS; k++)
         if (a->jobs[k])
@@ -112,6 +112,12 @@ enum job_rc app_work(struct app *a, int budget_ms, bool *ended)
         if (!app_source_step(a, clock_mono_s() + (left > 0.002 ? left : 0.002)))
             *ended = true;
         more = more || app_source_busy(a);
+    }
+    if (live_active(a)) {
+        /* Following: a slice of a few milliseconds; the feed never waits on the broker. */
+        enum job_rc rc = live_step(a, clock_mono_s() + budget_ms / 1000.0, ended);
+        more = more || rc == JOB_MORE;
+        waiting = waiting || rc == JOB_WAIT;
     }
     if (more)
         return JOB_MORE;

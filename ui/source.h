@@ -60,6 +60,8 @@ extern const struct source_ops source_peek_ops;
  * peek of each in turn (a causal chain across them is one tree). False, with the reason on
  * the message line, when the broker or the first queue cannot be read. */
 bool source_peek_open(struct app *a, char *const *queues, int n);
+/* The queues opened on a broker source (borrowed): how many, 0 when none (or files). */
+int source_peek_queues(const struct app *a, char *const **queues);
 
 /* source.c: the app's side. */
 void app_source_set(struct app *a, const struct source_ops *ops, void *state);

@@ -280,3 +280,12 @@ bool source_peek_open(struct app *a, char *const *queues, int n)
     s->label = sb_detach(&label, NULL);
     return app_source_start(a);
 }
+
+int source_peek_queues(const struct app *a, char *const **queues)
+{
+    if (a->src.ops != &source_peek_ops)
+        return 0;
+    const struct peek_src *s = a->src.state;
+    *queues = s->queues;
+    return s->n;
+}

@@ -385,6 +385,20 @@ void term_flush(void)
         refresh();
 }
 
+static unsigned bells;
+
+void term_bell(void)
+{
+    bells++;
+    if (!vscreen && !term_gone())
+        beep();
+}
+
+unsigned term_bells(void)
+{
+    return bells;
+}
+
 void term_redraw_all(void)
 {
     if (!vscreen)

@@ -42,6 +42,10 @@ bool term_input_pending(void);
 void term_clear(void);
 void term_flush(void);
 void term_redraw_all(void);
+/* The terminal's bell (curses' beep: audible, or the screen flashes where the terminal says
+ * so); on the screen in memory it is only counted, for the tests (term_bells). */
+void term_bell(void);
+unsigned term_bells(void);
 /* The text cursor: shown at (y, x) while a line is typed, hidden otherwise. */
 void term_cursor_at(int y, int x);
 void term_cursor_hide(void);

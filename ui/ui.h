@@ -26,6 +26,7 @@ struct broker_opts;
 struct filter;
 struct groups;
 struct forest_job;
+struct live;
 
 /* Attributes the views draw with; term.c maps them to colours (8 or 256) or, with NO_COLOR,
  * to bold/reverse/dim only. */
@@ -173,6 +174,9 @@ struct app {
      * longer rows (nor in the groups, the timeline or a search); the tree marks them. */
     unsigned char *gone;
     size_t gone_cap, n_gone;
+    /* Following the open queues as dead letters arrive (live.h); NULL before the first L. */
+    struct live *live;
+    bool no_bell; /* --no-bell: a new cause is flagged without the terminal's bell */
 };
 
 /* View stack. */

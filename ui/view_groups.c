@@ -13,6 +13,7 @@
 #include "filter.h"
 #include "groups.h"
 #include "job.h"
+#include "live.h"
 #include "plan.h"
 
 /* The groups are the app's (data.c: made once per set of rows, by a job); the view keeps
@@ -56,10 +57,16 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
     v->rows_y = top + 1;
     size_t page = height > 1 ? (size_t)height - 1 : 1;
     view_scroll_to_cursor(v, page);
+    /* While following (live.h), a column of each cause's rate now: per minute, over the last
+     * three (the report's "rate now"); the type gives it room. */
+    bool live = live_active(a);
+    int rx = live ? 8 : 0;
     draw_fill(top, 0, width, UA_HEADER);
     draw_safe(top, 0, width,
-              "  COUNT  FIRST     LAST      TYPE                      QUEUES              "
-              "CAUSE",
+              live ? "  COUNT    /MIN  FIRST     LAST      TYPE              QUEUES              "
+                     "CAUSE"
+                   : "  COUNT  FIRST     LAST      TYPE                      QUEUES              "
+                     "CAUSE",
               UA_HEADER);
     if (!n) {
         char count[32];
@@ -88,9 +95,17 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         ago(a, grp->first_ms, f);
         ago(a, grp->last_ms, l);
         draw_safe(y, 0, 7, c, sel ? at : UA_WARN);
-        draw_safe(y, 9, 8, f, at);
-        draw_safe(y, 19, 8, l, at);
-        draw_text(y, 29, 24, grp->type ? grp->type : "", grp->type ? strlen(grp->type) : 0, at);
+        if (live) {
+            char r[24] = "     -";
+            double rate = live_group_rate(a, grp, a->now_ms);
+            if (rate > 0)
+                snprintf(r, sizeof r, "%6.1f", rate);
+            draw_safe(y, 9, 6, r, sel ? at : UA_GOOD);
+        }
+        draw_safe(y, 9 + rx, 8, f, at);
+        draw_safe(y, 19 + rx, 8, l, at);
+        draw_text(y, 29 + rx, 24 - rx, grp->type ? grp->type : "",
+                  grp->type ? strlen(grp->type) : 0, at);
         struct strbuf q;
         sb_init(&q);
         for (size_t i = 0; i < grp->n_queues; i++) {

@@ -22,6 +22,10 @@ static const char *const filter_help[] = {
     "Ages: AGE (messages) since first publish; FIRST/LAST (groups) since dead-lettered",
     "(x-death time, dead_letter.failed_at). Counted from now, or as of the snapshot (A: when",
     "it was read, its newest fetched_at); filters count from now. The detail gives UTC times.",
+    "",
+    "Live (L): a tap of dlqx's own copies each new dead letter (the queue is not touched);",
+    "arrivals are marked + in the messages, the groups show /MIN (the last three minutes),",
+    "a new cause is named on the bottom line with the bell (dlqx --no-bell: without it).",
 };
 
 static size_t n_lines(void)

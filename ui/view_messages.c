@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "job.h"
+#include "live.h"
 #include "sanitize.h"
 
 /* The columns, by their sort_column (SORT_ORDER has none). */
@@ -96,10 +97,13 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
         if (sel)
             draw_fill(y, 0, width, UA_SELECTED);
         x = 0;
-        char age[32], att[16];
-        duration_format(((double)clock - (double)e->first_seen_ms) / 1000.0, age);
+        char age[40], att[16];
+        /* An arrival while following (live.h) is marked: "+" before its age. */
+        bool arrived = live_is_new(a, a->rows[i]);
+        age[0] = '+';
+        duration_format(((double)clock - (double)e->first_seen_ms) / 1000.0, age + arrived);
         snprintf(att, sizeof att, "%d", e->attempt);
-        draw_safe(y, x, w[COL_AGE], age, base);
+        draw_safe(y, x, w[COL_AGE], age, arrived && !sel ? UA_GOOD : base);
         x += w[COL_AGE] + 2;
         draw_safe(y, x, w[COL_ATTEMPT], att, sel ? base : e->attempt >= 5 ? UA_WARN : base);
         x += w[COL_ATTEMPT] + 2;

@@ -13,14 +13,14 @@
 #include "broker_opts.h"
 #include "cli.h"
 #include "decode.h"
-#include "dlqfind.h"
 #include "filter.h"
 #include "mgmt.h"
 #include "sanitize.h"
 #include "stopsig.h"
 #include "tap.h"
+#include "tapset.h"
 
-enum { MAX_QUEUES = 16, POLL_S = 5 };
+enum { MAX_QUEUES = TAPSET_MAX, POLL_S = 5 };
 
 static void usage(FILE *to)
 {
@@ -31,69 +31,17 @@ static void usage(FILE *to)
           to);
 }
 
-/* One DLQ being followed. */
-struct followed {
-    const char *name;
-    const struct mgmt_queue *q; /* in the listing */
-    bool tapped;                /* a tap is bound to at least one of its bindings */
-    bool polled;                /* its depth is shown instead */
-};
-
-/* Says on stderr where each of the DLQ's sources dead-letters (its dead-letter exchange and
- * routing key): the tap sees those through the DLQ's own bindings, which it copies (binding
- * the dead-letter exchange itself could route what the exchange would otherwise give its
- * alternate exchange), but not those through the default exchange; true when some are. */
-static bool default_exchange_sources(const struct dlq_report *rep, const struct mgmt_queue *qs,
-                                     const struct followed *f)
+/* What the tap set-up says (tapset.h), on stderr. */
+static void note_stderr(void *ctx, bool hidden, const char *text)
 {
-    const struct dlq_entry *e = dlq_report_find(rep, f->q->vhost, f->name);
-    bool any = false;
-    for (size_t k = 0; e && k < e->n_sources; k++) {
-        const struct mgmt_queue *s = &qs[e->sources[k].queue];
-        if (!s->dead_letter_exchange)
-            continue;
-        if (*s->dead_letter_exchange) {
-            san_eprintf(
-                "dlqx follow: %s: %s dead-letters to exchange %s, routing key %s%s%s\n", f->name,
-                s->name, s->dead_letter_exchange, s->dead_letter_routing_key ? "\"" : "",
-                s->dead_letter_routing_key ? s->dead_letter_routing_key : "(the message's own)",
-                s->dead_letter_routing_key ? "\"" : "");
-            continue;
-        }
-        any = true;
-        san_eprintf("dlqx follow: %s: %s dead-letters to it through the default exchange, "
-                    "which cannot be bound: follow does not see those dead letters\n",
-                    f->name, s->name);
-    }
-    return any;
-}
-
-/* Binds the tap like every binding of the DLQ but the default exchange's. */
-static enum status bind_like(struct conn *c, struct tap *t, const struct mgmt_binding *bs,
-                             size_t nb, const struct followed *f, enum conn_err *kind,
-                             struct error *err)
-{
-    for (size_t k = 0; k < nb; k++) {
-        const struct mgmt_binding *b = &bs[k];
-        if (b->dest_type != MGMT_DEST_QUEUE || strcmp(b->destination, f->name) != 0 ||
-            strcmp(b->vhost, f->q->vhost) != 0 || !*b->source)
-            continue;
-        enum status s = tap_bind(c, t, b->source, b->routing_key, b->arguments, kind, err);
-        if (s == ST_EUNSUPPORTED) {
-            san_eprintf("dlqx follow: %s: not tapping exchange %s: %s\n", f->name, b->source,
-                        err->msg);
-            continue;
-        }
-        if (s != ST_OK)
-            return s;
-        san_eprintf("dlqx follow: %s: tapping exchange %s, routing key \"%s\"\n", f->name,
-                    b->source, b->routing_key ? b->routing_key : "");
-    }
-    return ST_OK;
+    (void)ctx;
+    (void)hidden;
+    san_eprintf("dlqx follow: %s\n", text);
 }
 
 /* The depth and publish rate of the polled DLQs, from the management API. */
-static void poll_depths(struct mgmt *m, const char *vhost, struct followed *fs, int n)
+static void poll_depths(struct mgmt *m, const char *vhost, const struct tapset *ts,
+                        const bool *polled)
 {
     struct mgmt_queue *qs = NULL;
     size_t nq = 0;
@@ -102,18 +50,18 @@ static void poll_depths(struct mgmt *m, const char *vhost, struct followed *fs, 
         san_eprintf("dlqx follow: %s\n", err.msg);
         return;
     }
-    for (int i = 0; i < n; i++) {
-        if (!fs[i].polled)
+    for (int i = 0; i < ts->n; i++) {
+        if (!polled[i])
             continue;
         for (size_t k = 0; k < nq; k++) {
-            if (strcmp(qs[k].name, fs[i].name) != 0)
+            if (strcmp(qs[k].name, ts->qs[i].name) != 0)
                 continue;
             char rate[32] = "unknown";
             if (qs[k].publish_rate >= 0)
                 snprintf(rate, sizeof rate, "%.1f/s", qs[k].publish_rate);
             san_eprintf("dlqx follow: %s: %lld messages (management API, ~5 s behind), "
                         "arriving at %s\n",
-                        fs[i].name, (long long)qs[k].messages, rate);
+                        ts->qs[i].name, (long long)qs[k].messages, rate);
         }
     }
     mgmt_queues_free(&qs, &nq);
@@ -123,10 +71,10 @@ struct follow_run {
     struct conn *c;
     struct mgmt *m;
     const char *vhost;
-    struct followed fs[MAX_QUEUES];
+    const char *names[MAX_QUEUES];
     int n;
-    struct tap taps[MAX_QUEUES];
-    unsigned n_taps;
+    struct tapset ts;
+    bool polled[MAX_QUEUES]; /* its depth is shown instead */
     struct filter *filter;
     const char *from_offset; /* --from-offset: streams are read from it instead of tapped */
     struct cli_decode_out out;
@@ -138,10 +86,10 @@ static int follow_loop(struct follow_run *r, bool any_polled)
     double next_poll = 0;
     while (!stopsig_caught()) {
         if (any_polled && clock_mono_s() >= next_poll) {
-            poll_depths(r->m, r->vhost, r->fs, r->n);
+            poll_depths(r->m, r->vhost, &r->ts, r->polled);
             next_poll = clock_mono_s() + POLL_S;
         }
-        if (!r->n_taps) {
+        if (!r->ts.n_taps) {
             struct timespec ts = {0, 250000000L}; /* a signal ends it early */
             nanosleep(&ts, NULL);
             continue;
@@ -150,7 +98,8 @@ static int follow_loop(struct follow_run *r, bool any_polled)
         unsigned which;
         enum conn_err kind = CONN_OK;
         struct error err;
-        enum tap_next got = tap_next(r->c, r->taps, r->n_taps, 250, &msg, &which, &kind, &err);
+        enum tap_next got =
+            tap_next(r->c, r->ts.taps, r->ts.n_taps, 250, &msg, &which, &kind, &err);
         if (got == TAP_TIMEOUT)
             continue;
         if (got == TAP_FAILED) {
@@ -192,92 +141,49 @@ static int follow_loop(struct follow_run *r, bool any_polled)
 /* Finds the DLQs, sets up the taps and follows. */
 static int follow(struct follow_run *r)
 {
-    struct mgmt_queue *qs = NULL;
-    struct mgmt_exchange *xs = NULL;
-    struct mgmt_binding *bs = NULL;
-    size_t nq = 0, nx = 0, nb = 0;
     struct error err;
-    error_clear(&err);
-    struct dlq_report rep;
-    memset(&rep, 0, sizeof rep);
-    int rc = EXIT_OK;
-    if (mgmt_list_queues(r->m, r->vhost, &qs, &nq, &err) != ST_OK ||
-        mgmt_list_exchanges(r->m, r->vhost, &xs, &nx, &err) != ST_OK ||
-        mgmt_list_bindings(r->m, r->vhost, &bs, &nb, &err) != ST_OK) {
+    enum conn_err kind = CONN_OK;
+    int missing = -1, rc = EXIT_OK;
+    switch (tapset_open(&r->ts, r->c, r->m, r->vhost, r->names, r->n, r->from_offset, note_stderr,
+                        NULL, &missing, &kind, &err)) {
+    case TAPSET_OK:
+        break;
+    case TAPSET_MGMT_FAILED:
         san_eprintf("dlqx follow: %s\n", err.msg);
         rc = broker_mgmt_exit(mgmt_last_error(r->m));
         goto out;
-    }
-    struct dlq_input in = {qs, nq, xs, nx, bs, nb};
-    if (dlqfind_run(&in, &rep, &err) != ST_OK) {
+    case TAPSET_FIND_FAILED:
         san_eprintf("dlqx follow: %s\n", err.msg);
         rc = EXIT_PROTOCOL;
         goto out;
+    case TAPSET_MISSING:
+        san_eprintf("dlqx follow: %s\n", err.msg);
+        broker_suggest_from(r->ts.list_q, r->ts.nq, r->vhost, r->names[missing]);
+        rc = EXIT_QUEUE_MISSING;
+        goto out;
+    case TAPSET_TAP_FAILED:
+        san_eprintf("dlqx follow: %s: %s\n", r->ts.qs[r->ts.n - 1].name, err.msg);
+        rc = conn_alive(r->c) ? broker_exit_code(kind) : EXIT_CONNECTION_LOST;
+        goto out;
     }
     bool any_polled = false;
-    for (int i = 0; i < r->n; i++) {
-        struct followed *f = &r->fs[i];
-        for (size_t k = 0; k < nq && !f->q; k++)
-            if (strcmp(qs[k].name, f->name) == 0)
-                f->q = &qs[k];
-        if (!f->q) {
-            san_eprintf("dlqx follow: there is no queue \"%s\" in virtual host \"%s\"\n", f->name,
-                        r->vhost);
-            broker_suggest_from(qs, nq, r->vhost, f->name);
-            rc = EXIT_QUEUE_MISSING;
-            goto out;
-        }
-        enum conn_err kind = CONN_OK;
-        struct tap *t = &r->taps[r->n_taps];
-        if (r->from_offset && f->q->qtype == MGMT_QT_STREAM) {
-            if (tap_open_stream(r->c, 1, f->name, r->from_offset, r->n_taps, t, &kind, &err) !=
-                ST_OK) {
-                san_eprintf("dlqx follow: %s: %s\n", f->name, err.msg);
-                tap_close(r->c, t);
-                rc = conn_alive(r->c) ? broker_exit_code(kind) : EXIT_CONNECTION_LOST;
-                goto out;
-            }
-            san_eprintf("dlqx follow: %s: reading the stream from offset %s (reading a stream "
-                        "does not change it)\n",
-                        f->name, r->from_offset);
-            f->tapped = true;
-            r->n_taps++;
+    for (int i = 0; i < r->ts.n; i++) {
+        const struct tapset_queue *f = &r->ts.qs[i];
+        if (!f->hidden)
             continue;
-        }
-        if (r->from_offset)
-            san_eprintf("dlqx follow: %s is not a stream (--from-offset is for streams): it is "
-                        "tapped\n",
+        if (f->q->qtype == MGMT_QT_STREAM)
+            san_eprintf("dlqx follow: %s is a stream: --from-offset next reads what reaches "
+                        "it from now on, whichever way (first: from its start), without "
+                        "changing it\n",
                         f->name);
-        if (tap_open(r->c, 1, f->name, r->n_taps, t, &kind, &err) != ST_OK ||
-            bind_like(r->c, t, bs, nb, f, &kind, &err) != ST_OK) {
-            san_eprintf("dlqx follow: %s: %s\n", f->name, err.msg);
-            tap_close(r->c, t);
-            rc = conn_alive(r->c) ? broker_exit_code(kind) : EXIT_CONNECTION_LOST;
-            goto out;
-        }
-        bool hidden = default_exchange_sources(&rep, qs, f);
-        if (t->n_bindings) {
-            f->tapped = true;
-            r->n_taps++;
-        } else {
-            tap_close(r->c, t);
-            hidden = true;
-        }
-        if (hidden) {
-            if (f->q->qtype == MGMT_QT_STREAM)
-                san_eprintf("dlqx follow: %s is a stream: --from-offset next reads what reaches "
-                            "it from now on, whichever way (first: from its start), without "
-                            "changing it\n",
-                            f->name);
-            san_eprintf("dlqx follow: %s: %s; its depth and rate from the management API every "
-                        "%d s instead\n",
-                        f->name,
-                        f->tapped ? "some of its dead letters cannot be tapped"
-                                  : "nothing that feeds it can be tapped",
-                        POLL_S);
-            f->polled = true;
-            any_polled = true;
-        }
+        san_eprintf("dlqx follow: %s: %s; its depth and rate from the management API every "
+                    "%d s instead\n",
+                    f->name,
+                    f->tapped ? "some of its dead letters cannot be tapped"
+                              : "nothing that feeds it can be tapped",
+                    POLL_S);
+        r->polled[i] = true;
+        any_polled = true;
     }
     san_eprintf("dlqx follow: following %d queue%s on %s (taps hold at most %d messages, each "
                 "for %d s); Ctrl-C ends it\n",
@@ -285,12 +191,7 @@ static int follow(struct follow_run *r)
                 TAP_MESSAGE_TTL_MS / 1000);
     rc = follow_loop(r, any_polled);
 out:
-    for (unsigned i = 0; i < r->n_taps; i++)
-        tap_close(r->c, &r->taps[i]);
-    dlq_report_free(&rep);
-    mgmt_queues_free(&qs, &nq);
-    mgmt_exchanges_free(&xs, &nx);
-    mgmt_bindings_free(&bs, &nb);
+    tapset_close(&r->ts, r->c);
     return rc;
 }
 
@@ -337,7 +238,7 @@ int cmd_follow(int argc, char **argv)
             rc = EXIT_USAGE;
             goto out;
         } else if (r.n < MAX_QUEUES) {
-            r.fs[r.n++].name = a;
+            r.names[r.n++] = a;
         } else {
             san_eprintf("dlqx follow: at most %d queues\n", MAX_QUEUES);
             rc = EXIT_USAGE;
