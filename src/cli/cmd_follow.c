@@ -111,8 +111,8 @@ static int follow_loop(struct follow_run *r, bool any_polled)
             /* A restart, a shutdown, a network failure: the exclusive taps went with the
              * connection; what is dead-lettered from now on is in the DLQs, not shown. */
             unsigned queues = 0; /* taps, not streams read from an offset */
-            for (unsigned i = 0; i < r->n_taps; i++)
-                queues += !r->taps[i].stream;
+            for (unsigned i = 0; i < r->ts.n_taps; i++)
+                queues += !r->ts.taps[i].stream;
             san_eprintf("dlqx follow: the connection is lost: %s and %s; run dlqx follow again "
                         "to go on\n",
                         !queues       ? "the stream reads ended with it"
