@@ -363,14 +363,12 @@ size_t arrivals_end(struct arrivals a, double *t, size_t max)
     return n;
 }
 
-/* The smallest gap between consecutive arrivals from..to-1 (indexes from 0). */
-double min_gap(const double *t, size_t from, size_t to, size_t *at)
+/* How many gaps between consecutive arrivals from..to-1 are under min (indexes from 0). */
+size_t short_gaps(const double *t, size_t from, size_t to, double min, size_t *at)
 {
-    double g = 1e9;
+    size_t n = 0;
     for (size_t i = from + 1; i < to; i++)
-        if (t[i] - t[i - 1] < g) {
-            g = t[i] - t[i - 1];
+        if (t[i] - t[i - 1] < min && !n++)
             *at = i;
-        }
-    return g;
+    return n;
 }

@@ -67,7 +67,10 @@ struct message *numbered(const char *prefix, size_t n);
 void fresh(struct conn *c, const char *q);
 struct arrivals arrivals_start(const char *q, size_t n);
 size_t arrivals_end(struct arrivals a, double *t, size_t max);
-double min_gap(const double *t, size_t from, size_t to, size_t *at);
+/* How many of the gaps between t[from..to) are shorter than min (the first such in *at). The
+ * times are taken at a consumer: on a loaded machine it can be descheduled and then read two
+ * copies in one go, so one short gap says nothing of the sender's pace; two do. */
+size_t short_gaps(const double *t, size_t from, size_t to, double min, size_t *at);
 #define expect_queue(c, q, want, n) expect_queue_at(c, q, want, n, __LINE__)
 
 #endif
