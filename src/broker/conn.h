@@ -18,6 +18,7 @@
 
 #include <amqp.h>
 
+#include "broker_version.h"
 #include "status.h"
 #include "urlmask.h"
 
@@ -73,7 +74,10 @@ amqp_connection_state_t conn_state(const struct conn *c);
 const char *conn_display_url(const struct conn *c);
 const char *conn_vhost(const struct conn *c);
 const char *conn_user(const struct conn *c);
+/* The broker's version as its connection.start said it (printable ASCII, "?" when none). */
 const char *conn_server_version(const struct conn *c);
+/* The same, parsed: which RabbitMQ this is and so what its limits are (broker_version.h). */
+const struct broker_version *conn_broker_version(const struct conn *c);
 /* Whether the connection is still usable (no connection-level error seen). */
 bool conn_alive(const struct conn *c);
 
@@ -96,6 +100,16 @@ enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t
 /* The same for a librabbitmq status code (AMQP_STATUS_*). */
 enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
                               struct error *err);
+
+/* The frame that interrupted a consume (amqp_consume_message's AMQP_STATUS_UNEXPECTED_STATE),
+ * read and told apart (conn_frame.c), for every reader of a consumer: the peek and the taps.
+ * CONN_FRAME_LOST: the connection failed or the broker closed it (a shutdown, a restart);
+ * CONN_FRAME_CHANNEL: the broker closed a channel; CONN_FRAME_CANCELLED: the broker cancelled a
+ * consumer (its queue deleted) — each with *kind and err saying why ("WHAT: …"); CONN_FRAME_OTHER:
+ * a frame that is none of these (nothing to handle). */
+enum conn_frame { CONN_FRAME_OTHER, CONN_FRAME_LOST, CONN_FRAME_CHANNEL, CONN_FRAME_CANCELLED };
+enum conn_frame conn_read_interrupt(struct conn *c, const char *what, enum conn_err *kind,
+                                    struct error *err);
 
 /* Passive queue.declare: whether it exists, its ready count and consumer count. A missing
  * queue is ST_ENOTFOUND with kind CONN_NOT_FOUND (the channel is reopened for the caller). */

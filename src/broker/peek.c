@@ -131,34 +131,19 @@ static bool settle_more(struct peek *p, double deadline, enum status *st, enum c
     return *st == ST_OK;
 }
 
-/* A frame that interrupted a consume: a channel or connection close, a cancel. */
+/* A frame that interrupted a consume: a channel or connection close, a cancel (conn.h); any
+ * other frame is not the peek's to handle (PEEK_IDLE: go on). */
 static enum peek_end interrupted(struct peek *p, enum conn_err *kind, struct error *err)
 {
-    amqp_connection_state_t st = conn_state(p->c);
-    amqp_frame_t f;
-    int rc = amqp_simple_wait_frame_noblock(st, &f, &(struct timeval){1, 0});
-    if (rc != AMQP_STATUS_OK) {
-        conn_check_status(p->c, rc, "reading the queue", kind, err);
+    switch (conn_read_interrupt(p->c, "reading the queue", kind, err)) {
+    case CONN_FRAME_LOST:
         return PEEK_CONNECTION_LOST;
-    }
-    if (f.frame_type != AMQP_FRAME_METHOD)
-        return PEEK_IDLE;
-    amqp_rpc_reply_t reply;
-    memset(&reply, 0, sizeof reply);
-    reply.reply_type = AMQP_RESPONSE_SERVER_EXCEPTION;
-    reply.reply = f.payload.method;
-    switch (f.payload.method.id) {
-    case AMQP_CHANNEL_CLOSE_METHOD:
-        conn_check_reply(p->c, f.channel, reply, "reading the queue", kind, err);
+    case CONN_FRAME_CHANNEL:
+    case CONN_FRAME_CANCELLED:
         return PEEK_CHANNEL_CLOSED;
-    case AMQP_CONNECTION_CLOSE_METHOD:
-        conn_check_reply(p->c, f.channel, reply, "reading the queue", kind, err);
-        return PEEK_CONNECTION_LOST;
-    case AMQP_BASIC_CANCEL_METHOD:
-        error_set(err, ST_EIO, "the broker cancelled dlqx's consumer (the queue was deleted?)");
-        return PEEK_CHANNEL_CLOSED;
+    case CONN_FRAME_OTHER:
     default:
-        return PEEK_IDLE; /* anything else is not ours to handle: go on */
+        return PEEK_IDLE;
     }
 }
 
@@ -463,10 +448,9 @@ enum status peek_start(struct conn *c, const struct peek_opts *o, struct peek **
     p->r.max_delivery_count = -1;
     p->r.kind = o->info.kind;
     p->started = clock_mono_s();
-    struct broker_version v;
-    broker_version_of_conn(c, &v);
-    snprintf(p->r.broker_version, sizeof p->r.broker_version, "%s", v.text);
-    p->r.limit = peek_delivery_limit(&o->info, &v);
+    const struct broker_version *v = conn_broker_version(c);
+    snprintf(p->r.broker_version, sizeof p->r.broker_version, "%s", v->text);
+    p->r.limit = peek_delivery_limit(&o->info, v);
     p->how = p->r.kind == QK_STREAM                                         ? RD_STREAM
              : p->r.kind == QK_QUORUM && p->r.limit.limit >= 0 && !o->force ? RD_ONE_BY_ONE
                                                                             : RD_HOLDING;

@@ -137,39 +137,6 @@ enum status tap_bind(struct conn *c, struct tap *t, const char *exchange, const 
     return s;
 }
 
-/* The frame that interrupted a consume (amqp_consume_message's AMQP_STATUS_UNEXPECTED_STATE):
- * true, with *kind and err, when it ends the follow — the broker closing the connection (a
- * shutdown or restart: CONN_LOST) or a channel, the connection failing, a tap's consumer
- * cancelled; false for a frame that is not for the taps. */
-static bool interrupted(struct conn *c, enum conn_err *kind, struct error *err)
-{
-    amqp_frame_t f;
-    int rc = amqp_simple_wait_frame_noblock(conn_state(c), &f, &(struct timeval){1, 0});
-    if (rc != AMQP_STATUS_OK) {
-        conn_check_status(c, rc, "reading the tap", kind, err);
-        return true;
-    }
-    if (f.frame_type != AMQP_FRAME_METHOD)
-        return false;
-    amqp_rpc_reply_t reply;
-    memset(&reply, 0, sizeof reply);
-    reply.reply_type = AMQP_RESPONSE_SERVER_EXCEPTION;
-    reply.reply = f.payload.method;
-    switch (f.payload.method.id) {
-    case AMQP_CHANNEL_CLOSE_METHOD:
-    case AMQP_CONNECTION_CLOSE_METHOD:
-        conn_check_reply(c, f.channel, reply, "reading the tap", kind, err);
-        return true;
-    case AMQP_BASIC_CANCEL_METHOD:
-        if (kind)
-            *kind = CONN_PROTOCOL;
-        error_set(err, ST_EIO, "the broker cancelled the tap's consumer (was the tap deleted?)");
-        return true;
-    default:
-        return false;
-    }
-}
-
 enum tap_next tap_next(struct conn *c, const struct tap *taps, unsigned n, int timeout_ms,
                        struct message *out, unsigned *which, enum conn_err *kind, struct error *err)
 {
@@ -184,7 +151,9 @@ enum tap_next tap_next(struct conn *c, const struct tap *taps, unsigned n, int t
             return TAP_TIMEOUT;
         if (rep.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
             rep.library_error == AMQP_STATUS_UNEXPECTED_STATE) {
-            if (interrupted(c, kind, err))
+            /* A shutdown or restart closes the connection; anything it does not end (a frame
+             * not for the taps) is passed over. */
+            if (conn_read_interrupt(c, "reading the tap", kind, err) != CONN_FRAME_OTHER)
                 return TAP_FAILED;
             continue;
         }
