@@ -95,11 +95,6 @@ void broker_version_from_props(const amqp_table_t *props, struct broker_version 
         unknown(out);
 }
 
-void broker_version_of_conn(const struct conn *c, struct broker_version *out)
-{
-    broker_version_from_props(c ? amqp_get_server_properties(conn_state(c)) : NULL, out);
-}
-
 bool broker_version_at_least(const struct broker_version *v, int major, int minor)
 {
     return v && v->known && (v->major > major || (v->major == major && v->minor >= minor));

@@ -24,8 +24,6 @@
 #include <amqp.h>
 #include <jansson.h>
 
-#include "conn.h"
-
 struct broker_version {
     bool known;              /* product RabbitMQ and a version that parsed */
     int major, minor, patch; /* 0 when unknown */
@@ -38,8 +36,6 @@ bool broker_version_parse(const char *s, struct broker_version *out);
 /* From connection.start's server-properties table, as rabbitmq-c gives it
  * (amqp_get_server_properties; NULL reads as empty). */
 void broker_version_from_props(const amqp_table_t *props, struct broker_version *out);
-/* The version of the broker c is connected to (its connection.start). */
-void broker_version_of_conn(const struct conn *c, struct broker_version *out);
 /* v is known and at least major.minor. */
 bool broker_version_at_least(const struct broker_version *v, int major, int minor);
 

@@ -28,7 +28,7 @@ struct conn {
     char *display_url;
     char *vhost;
     char *user;
-    char *server_version;
+    struct broker_version version; /* from connection.start */
     bool alive;
 };
 
@@ -413,19 +413,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     c->vhost = xstrdup(ci.vhost);
     c->user = xstrdup(ci.user);
     c->alive = true;
-    const amqp_table_t *sp = amqp_get_server_properties(st);
-    for (int i = 0; sp && i < sp->num_entries; i++) {
-        const amqp_table_entry_t *e = &sp->entries[i];
-        if (e->key.len == 7 && memcmp(e->key.bytes, "version", 7) == 0 &&
-            e->value.kind == AMQP_FIELD_KIND_UTF8) {
-            struct strbuf v;
-            sb_init(&v);
-            safe(&v, &e->value.value.bytes);
-            c->server_version = sb_detach(&v, NULL);
-        }
-    }
-    if (!c->server_version)
-        c->server_version = xstrdup("?");
+    broker_version_from_props(amqp_get_server_properties(st), &c->version);
     secret_free_n(buf, strlen(url));
     set_kind(kind, CONN_OK);
     *out = c;
@@ -482,7 +470,6 @@ void conn_close(struct conn *c)
     free(c->display_url);
     free(c->vhost);
     free(c->user);
-    free(c->server_version);
     free(c);
 }
 
@@ -508,7 +495,12 @@ const char *conn_user(const struct conn *c)
 
 const char *conn_server_version(const struct conn *c)
 {
-    return c->server_version;
+    return c->version.text;
+}
+
+const struct broker_version *conn_broker_version(const struct conn *c)
+{
+    return &c->version;
 }
 
 bool conn_alive(const struct conn *c)

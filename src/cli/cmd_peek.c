@@ -175,9 +175,7 @@ int cmd_peek(int argc, char **argv)
     }
     struct strbuf plan;
     sb_init(&plan);
-    struct broker_version bv;
-    broker_version_of_conn(c, &bv);
-    peek_plan(&po, &bv, ready, consumers, &plan);
+    peek_plan(&po, conn_broker_version(c), ready, consumers, &plan);
     san_eprintf("dlqx: %s on %s: %s\n", po.queue, conn_display_url(c), plan.buf);
     sb_free(&plan);
 
