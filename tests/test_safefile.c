@@ -226,6 +226,36 @@ static void test_directory_refused(void **state)
     free(dir);
 }
 
+/* Files only (the explorer's E): a FIFO with no reader is refused at once, where opening it
+ * would wait for a reader; "-" and a device are refused; a new or regular file is written. */
+static void test_regular_only(void **state)
+{
+    (void)state;
+    char *fifo = in_tmp("fifo-regular");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    struct safefile sf;
+    struct error err;
+    error_clear(&err);
+    alarm(5); /* a blocking open would hang the test: SIGALRM fails it instead */
+    assert_int_not_equal(safefile_open_regular(&sf, fifo, &err), ST_OK);
+    alarm(0);
+    assert_non_null(strstr(err.msg, "is not a regular file"));
+    assert_int_not_equal(safefile_open_regular(&sf, "-", &err), ST_OK);
+    assert_int_not_equal(safefile_open_regular(&sf, "/dev/null", &err), ST_OK);
+    char *file = in_tmp("regular.md");
+    assert_int_equal(safefile_open_regular(&sf, file, &err), ST_OK);
+    assert_false(sf.stream);
+    fputs("# report\n", sf.f);
+    assert_int_equal(safefile_commit(&sf, &err), ST_OK);
+    struct stat st;
+    assert_int_equal(lstat(file, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    unlink(file);
+    unlink(fifo);
+    free(file);
+    free(fifo);
+}
+
 /* An incomplete write never replaces the good older file: it is kept as TARGET.partial
  * (replacing an older partial one). */
 static void test_incomplete_keeps_the_good_file(void **state)
@@ -336,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_terminal_written_as_a_stream),
         cmocka_unit_test(test_symlink_target_refused),
         cmocka_unit_test(test_directory_refused),
+        cmocka_unit_test(test_regular_only),
         cmocka_unit_test(test_incomplete_keeps_the_good_file),
         cmocka_unit_test(test_planted_partial_symlink),
         cmocka_unit_test(test_journal_not_created_through_a_link),

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "app.h"
 #include "journal.h"
@@ -35,45 +34,29 @@ bool export_report(struct app *a, const char *path, char *msg, size_t len)
         snprintf(msg, len, "nothing to report: no dead letters here");
         return false;
     }
-    /* Only a new file or a regular one: opening a FIFO would wait for a reader with the screen
-     * frozen, and a terminal or a device is not where a report goes. (safefile.h refuses a
-     * symbolic link, a directory or a socket, and checks again as it opens.) */
-    struct stat st_path;
-    if (lstat(path, &st_path) == 0 && !S_ISREG(st_path.st_mode)) {
-        snprintf(msg, len, "%s is not a regular file: the report is written to files only", path);
-        return false;
-    }
     bool html = ends_with_ci(path, ".html") || ends_with_ci(path, ".htm");
     struct error err;
     error_clear(&err);
     struct safefile sf;
-    if (safefile_open(&sf, path, &err) != ST_OK) {
+    /* Only a new file or a regular one: opening a FIFO would wait for a reader with the screen
+     * frozen, and a terminal or a device is not where a report goes. */
+    if (safefile_open_regular(&sf, path, &err) != ST_OK) {
         snprintf(msg, len, "%s", err.msg);
         return false;
     }
-    if (sf.stream) {
-        safefile_discard(&sf);
-        snprintf(msg, len, "%s is not a regular file: the report is written to files only", path);
-        return false;
-    }
     char *journal = journal_default_path();
-    struct report r;
-    enum status st =
-        report_build(a->store, report_as_of(a->store, clock_now_ms()), journal, &r, &err);
+    struct strbuf text;
+    sb_init(&text);
+    uint64_t n = 0;
+    enum status st = report_render(a->store, clock_now_ms(), journal, html, &text, &n, &err);
     free(journal);
     if (st != ST_OK) {
+        sb_free(&text);
         safefile_discard(&sf);
         snprintf(msg, len, "the journal: %s", err.msg);
         return false;
     }
-    struct strbuf text;
-    sb_init(&text);
-    if (html)
-        report_html(&r, &text);
-    else
-        report_markdown(&r, &text);
-    unsigned long long total = (unsigned long long)r.total;
-    report_free(&r);
+    unsigned long long total = (unsigned long long)n;
     bool wrote = fwrite(text.buf ? text.buf : "", 1, text.len, sf.f) == text.len;
     sb_free(&text);
     if (!wrote) {

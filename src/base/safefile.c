@@ -151,11 +151,13 @@ static enum status open_temp(struct safefile *sf, const char *path, const struct
                      path);
 }
 
-enum status safefile_open(struct safefile *sf, const char *path, struct error *err)
+static enum status open_path(struct safefile *sf, const char *path, bool streams, struct error *err)
 {
     memset(sf, 0, sizeof *sf);
     if (!path || !*path)
         return error_set(err, ST_EINVAL, "an output file needs a name");
+    if (!streams && strcmp(path, "-") == 0)
+        return error_set(err, ST_EINVAL, "standard output (-) is not a file: name a file");
     if (strcmp(path, "-") == 0) {
         sf->f = stdout;
         sf->target = xstrdup("-");
@@ -170,7 +172,20 @@ enum status safefile_open(struct safefile *sf, const char *path, struct error *e
     }
     if (S_ISREG(st.st_mode))
         return open_temp(sf, path, &st, err);
+    if (!streams) /* before it is opened: a FIFO's open waits for a reader */
+        return error_set(err, ST_EINVAL, "%s is not a regular file: only a file is written here",
+                         path);
     return open_stream(sf, path, &st, err);
+}
+
+enum status safefile_open(struct safefile *sf, const char *path, struct error *err)
+{
+    return open_path(sf, path, true, err);
+}
+
+enum status safefile_open_regular(struct safefile *sf, const char *path, struct error *err)
+{
+    return open_path(sf, path, false, err);
 }
 
 /* The directory part of path, for its fsync: "." for a bare name. */

@@ -39,6 +39,10 @@ struct safefile {
 /* Opens path for writing ("-" is standard output). On failure nothing was created and err
  * says why in one sentence that names the file. */
 enum status safefile_open(struct safefile *sf, const char *path, struct error *err);
+/* The same for a caller that must not wait and writes files only (the explorer): a new file or
+ * a regular one; "-", a FIFO (whose open waits for a reader), a terminal or a device is refused
+ * before anything is opened, as safefile_open refuses a link, a directory or a socket. */
+enum status safefile_open_regular(struct safefile *sf, const char *path, struct error *err);
 /* The file is complete: flush, fsync, rename over the target (and fsync its directory). On
  * failure the temporary file is removed and the target is as it was. */
 enum status safefile_commit(struct safefile *sf, struct error *err);

@@ -201,22 +201,16 @@ int cmd_report(int argc, char **argv)
     char *default_journal = NULL;
     if (!no_journal && !journal)
         journal = default_journal = journal_default_path();
-    struct report r;
-    enum status st =
-        report_build(ctx.store, report_as_of(ctx.store, ctx.now_ms), journal, &r, &err);
+    struct strbuf text;
+    sb_init(&text);
+    enum status st = report_render(ctx.store, ctx.now_ms, journal, html, &text, NULL, &err);
     free(default_journal);
     store_free(ctx.store);
     if (st != ST_OK) {
+        sb_free(&text);
         san_eprintf("dlqx report: the journal: %s\n", err.msg);
         return EXIT_IOERR;
     }
-    struct strbuf text;
-    sb_init(&text);
-    if (html)
-        report_html(&r, &text);
-    else
-        report_markdown(&r, &text);
-    report_free(&r);
     int rc = write_out(outfile, &text);
     sb_free(&text);
     if (rc != EXIT_OK)

@@ -281,3 +281,20 @@ int64_t report_as_of(const struct store *s, int64_t clock_ms)
     }
     return end > 0 && (clock_ms <= 0 || end < clock_ms) ? end : clock_ms;
 }
+
+enum status report_render(const struct store *s, int64_t clock_ms, const char *journal_path,
+                          bool html, struct strbuf *out, uint64_t *total, struct error *err)
+{
+    struct report r;
+    enum status st = report_build(s, report_as_of(s, clock_ms), journal_path, &r, err);
+    if (st != ST_OK)
+        return st;
+    if (html)
+        report_html(&r, out);
+    else
+        report_markdown(&r, out);
+    if (total)
+        *total = r.total;
+    report_free(&r);
+    return ST_OK;
+}

@@ -89,6 +89,12 @@ int64_t report_as_of(const struct store *s, int64_t clock_ms);
 /* The renderings, appended to out. */
 void report_markdown(const struct report *r, struct strbuf *out);
 void report_html(const struct report *r, struct strbuf *out);
+/* The whole way from a store to a rendered report, for every writer of one (dlqx report, the
+ * explorer's E): built of s as of clock_ms (report_as_of) with journal_path as report_build
+ * takes it, rendered as html or markdown and appended to out; *total (may be NULL) gets how many
+ * dead letters it covers. On error nothing is appended and err says why (the journal). */
+enum status report_render(const struct store *s, int64_t clock_ms, const char *journal_path,
+                          bool html, struct strbuf *out, uint64_t *total, struct error *err);
 
 /* Shared by the renderers: ms as "2026-01-02 03:04:05Z" ("-" when unknown), into out[32]. */
 void report_time(int64_t ms, char out[32]);
