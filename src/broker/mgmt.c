@@ -691,15 +691,19 @@ enum status mgmt_list_bindings(struct mgmt *m, const char *vhost, struct mgmt_bi
     free(base);
     if (st != ST_OK)
         return st;
-    if (!json_is_array(j)) {
-        json_decref(j);
+    st = mgmt_take_bindings(m, j, vhost, out, n, err);
+    json_decref(j);
+    return st;
+}
+
+enum status mgmt_take_bindings(struct mgmt *m, const json_t *j, const char *vhost,
+                               struct mgmt_binding **out, size_t *n, struct error *err)
+{
+    if (!json_is_array(j))
         return mgmt_fail(m, MGMT_BAD_RESPONSE, err,
                          "the management API at %s sent bindings that are not an array",
                          m->display);
-    }
-    st = mgmt_bindings_from_json(j, vhost, out, n, err);
-    json_decref(j);
-    return st;
+    return mgmt_bindings_from_json(j, vhost, out, n, err);
 }
 
 enum status mgmt_overview(struct mgmt *m, struct mgmt_overview *out, struct error *err)

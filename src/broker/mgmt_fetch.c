@@ -151,11 +151,7 @@ static enum status finish_request(struct mgmt_fetch *f, CURLcode rc)
         st = take_page(f, j);
         break;
     case S_BINDINGS:
-        st = json_is_array(j)
-                 ? mgmt_bindings_from_json(j, f->vhost, &f->out.bindings, &f->out.nb, &f->err)
-                 : mgmt_fail(f->m, MGMT_BAD_RESPONSE, &f->err,
-                             "the management API at %s sent bindings that are not an array",
-                             f->m->display);
+        st = mgmt_take_bindings(f->m, j, f->vhost, &f->out.bindings, &f->out.nb, &f->err);
         f->out.nq = mgmt_queues_sort_unique(f->out.queues, f->out.nq);
         advance(f);
         break;

@@ -58,5 +58,10 @@ char *mgmt_collection_path(const char *what, const char *vhost);
 /* Sets m->last and fills err with one sentence; returns the status of kind. */
 enum status mgmt_fail(struct mgmt *m, enum mgmt_error kind, struct error *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The answer to a bindings listing: a JSON array parsed into *out (mgmt_bindings_from_json),
+ * else MGMT_BAD_RESPONSE. The blocking listing and the stepped one (mgmt_fetch.c) both take it
+ * so. */
+enum status mgmt_take_bindings(struct mgmt *m, const json_t *j, const char *vhost,
+                               struct mgmt_binding **out, size_t *n, struct error *err);
 
 #endif
