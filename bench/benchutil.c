@@ -94,3 +94,18 @@ struct conn *bench_connect(const char *url, const char *password, const char *na
         die("%s", err.msg);
     return c;
 }
+
+struct conn *bench_connect_env(const char *name, amqp_channel_t ch)
+{
+    const char *url = getenv("DLQX_URL"), *pwfile = getenv("DLQX_PASSWORD_FILE");
+    if (!url || !pwfile)
+        die("DLQX_URL and DLQX_PASSWORD_FILE are needed (. DIR/env of scripts/broker)");
+    char *password = NULL;
+    struct error err;
+    error_clear(&err);
+    if (conn_read_password_file(pwfile, &password, &err) != ST_OK)
+        die("%s", err.msg);
+    struct conn *c = bench_connect(url, password, name, ch);
+    conn_secret_free(password);
+    return c;
+}

@@ -42,5 +42,8 @@ uint32_t queue_depth(struct conn *c, amqp_channel_t ch, const char *queue);
 /* A connection to url (name: what operators see; a 60 s timeout) with channel ch open. */
 struct conn *bench_connect(const char *url, const char *password, const char *name,
                            amqp_channel_t ch);
+/* The same for the broker of the environment scripts/broker writes (DLQX_URL, the password
+ * from DLQX_PASSWORD_FILE, which is wiped once used); dies when either is missing. */
+struct conn *bench_connect_env(const char *name, amqp_channel_t ch);
 
 #endif

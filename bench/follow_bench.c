@@ -38,16 +38,7 @@ static void report(const char *what, unsigned long n, unsigned long count, doubl
 
 static int tap(const char *exchange, const char *key, unsigned long count)
 {
-    const char *url = getenv("DLQX_URL"), *pwfile = getenv("DLQX_PASSWORD_FILE");
-    if (!url || !pwfile)
-        die("DLQX_URL and DLQX_PASSWORD_FILE are needed");
-    char *password = NULL;
-    struct error err;
-    error_clear(&err);
-    if (conn_read_password_file(pwfile, &password, &err) != ST_OK)
-        die("%s", err.msg);
-    struct conn *c = bench_connect(url, password, "follow_bench tap", CH);
-    conn_secret_free(password);
+    struct conn *c = bench_connect_env("follow_bench tap", CH);
     amqp_connection_state_t st = conn_state(c);
     amqp_table_entry_t args[2];
     args[0].key = amqp_cstring_bytes("x-max-length");

@@ -37,16 +37,7 @@ int main(int argc, char **argv)
     long long rate = number_arg("RATE", argv[2], 1, 1000000);
     long long seconds = number_arg("SECONDS", argv[3], 1, 86400);
     long long causes = number_arg("CAUSES", argv[4], 1, 1000);
-    const char *url = getenv("DLQX_URL"), *pwfile = getenv("DLQX_PASSWORD_FILE");
-    if (!url || !pwfile)
-        die("DLQX_URL and DLQX_PASSWORD_FILE are needed");
-    char *password = NULL;
-    struct error err;
-    error_clear(&err);
-    if (conn_read_password_file(pwfile, &password, &err) != ST_OK)
-        die("%s", err.msg);
-    struct conn *c = bench_connect(url, password, "live_pace", CH);
-    conn_secret_free(password);
+    struct conn *c = bench_connect_env("live_pace", CH);
     amqp_connection_state_t st = conn_state(c);
 
     const long long total = rate * seconds;

@@ -41,8 +41,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-pass=0
-fail=0
 ok() { pass=$((pass + 1)); echo "ok    $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL  $*"; }
 
@@ -59,30 +57,13 @@ fi
 export DLQX_URL DLQX_PASSWORD_FILE DLQX_MGMT_URL
 password=$(cat "$DLQX_PASSWORD_FILE")
 
-mgmt() { # method, path, [json body]: the HTTP status
-  printf 'user = "dlqx:%s"\n' "$password" |
-    curl -q -s -K - -o /dev/null -w '%{http_code}' --max-time 10 -X "$1" \
-      -H 'content-type: application/json' ${3:+--data-binary "$3"} "${DLQX_MGMT_URL}api/$2"
-}
-get() {
-  printf 'user = "dlqx:%s"\n' "$password" | curl -q -s -K - --max-time 10 "${DLQX_MGMT_URL}api/$1"
-}
-taps() { get "queues/%2F?columns=name" | tr '{' '\n' | grep -c '"name":"amq\.gen-'; }
-depth() { "$dlqx" queues --no-mgmt --json "$1" 2>/dev/null | sed -n 's/.*"ready":\([0-9]*\).*/\1/p' | head -1; }
+# mgmt, mgmt_get, tap_count, depth and wait_for: the broker suites' own (check.sh).
+. "$root/tests/broker/check.sh"
+taps_are() { [ "$(tap_count)" -eq "$1" ]; }
 ids() { "$dlqx" peek "$1" -o "$tmp/ids.jsonl" 2>/dev/null && grep -o '"message_id":"[^"]*"' "$tmp/ids.jsonl"; }
 publish() { # routing key, message id, error (one dead letter through the work queue)
   mgmt POST "exchanges/%2F/amq.default/publish" \
     "{\"routing_key\":\"$1\",\"payload\":\"{\\\"n\\\":1}\",\"payload_encoding\":\"string\",\"properties\":{\"message_id\":\"$2\",\"content_type\":\"application/json\",\"type\":\"OrderPlaced\",\"headers\":{\"x-exception-message\":\"$3\",\"x-exception-stacktrace\":\"java.lang.IllegalStateException: $3\\n\\tat com.acme.Orders.place(Orders.java:42)\"}}}" >/dev/null
-}
-wait_for() { # tries (tenths of a second), command...
-  w_n=$1
-  shift
-  while [ "$w_n" -gt 0 ]; do
-    "$@" && return 0
-    sleep 0.1
-    w_n=$((w_n - 1))
-  done
-  return 1
 }
 
 # ---- a DLQ fed through a direct dead-letter exchange, and one through the default exchange --
@@ -100,7 +81,7 @@ for i in 1 2 3; do publish "$p.orders" "old-$i" "$cause_a"; done
 publish "$p.plain" plain-1 "$cause_a"
 wait_for 100 sh -c "[ \"\$(\"$dlqx\" queues --no-mgmt --json $dlq 2>/dev/null | sed 's/.*\"ready\":\([0-9]*\).*/\1/')\" = 3 ]" &&
   ok "setup: $dlq holds 3 dead letters" || bad "setup: $dlq holds $(depth "$dlq"), not 3"
-taps0=$(taps)
+taps0=$(tap_count)
 
 tmux_term=tmux-256color
 infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen-256color
@@ -132,7 +113,7 @@ else
 fi
 cap t | tail -1 | grep -q "LIVE: following $dlq with a tap of dlqx's own" &&
   ok "L: the bottom line says what it follows" || { bad "L: the bottom line:"; cap t | tail -1; }
-[ "$(taps)" -eq $((taps0 + 1)) ] && ok "L: one tap queue" || bad "L: $(taps) tap queues, not $((taps0 + 1))"
+[ "$(tap_count)" -eq $((taps0 + 1)) ] && ok "L: one tap queue" || bad "L: $(tap_count) tap queues, not $((taps0 + 1))"
 N=12
 for i in $(seq 1 $N); do publish "$p.orders" "new-$i" "$cause_a"; done
 if await t "LIVE $N new [0-9]+/min  $((N + 3)) messages" 150; then
@@ -214,8 +195,8 @@ await t "is not a regular file" 50 && ok "E: a FIFO is refused" || { bad "E: a F
 keys t 2 L
 await t "live: stopped following \(the tap is deleted\)" 50 && ok "L again: stopped" ||
   { bad "L again:"; cap t | tail -1; }
-wait_for 50 sh -c "[ \$(printf 'user = \"dlqx:%s\"\n' '$password' | curl -q -s -K - --max-time 10 '${DLQX_MGMT_URL}api/queues/%2F?columns=name' | tr '{' '\n' | grep -c '\"name\":\"amq\.gen-') -eq $taps0 ]" &&
-  ok "L again: no tap queue left" || bad "L again: $(taps) tap queues, not $taps0"
+wait_for 50 taps_are "$taps0" &&
+  ok "L again: no tap queue left" || bad "L again: $(tap_count) tap queues, not $taps0"
 cap t | head -1 | grep -q LIVE && bad "L again: the title still says LIVE" || ok "L again: no LIVE in the title"
 expect=$( (for i in 1 2 3; do echo "old-$i"; done; for i in $(seq 1 $N); do echo "new-$i"; done
   for i in 1 2 3 4 5; do echo "more-$i"; done; echo other-1) | sed 's/.*/"message_id":"&"/')
@@ -227,20 +208,20 @@ await t "LIVE 0 new|LIVE [0-9]+ new" 50 && ok "L once more: following again" || 
 keys t q
 wait_for 100 test -s "$tmp/t.status"
 [ "$(cat "$tmp/t.status" 2>/dev/null)" = 0 ] && ok "q: exit 0" || bad "q: exit $(cat "$tmp/t.status" 2>/dev/null)"
-wait_for 50 sh -c "[ \$(printf 'user = \"dlqx:%s\"\n' '$password' | curl -q -s -K - --max-time 10 '${DLQX_MGMT_URL}api/queues/%2F?columns=name' | tr '{' '\n' | grep -c '\"name\":\"amq\.gen-') -eq $taps0 ]" &&
-  ok "q while following: no tap queue left" || bad "q while following: $(taps) tap queues"
+wait_for 50 taps_are "$taps0" &&
+  ok "q while following: no tap queue left" || bad "q while following: $(tap_count) tap queues"
 
 # ---- Ctrl-C while following -------------------------------------------------------------
 start c "$dlq"
 await c "complete: $total of $total messages" 200 || bad "Ctrl-C: no snapshot"
 keys c L
 await c "LIVE 0 new" 50 || bad "Ctrl-C: no LIVE"
-[ "$(taps)" -eq $((taps0 + 1)) ] || bad "Ctrl-C: no tap before"
+[ "$(tap_count)" -eq $((taps0 + 1)) ] || bad "Ctrl-C: no tap before"
 keys c C-c
 wait_for 100 test -s "$tmp/c.status"
 [ "$(cat "$tmp/c.status" 2>/dev/null)" = 0 ] && ok "Ctrl-C while following: exit 0" ||
   bad "Ctrl-C: exit $(cat "$tmp/c.status" 2>/dev/null)"
-[ "$(taps)" -eq "$taps0" ] && ok "Ctrl-C while following: no tap queue left" || bad "Ctrl-C: $(taps) tap queues"
+[ "$(tap_count)" -eq "$taps0" ] && ok "Ctrl-C while following: no tap queue left" || bad "Ctrl-C: $(tap_count) tap queues"
 
 # ---- what cannot be followed -------------------------------------------------------------
 start d "$p.plain.dlq"

@@ -43,15 +43,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-pass=0
-fail=0
 ok() { pass=$((pass + 1)); echo "ok    $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL  $*"; }
-api() { # method, path, [json]: the management API itself (not the proxy), credentials on stdin
-  printf 'user = "dlqx:%s"\n' "$(cat "$DLQX_PASSWORD_FILE")" |
-    curl -q -s -K - -o /dev/null --max-time 10 -X "$1" -H 'content-type: application/json' \
-      ${3:+--data-binary "$3"} "${DLQX_MGMT_URL}api/$2"
-}
+# The management API itself (not the proxy): check.sh's mgmt (credentials on stdin), its
+# status not wanted.
+api() { mgmt "$@" >/dev/null; }
 
 if [ -z "$dir" ]; then
   dir=$("$root/scripts/broker" start 2>"$tmp/broker.log" | tail -n 1)
@@ -61,6 +57,8 @@ if [ -z "$dir" ]; then
   own=1
 fi
 . "$dir/env"
+password=$(cat "$DLQX_PASSWORD_FILE")
+. "$root/tests/broker/check.sh"
 
 api PUT "queues/%2F/sq-filling.dlq" '{"durable":true}'
 api PUT "queues/%2F/sq-filling" '{"durable":true,"arguments":{"x-message-ttl":0,"x-dead-letter-exchange":"","x-dead-letter-routing-key":"sq-filling.dlq"}}'
