@@ -131,6 +131,12 @@ static void test_mgmt_scheme_and_plain_http(void **state)
     assert_true(broker_mgmt_plain("HTTP://rabbit.example/", false));
     assert_true(broker_mgmt_plain("http://127.0.0.1:15672/", true));
     assert_false(broker_mgmt_plain("https://rabbit.example/", true));
+    /* A list (one URL per node): each URL takes the scheme, and one plain one is enough. */
+    scheme("n1:15672/, http://n2:15672/,n3", false, "http://n1:15672/,http://n2:15672/,http://n3");
+    scheme("n1:15671/,n2:15671/", true, "https://n1:15671/,https://n2:15671/");
+    assert_true(broker_mgmt_plain("http://127.0.0.1:15672/, http://rabbit.example/", false));
+    assert_false(broker_mgmt_plain("http://127.0.0.1:15672/, http://localhost:15673/", false));
+    assert_false(broker_mgmt_plain("http://localhost,http://127.0.0.2/", false));
 
     struct broker_opts b;
     env("amqps://u@rabbit/", NULL, "http://127.0.0.1:15672/");

@@ -584,12 +584,80 @@ static void test_config(void **state)
     free(e);
 }
 
+/* A list of management URLs (one per node of a cluster): a request goes on to the next URL
+ * when a node is dead (connection refused) or hung (no answer in time), the client stays with
+ * the one that answered, and a list none of whose URLs answers says so. A change (PUT) is sent
+ * again only when it cannot have arrived. Each URL of the list is checked like a single one. */
+static void test_url_list(void **state)
+{
+    struct live *l = *state;
+    struct error err;
+    char *dead = xasprintf("http://127.0.0.1:%d/", closed_port());
+    char *hung;
+    int s = hung_listener(&hung);
+    char *list = xasprintf("%s , %s,%s", dead, hung, l->url);
+    struct mgmt *m = open_client(l, list, l->password, 0, 0, 400);
+    assert_string_equal(mgmt_display_url(m), dead);
+    struct mgmt_overview o;
+    if (mgmt_overview(m, &o, &err) != ST_OK)
+        fail_msg("overview through the list: %s", err.msg);
+    mgmt_overview_free(&o);
+    assert_int_equal(strncmp(mgmt_display_url(m), l->url, strlen(mgmt_display_url(m))), 0);
+    /* The stepped listing begins where the client is, and the client takes where it ended. */
+    struct mgmt *m2 = open_client(l, list, l->password, 0, 0, 400);
+    struct mgmt_fetch *f = mgmt_fetch_start(m2, l->vhost, 0);
+    double longest;
+    if (fetch_run(f, &err, &longest) != MGMT_FETCH_DONE)
+        fail_msg("fetch through the list: %s", err.msg);
+    assert_string_equal(mgmt_display_url(m2), dead);
+    mgmt_fetch_adopt(m2, f);
+    assert_string_equal(mgmt_display_url(m2), mgmt_display_url(m));
+    mgmt_fetch_free(&f);
+    mgmt_close(&m2);
+    mgmt_close(&m);
+    free(list);
+
+    /* None answers: one error, the last URL's, saying the others did not answer either. */
+    list = xasprintf("%s,%s", dead, hung);
+    m = open_client(l, list, l->password, 0, 0, 400);
+    enum status st = mgmt_overview(m, &o, &err);
+    assert_int_equal(st, ST_EIO);
+    assert_non_null(strstr(err.msg, "none of the other 1 management URLs answered"));
+    /* A PUT to a hung node (where the client stayed) may have been carried out: it is not
+     * sent again elsewhere. */
+    assert_string_equal(mgmt_display_url(m), hung);
+    long code = 0;
+    st = mgmt_request(m, "PUT", "/api/vhosts/dlqx-never", "{}", &code, NULL, &err);
+    assert_int_equal(st, ST_EIO);
+    assert_null(strstr(err.msg, "none of the other"));
+    mgmt_close(&m);
+    free(list);
+
+    /* Each URL is checked: a bad one anywhere in the list, or an empty entry, is refused. */
+    struct mgmt_config cfg = {.user = "dlqx", .password = ""};
+    list = xasprintf("%s,http://dlqx:s3cret@127.0.0.1:1/", l->url);
+    cfg.url = list;
+    m = NULL;
+    assert_int_equal(mgmt_open(&cfg, &m, &err), ST_EINVAL);
+    assert_null(m);
+    assert_non_null(strstr(err.msg, "must not carry credentials"));
+    assert_null(strstr(err.msg, "s3cret"));
+    free(list);
+    cfg.url = "http://127.0.0.1:1/,,http://127.0.0.1:2/";
+    assert_int_equal(mgmt_open(&cfg, &m, &err), ST_EINVAL);
+    assert_non_null(strstr(err.msg, "empty entry (URL 2)"));
+    free(dead);
+    free(hung);
+    close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config),    cmocka_unit_test(test_overview),
         cmocka_unit_test(test_discovery), cmocka_unit_test(test_paging),
         cmocka_unit_test(test_errors),    cmocka_unit_test(test_fetch),
+        cmocka_unit_test(test_url_list),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

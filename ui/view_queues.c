@@ -285,6 +285,8 @@ static void poll_end(struct app *a, struct job *j, bool cancelled)
     struct poll *p = j->state;
     struct queues_state *s = p->v->state;
     s->polling = false;
+    if (!cancelled && p->f)
+        mgmt_fetch_adopt(a->mgmt, p->f);
     if (!cancelled && p->rc == MGMT_FETCH_DONE) {
         struct mgmt_listing li;
         mgmt_fetch_take(p->f, &li);

@@ -91,8 +91,7 @@ char *mgmt_escape(const char *segment)
     return r;
 }
 
-/* Text from the server or the user, made safe and short for one-line messages. */
-static const char *clip(char *buf, size_t cap, const char *s)
+const char *mgmt_clip(char *buf, size_t cap, const char *s)
 {
     struct strbuf sb;
     sb_init(&sb);
@@ -132,69 +131,6 @@ enum status mgmt_fail(struct mgmt *m, enum mgmt_error kind, struct error *err, c
 
 /* --- opening ------------------------------------------------------------------------- */
 
-/* Validates the URL and gives the base without userinfo, query or trailing slash. */
-static enum status parse_base(const char *url, char **base, struct error *err)
-{
-    CURLU *u = curl_url();
-    char *part = NULL, *full = NULL;
-    enum status st = ST_OK;
-    if (!u)
-        return mgmt_fail(NULL, MGMT_CONFIG, err, "out of memory parsing the management URL");
-    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
-        st = mgmt_fail(NULL, MGMT_CONFIG, err,
-                       "the management URL is not a valid http:// or https:// URL");
-        goto out;
-    }
-    bool creds = false;
-    if (curl_url_get(u, CURLUPART_USER, &part, 0) == CURLUE_OK)
-        creds = true;
-    curl_free(part);
-    part = NULL;
-    if (curl_url_get(u, CURLUPART_PASSWORD, &part, 0) == CURLUE_OK)
-        creds = true;
-    curl_free(part);
-    part = NULL;
-    curl_url_set(u, CURLUPART_USER, NULL, 0);
-    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-    curl_url_set(u, CURLUPART_OPTIONS, NULL, 0);
-    if (curl_url_get(u, CURLUPART_URL, &full, 0) != CURLUE_OK) {
-        st = mgmt_fail(NULL, MGMT_CONFIG, err, "the management URL is not a valid URL");
-        goto out;
-    }
-    char shown[160];
-    clip(shown, sizeof shown, full);
-    if (creds) {
-        st = mgmt_fail(NULL, MGMT_CONFIG, err,
-                       "the management URL %s must not carry credentials: give the user separately "
-                       "and the password in a file",
-                       shown);
-        goto out;
-    }
-    if (curl_url_get(u, CURLUPART_SCHEME, &part, 0) != CURLUE_OK ||
-        (strcmp(part, "http") != 0 && strcmp(part, "https") != 0)) {
-        st = mgmt_fail(NULL, MGMT_CONFIG, err,
-                       "the management URL %s must start with http:// or https://", shown);
-        goto out;
-    }
-    curl_free(part);
-    part = NULL;
-    if (curl_url_get(u, CURLUPART_QUERY, &part, 0) == CURLUE_OK ||
-        curl_url_get(u, CURLUPART_FRAGMENT, &part, 0) == CURLUE_OK) {
-        st = mgmt_fail(NULL, MGMT_CONFIG, err,
-                       "the management URL %s must not have a query or a fragment", shown);
-        goto out;
-    }
-    size_t len = strlen(full);
-    while (len > 0 && full[len - 1] == '/')
-        len--;
-    *base = xstrndup(full, len);
-out:
-    curl_free(part);
-    curl_free(full);
-    curl_url_cleanup(u);
-    return st;
-}
-
 static size_t on_data(char *data, size_t size, size_t nmemb, void *ud)
 {
     struct sink *s = ud;
@@ -226,8 +162,11 @@ struct mgmt *mgmt_dup(const struct mgmt *m)
         fputs("dlqx: out of memory\n", stderr);
         abort();
     }
-    d->base = xstrdup(m->base);
-    d->display = xstrdup(m->display);
+    d->bases = xcalloc(m->n_bases, sizeof *d->bases);
+    for (size_t i = 0; i < m->n_bases; i++)
+        d->bases[i] = xstrdup(m->bases[i]);
+    d->n_bases = m->n_bases;
+    mgmt_use_url(d, m->cur);
     d->user = xstrdup(m->user);
     d->password = xstrdup(m->password);
     d->timeout_ms = m->timeout_ms;
@@ -243,13 +182,15 @@ enum status mgmt_open(const struct mgmt_config *cfg, struct mgmt **out, struct e
         return mgmt_fail(NULL, MGMT_CONFIG, err, "no management API URL was given");
     if (!cfg->user || !*cfg->user)
         return mgmt_fail(NULL, MGMT_CONFIG, err, "no management API user was given");
-    char *base = NULL;
-    enum status st = parse_base(cfg->url, &base, err);
+    char **bases = NULL;
+    size_t n_bases = 0;
+    enum status st = mgmt_parse_urls(cfg->url, &bases, &n_bases, err);
     if (st != ST_OK)
         return st;
     struct mgmt *m = xcalloc(1, sizeof *m);
-    m->base = base;
-    m->display = xasprintf("%s/", base);
+    m->bases = bases;
+    m->n_bases = n_bases;
+    mgmt_use_url(m, 0);
     m->user = xstrdup(cfg->user);
     m->password = xstrdup(cfg->password ? cfg->password : "");
     m->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : MGMT_DEFAULT_TIMEOUT_MS;
@@ -308,7 +249,9 @@ void mgmt_close(struct mgmt **mp)
         free(m->password);
     }
     free(m->user);
-    free(m->base);
+    for (size_t i = 0; i < m->n_bases; i++)
+        free(m->bases[i]);
+    free(m->bases);
     free(m->display);
     free(m);
     *mp = NULL;
@@ -344,7 +287,7 @@ static enum status transport_error(struct mgmt *m, CURLcode rc, const struct sin
                                    const char *path, struct error *err)
 {
     char why[160];
-    clip(why, sizeof why, m->errbuf[0] ? m->errbuf : curl_easy_strerror(rc));
+    mgmt_clip(why, sizeof why, m->errbuf[0] ? m->errbuf : curl_easy_strerror(rc));
     if (s->too_big || rc == CURLE_FILESIZE_EXCEEDED)
         return mgmt_fail(m, MGMT_BAD_RESPONSE, err,
                          "the management API at %s sent more than the %zu-byte limit for %s",
@@ -377,9 +320,9 @@ static enum status http_error(struct mgmt *m, long code, const struct sink *s, c
         reason = json_string_value(json_object_get(j, "reason"));
     }
     char r[160], u[160], v[160];
-    clip(r, sizeof r, reason ? reason : tag ? tag : "no reason given");
-    clip(u, sizeof u, m->user);
-    clip(v, sizeof v, vhost ? vhost : "");
+    mgmt_clip(r, sizeof r, reason ? reason : tag ? tag : "no reason given");
+    mgmt_clip(u, sizeof u, m->user);
+    mgmt_clip(v, sizeof v, vhost ? vhost : "");
     m->page_out_of_range = code == 400 && tag && strcmp(tag, "page_out_of_range") == 0;
     enum status st;
     if (code == 401 && reason && strstr(reason, "Not management user"))
@@ -465,15 +408,30 @@ static enum status perform(struct mgmt *m, const char *method, const char *path,
                            const char *payload, const char *vhost, size_t limit, bool any_status,
                            struct strbuf *body, struct error *err)
 {
-    struct sink s;
-    mgmt_req_begin(m, path, limit, &s);
-    CURL *c = m->curl;
-    if (payload) {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(payload));
+    bool changes = strcmp(method, "GET") != 0;
+    for (size_t tried = 1;; tried++) {
+        struct sink s;
+        mgmt_req_begin(m, path, limit, &s);
+        CURL *c = m->curl;
+        if (payload) {
+            curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
+            curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(payload));
+        }
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, changes ? method : NULL);
+        CURLcode rc = curl_easy_perform(c);
+        enum status st = mgmt_req_end(m, rc, &s, vhost, any_status, body, err);
+        if (st == ST_OK || !mgmt_url_failover(m, rc, changes))
+            return st;
+        if (tried == m->n_bases) {
+            if (!err)
+                return st;
+            size_t n = strlen(err->msg);
+            snprintf(err->msg + n, sizeof err->msg - n,
+                     " (and none of the other %zu management URLs answered)", m->n_bases - 1);
+            return st;
+        }
+        mgmt_use_url(m, (m->cur + 1) % m->n_bases);
     }
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ? NULL : method);
-    return mgmt_req_end(m, curl_easy_perform(c), &s, vhost, any_status, body, err);
 }
 
 enum status mgmt_parse_body(struct mgmt *m, const struct strbuf *b, const char *what, json_t **out,
@@ -485,7 +443,7 @@ enum status mgmt_parse_body(struct mgmt *m, const struct strbuf *b, const char *
         char t[160];
         return mgmt_fail(m, MGMT_BAD_RESPONSE, err,
                          "the management API at %s sent invalid JSON for %s: %s at line %d",
-                         m->display, what, clip(t, sizeof t, je.text), je.line);
+                         m->display, what, mgmt_clip(t, sizeof t, je.text), je.line);
     }
     return ST_OK;
 }

@@ -29,6 +29,7 @@ struct mgmt_fetch {
     json_t *policies;
     struct mgmt_listing out;
     int requests;
+    size_t moved; /* to the next management URL, for the request under way */
     struct error err;
 };
 
@@ -117,6 +118,16 @@ static enum status finish_request(struct mgmt_fetch *f, CURLcode rc)
     struct error e;
     error_clear(&e);
     enum status st = mgmt_req_end(f->m, rc, &f->sink, f->vhost, false, &body, &e);
+    if (st != ST_OK && mgmt_url_failover(f->m, rc, false) && ++f->moved < f->m->n_bases) {
+        mgmt_use_url(f->m, (f->m->cur + 1) % f->m->n_bases); /* the same request there */
+        return ST_OK;
+    }
+    if (st != ST_OK && f->moved >= f->m->n_bases) {
+        size_t n = strlen(e.msg);
+        snprintf(e.msg + n, sizeof e.msg - n,
+                 " (and none of the other %zu management URLs answered)", f->m->n_bases - 1);
+    }
+    f->moved = 0;
     if (st != ST_OK) {
         enum mgmt_error k = f->m->last;
         bool refused = k == MGMT_AUTH || k == MGMT_FORBIDDEN || k == MGMT_VHOST_REFUSED;
@@ -215,6 +226,12 @@ void mgmt_fetch_take(struct mgmt_fetch *f, struct mgmt_listing *out)
 {
     *out = f->out;
     memset(&f->out, 0, sizeof f->out);
+}
+
+void mgmt_fetch_adopt(struct mgmt *m, const struct mgmt_fetch *f)
+{
+    if (m->n_bases == f->m->n_bases && m->cur != f->m->cur)
+        mgmt_use_url(m, f->m->cur);
 }
 
 enum mgmt_error mgmt_fetch_error(const struct mgmt_fetch *f)

@@ -41,6 +41,9 @@ struct mgmt_fetch *mgmt_fetch_start(const struct mgmt *m, const char *vhost, lon
 enum mgmt_fetch_rc mgmt_fetch_step(struct mgmt_fetch *f, int wait_ms, struct error *err);
 /* After DONE: moves the listing into *out. */
 void mgmt_fetch_take(struct mgmt_fetch *f, struct mgmt_listing *out);
+/* The management URL the fetch went on to when the one it began with did not answer (a list of
+ * them: mgmt_urls.c), taken by m, so that its next requests and fetches begin there. */
+void mgmt_fetch_adopt(struct mgmt *m, const struct mgmt_fetch *f);
 enum mgmt_error mgmt_fetch_error(const struct mgmt_fetch *f);
 /* How many requests it has completed, for a progress line. */
 int mgmt_fetch_requests(const struct mgmt_fetch *f);

@@ -23,8 +23,13 @@ extern const char mgmt_node_columns[];
 struct mgmt {
     CURL *curl;
     struct curl_slist *headers;
-    char *base;    /* scheme://host:port[/prefix], no trailing slash, no userinfo */
-    char *display; /* base + "/" */
+    /* The management URLs given (one per node of a cluster, say), each as
+     * scheme://host:port[/prefix] without a trailing slash or userinfo; requests go to
+     * bases[cur] and move on to the next when it cannot be reached (mgmt_urls.c). */
+    char **bases;
+    size_t n_bases, cur;
+    const char *base; /* bases[cur] */
+    char *display;    /* base + "/" */
     char *user;
     char *password;
     long timeout_ms;
@@ -35,6 +40,20 @@ struct mgmt {
     bool page_out_of_range; /* the last failure was HTTP 400 page_out_of_range */
     char errbuf[CURL_ERROR_SIZE];
 };
+
+/* Text from the server or the user, made safe and short for one-line messages. */
+const char *mgmt_clip(char *buf, size_t cap, const char *s);
+
+/* mgmt_urls.c: the list of management URLs. mgmt_parse_urls checks each URL of a comma-
+ * separated list (at most MGMT_MAX_URLS; white space around each is ignored) and gives their
+ * bases; mgmt_use_url makes bases[i] the one requests go to. mgmt_url_failover says whether a
+ * request that failed with rc (kind m->last) may be sent again to the next URL: the node did
+ * not answer (unreachable, timed out, 503), and for a request that changes something only
+ * when it cannot have reached the node (connection refused or no such host). */
+#define MGMT_MAX_URLS 16
+enum status mgmt_parse_urls(const char *list, char ***bases, size_t *n, struct error *err);
+void mgmt_use_url(struct mgmt *m, size_t i);
+bool mgmt_url_failover(const struct mgmt *m, CURLcode rc, bool changes);
 
 /* Where a response goes: capped at limit bytes. */
 struct sink {

@@ -168,18 +168,39 @@ static bool url_params(struct broker_opts *b, size_t i)
 
 char *broker_mgmt_url_default(const char *mgmt_url, bool amqps)
 {
-    if (strstr(mgmt_url, "://"))
-        return xstrdup(mgmt_url);
-    return xasprintf("%s://%s", amqps ? "https" : "http", mgmt_url);
+    struct strbuf sb;
+    sb_init(&sb);
+    const char *p = mgmt_url;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        size_t lead = strspn(p, " \t");
+        if (lead > len)
+            lead = len;
+        const char *u = p + lead;
+        size_t n = len - lead;
+        if (sb.len)
+            sb_adds(&sb, ",");
+        bool has_scheme = false;
+        for (size_t i = 0; i + 2 < n && !has_scheme; i++)
+            has_scheme = memcmp(u + i, "://", 3) == 0;
+        if (n && !has_scheme)
+            sb_addf(&sb, "%s://", amqps ? "https" : "http");
+        sb_add(&sb, u, n);
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    return sb.buf ? sb.buf : xstrdup("");
 }
 
-bool broker_mgmt_plain(const char *mgmt_url, bool amqps)
+/* One URL of the list. */
+static bool mgmt_plain_one(const char *url, bool amqps)
 {
-    if (strncasecmp(mgmt_url, "http://", 7) != 0)
+    if (strncasecmp(url, "http://", 7) != 0)
         return false;
     if (amqps)
         return true;
-    const char *h = mgmt_url + 7;
+    const char *h = url + 7;
     const char *at = strchr(h, '@'); /* refused later, but not taken for the host */
     if (at && at < h + strcspn(h, "/"))
         h = at + 1;
@@ -188,6 +209,22 @@ bool broker_mgmt_plain(const char *mgmt_url, bool amqps)
                     (n >= 4 && strncmp(h, "127.", 4) == 0) ||
                     (n == 5 && strncmp(h, "[::1]", 5) == 0);
     return !loopback;
+}
+
+bool broker_mgmt_plain(const char *mgmt_url, bool amqps)
+{
+    for (const char *p = mgmt_url;;) {
+        size_t len = strcspn(p, ",");
+        size_t lead = strspn(p, " \t");
+        char *one = xstrndup(p + (lead < len ? lead : len), lead < len ? len - lead : 0);
+        bool plain = mgmt_plain_one(one, amqps);
+        free(one);
+        if (plain)
+            return true;
+        if (!p[len])
+            return false;
+        p += len + 1;
+    }
 }
 
 /* Says when TLS options are given where nothing is TLS, and when the management API's basic

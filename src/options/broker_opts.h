@@ -59,11 +59,13 @@ enum bopt_next broker_opts_arg(struct broker_opts *b, int argc, char **argv, int
 bool broker_opts_finish(struct broker_opts *b);
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (case-insensitive), -1 for anything else. */
 int broker_parse_bool(const char *v, size_t n);
-/* The management API's URL: as given, or with https:// (an amqps:// broker) or http://
- * before one that names no scheme (host:port/). A new string. */
+/* The management API's URLs (one, or several separated by commas: one per node of a cluster):
+ * each as given, or with https:// (an amqps:// broker) or http:// before one that names no
+ * scheme (host:port/). A new string. */
 char *broker_mgmt_url_default(const char *mgmt_url, bool amqps);
-/* Whether basic auth to this management URL goes unencrypted where it matters: plain http://
- * to a host other than this machine's loopback, or any plain http:// for an amqps:// broker. */
+/* Whether basic auth to one of these management URLs goes unencrypted where it matters: plain
+ * http:// to a host other than this machine's loopback, or any plain http:// for an amqps://
+ * broker. */
 bool broker_mgmt_plain(const char *mgmt_url, bool amqps);
 void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o);
 int broker_exit_code(enum conn_err k);

@@ -9,8 +9,9 @@
 # online. Node 2 is SIGKILLed too: the quorum DLQ is BELOW QUORUM, 1/3 online. The view answers
 # keys throughout, and the explanation of the row under the cursor names the dead node.
 #
-# The explorer reaches the cluster through node 1 (the management API's URL of node 1: dlqx does
-# not yet take a list of them — issue 13) and every node's AMQP URL.
+# The explorer is given every node's AMQP URL and every node's management URL, node 3's first
+# and node 1's last: when node 3 dies its refreshes go on through node 2, and when node 2 dies
+# through node 1 (the rows keep changing, so they are not stale copies).
 # DLQX_TEST_CLUSTER_DIR: use a running cluster (its nodes 2 and 3 are killed and started again).
 set -uo pipefail
 dlqx=$1
@@ -80,7 +81,7 @@ tmux_term=tmux-256color
 infocmp $tmux_term >/dev/null 2>&1 || tmux_term=screen-256color
 T -f /dev/null new-session -d -s q -x 200 -y 30 \
 	"cd '$tmp' && env TZ=UTC LC_ALL=C.UTF-8 LANG=C.UTF-8 TERM=$tmux_term NO_COLOR=1 \
-   DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' DLQX_MGMT_URL='$DLQX_NODE1_MGMT_URL' \
+   DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' DLQX_MGMT_URL='$DLQX_NODE3_MGMT_URL, $DLQX_NODE2_MGMT_URL,$DLQX_NODE1_MGMT_URL' \
    DLQX_JOURNAL='$tmp/journal.jsonl' '$dlqx' --read-only --refresh 1 2>'$tmp/ui.err'; echo \$? >'$tmp/ui.status'; sleep 600"
 cap() { T capture-pane -p -t q 2>/dev/null; }
 row() { cap | grep -E "(^| )cq-$1\.dlq " | head -n 1; }
@@ -148,6 +149,8 @@ else
 fi
 row quorum | grep -q "1/3 online" && ok "node 2 killed too: 1/3 online" ||
 	bad "node 2 killed too: not 1/3 online: $(row quorum)"
+cap | grep -q STALE && bad "node 2 killed too: the rows are STALE: $(cap | grep STALE)" ||
+	ok "node 2 killed too: the rows are fresh (the refresh went on through node 1)"
 T send-keys -t q q
 waitfor 10 '[ -s "$tmp/ui.status" ]'
 [[ $(cat "$tmp/ui.status" 2>/dev/null) == 0 ]] && ok "q: exit 0" ||
