@@ -116,6 +116,49 @@ static void test_plan_view_draws_the_plan(void **state)
     uit_free(a);
 }
 
+/* The timeline is kept between visits (ten million rows take ~0.4 s to count) and made again
+ * when what it counts changes: the set of rows (a filter), their number (arrivals). */
+static void test_timeline_kept_until_the_rows_change(void **state)
+{
+    (void)state;
+    const int64_t t0 = 1767330000000LL - 3600000;
+    const struct uit_msg three[] = {
+        {"a-1", "order.placed", "orders.dlq", "boom", "c", NULL, 1, t0, t0},
+        {"b-2", "order.placed", "orders.dlq", "bang", "c", "a-1", 2, t0 + 60000, t0},
+        {"c-3", "order.placed", "orders.dlq", "bang", "c", "b-2", 3, t0 + 120000, t0},
+    };
+    struct app *a = uit_app(three, 3);
+    a->now_ms = 1767330000000LL;
+    term_virtual(30, 100);
+    app_push(a, &view_messages_ops, SIZE_MAX);
+    app_push(a, &view_timeline_ops, SIZE_MAX);
+    int rows = shot(a);
+    row_of(rows, ", 3 total, ");
+    unsigned long made = a->timeline_made;
+    app_handle(a, ACT_BACK);
+    app_push(a, &view_timeline_ops, SIZE_MAX);
+    rows = shot(a);
+    row_of(rows, ", 3 total, ");
+    assert_int_equal(a->timeline_made, made); /* not made again */
+    app_handle(a, ACT_BACK);
+    assert_true(app_set_filter(a, "attempt>=2"));
+    uit_finish(a);
+    assert_int_equal(a->n_rows, 2);
+    app_push(a, &view_timeline_ops, SIZE_MAX);
+    rows = shot(a);
+    row_of(rows, ", 2 total, ");
+    app_handle(a, ACT_BACK);
+    const struct uit_msg more[] = {{"d-4", "t", "orders.dlq", "bang", "c", NULL, 4, t0, t0}};
+    uit_append(a, more, 1);
+    app_rows_extend(a);
+    assert_int_equal(a->n_rows, 3);
+    app_push(a, &view_timeline_ops, SIZE_MAX);
+    rows = shot(a);
+    row_of(rows, ", 3 total, ");
+    term_virtual(0, 0);
+    uit_free(a);
+}
+
 static void test_too_small(void **state)
 {
     (void)state;
@@ -140,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_list_and_title),
         cmocka_unit_test(test_plan_view_draws_the_plan),
         cmocka_unit_test(test_too_small),
+        cmocka_unit_test(test_timeline_kept_until_the_rows_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,6 +141,14 @@ struct app {
     uint64_t groups_store_gen, groups_set_gen;
     size_t groups_rows;
     bool groups_cancelled;
+    /* The timeline of the rows (view_timeline.c), kept between visits: made again when the
+     * store, the set of rows, their count or the minute (the timeline runs up to now)
+     * changes. */
+    struct timeline *timeline;
+    uint64_t timeline_store_gen, timeline_set_gen;
+    size_t timeline_rows;
+    int64_t timeline_minute;
+    unsigned long timeline_made;      /* how many times it was made (the tests read it) */
     struct job *jobs[JOB_KINDS];      /* the work in progress, by kind (job.h) */
     struct forest_job *forest_orphan; /* a cancelled forest its thread is still linking */
 

@@ -12,34 +12,52 @@
 #include "filter.h"
 #include "groups.h"
 
-struct timeline_state {
-    struct timeline t;
-};
-
-static void build(struct app *a, struct view *v)
+/* The app's timeline of its rows (ui.h), made when it is not the current one. Over every
+ * entry of the store the entries are read in their own order rather than through the rows
+ * (the same set; sequential, where the rows' order jumps about ten million entries). */
+static const struct timeline *timeline_of(struct app *a)
 {
-    struct timeline_state *s = v->state;
-    timeline_free(&s->t);
-    uint32_t *idx = xcalloc(a->n_rows ? a->n_rows : 1, sizeof *idx);
-    for (size_t i = 0; i < a->n_rows; i++)
-        idx[i] = (uint32_t)a->rows[i];
+    int64_t minute = a->now_ms / 60000;
+    if (a->timeline && a->timeline_store_gen == a->store_gen && a->timeline_set_gen == a->set_gen &&
+        a->timeline_rows == a->n_rows && a->timeline_minute == minute)
+        return a->timeline;
+    if (!a->timeline)
+        a->timeline = xcalloc(1, sizeof *a->timeline);
+    timeline_free(a->timeline);
+    a->timeline_store_gen = a->store_gen;
+    a->timeline_set_gen = a->set_gen;
+    a->timeline_rows = a->n_rows;
+    a->timeline_minute = minute;
+    if (!a->store)
+        return a->timeline;
     struct timeline_options opt;
     memset(&opt, 0, sizeof opt);
     opt.now_ms = a->now_ms;
     opt.time = entry_time_dead_at; /* arrivals in the DLQ, where the message says when */
-    opt.indices = idx;
-    opt.n_indices = a->n_rows;
-    if (a->store)
-        timeline_build(a->store, &opt, &s->t);
+    uint32_t *idx = NULL;
+    if (a->n_rows != store_count(a->store)) {
+        idx = xcalloc(a->n_rows ? a->n_rows : 1, sizeof *idx);
+        for (size_t i = 0; i < a->n_rows; i++)
+            idx[i] = (uint32_t)a->rows[i];
+        opt.indices = idx;
+        opt.n_indices = a->n_rows;
+    }
+    timeline_build(a->store, &opt, a->timeline);
+    a->timeline_made++;
     free(idx);
-    v->lines = s->t.n;
+    return a->timeline;
+}
+
+static void build(struct app *a, struct view *v)
+{
+    v->lines = timeline_of(a)->n;
     if (v->cursor >= v->lines)
         v->cursor = v->lines ? v->lines - 1 : 0;
 }
 
 static void open_(struct app *a, struct view *v, void *with)
 {
-    v->state = xcalloc(1, sizeof(struct timeline_state));
+    (void)with;
     build(a, v);
     /* Start at the end: is it still going? */
     if (v->lines)
@@ -48,16 +66,13 @@ static void open_(struct app *a, struct view *v, void *with)
 
 static void close_(struct app *a, struct view *v)
 {
-    struct timeline_state *s = v->state;
-    timeline_free(&s->t);
-    free(s);
-    v->state = NULL;
+    (void)a;
+    (void)v;
 }
 
 static void draw(struct app *a, struct view *v, int top, int height, int width)
 {
-    struct timeline_state *s = v->state;
-    const struct timeline *t = &s->t;
+    const struct timeline *t = timeline_of(a);
     v->lines = t->n;
     if (!t->n) {
         draw_safe(top + 1, 2, width - 4, "no dated dead letters", UA_DIM);
@@ -112,12 +127,12 @@ static void draw(struct app *a, struct view *v, int top, int height, int width)
 
 static int request(struct app *a, struct view *v, enum action act)
 {
-    struct timeline_state *s = v->state;
-    if (act == ACT_ENTER && v->cursor < s->t.n) {
+    const struct timeline *t = timeline_of(a);
+    if (act == ACT_ENTER && v->cursor < t->n) {
         char from[32], to[32];
-        int64_t start = s->t.start_ms + (int64_t)v->cursor * s->t.bucket_ms;
+        int64_t start = t->start_ms + (int64_t)v->cursor * t->bucket_ms;
         time_format_rfc3339(start, false, from);
-        time_format_rfc3339(start + s->t.bucket_ms, false, to);
+        time_format_rfc3339(start + t->bucket_ms, false, to);
         char *expr = xasprintf("first_seen>=%s first_seen<%s", from, to);
         if (app_set_filter(a, expr))
             app_switch(a, &view_messages_ops);
@@ -129,10 +144,11 @@ static int request(struct app *a, struct view *v, enum action act)
 
 static void status(struct app *a, struct view *v, struct strbuf *out)
 {
-    struct timeline_state *s = v->state;
+    (void)v;
+    const struct timeline *t = timeline_of(a);
     sb_addf(out, "%s  %llu dated, %llu undated  Enter: that bucket's messages",
-            timeline_trend_name(s->t.trend), (unsigned long long)s->t.total,
-            (unsigned long long)s->t.undated);
+            timeline_trend_name(t->trend), (unsigned long long)t->total,
+            (unsigned long long)t->undated);
 }
 
 const struct view_ops view_timeline_ops = {
