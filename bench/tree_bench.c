@@ -7,7 +7,7 @@
  * The mix: conversations of a few shapes (fan-out, chains up to 30 long, random trees),
  * UUID-like ids, 5% of messages dropped so their children name a missing parent, 1%
  * delivered twice, and delivery order shuffled within a window of 64 so conversations
- * interleave and children often arrive before their parents.
+ * interleave and children often arrive before their parents. TREE_BENCH_N adds one size.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +189,17 @@ int main(void)
     printf("per-message ratio 1M / 10k: rebuild %.2f, fresh build %.2f, render %.2f\n",
            r1m.build_ns / r10k.build_ns, r1m.cold_ns / r10k.cold_ns,
            r1m.render_ns / r10k.render_ns);
+    /* TREE_BENCH_N: one more size (e.g. 10000000, issue #15), built twice. */
+    const char *more = getenv("TREE_BENCH_N");
+    if (more && *more) {
+        size_t n = (size_t)strtoull(more, NULL, 10);
+        if (n > 0) {
+            struct result rn = bench_size(n, 2);
+            printf("per-message ratio %zu / 1M: rebuild %.2f, fresh build %.2f, render %.2f\n", n,
+                   rn.build_ns / r1m.build_ns, rn.cold_ns / r1m.cold_ns,
+                   rn.render_ns / r1m.render_ns);
+        }
+    }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         printf("peak RSS of the whole run (corpus included): %.1f MB\n",
