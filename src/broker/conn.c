@@ -4,14 +4,10 @@
 #include "conn.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/time.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <amqp_ssl_socket.h>
@@ -70,38 +66,6 @@ static void set_kind(enum conn_err *kind, enum conn_err k)
 {
     if (kind)
         *kind = k;
-}
-
-char *conn_url_password(const char *url)
-{
-    if (!url_has_password(url))
-        return NULL;
-    size_t n = strlen(url);
-    char *buf = xstrdup(url);
-    struct amqp_connection_info ci;
-    amqp_default_connection_info(&ci);
-    char *pw = NULL;
-    if (amqp_parse_url(buf, &ci) == AMQP_STATUS_OK && ci.password)
-        pw = xstrdup(ci.password);
-    explicit_bzero(buf, n); /* cut with NULs by the parser: wipe it whole */
-    free(buf);
-    return pw;
-}
-
-void conn_secret_guard(void)
-{
-    /* No core dump and no ptrace by the same user while a password is in memory: a core of
-     * a peek held it three times over (ours, rabbitmq-c's login frame, libcurl's copy). */
-    prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L);
-}
-
-/* Wipes n bytes (a URL's copy that amqp_parse_url cut with NULs: strlen would stop short). */
-static void secret_free_n(char *s, size_t n)
-{
-    if (!s)
-        return;
-    explicit_bzero(s, n);
-    free(s);
 }
 
 /* A broker's text (a reply text, a server property) is untrusted: keep it printable. */
@@ -292,7 +256,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     amqp_default_connection_info(&ci);
     if (!conn_url_check(url, err)) {
         set_kind(kind, CONN_BAD_URL);
-        secret_free_n(buf, strlen(url));
+        conn_secret_free_n(buf, strlen(url));
         free(masked);
         return ST_EINVAL;
     }
@@ -300,7 +264,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
         set_kind(kind, CONN_BAD_URL);
         error_set(err, ST_EINVAL, "%s is not a valid RabbitMQ URI (amqp[s]://user@host:port/vhost)",
                   masked);
-        secret_free_n(buf, strlen(url));
+        conn_secret_free_n(buf, strlen(url));
         free(masked);
         return ST_EINVAL;
     }
@@ -414,13 +378,13 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     c->user = xstrdup(ci.user);
     c->alive = true;
     broker_version_from_props(amqp_get_server_properties(st), &c->version);
-    secret_free_n(buf, strlen(url));
+    conn_secret_free_n(buf, strlen(url));
     set_kind(kind, CONN_OK);
     *out = c;
     return ST_OK;
 fail:
     amqp_destroy_connection(st);
-    secret_free_n(buf, strlen(url));
+    conn_secret_free_n(buf, strlen(url));
     free(shown);
     return status;
 }
@@ -644,95 +608,13 @@ static enum status kind_queue_inspect(struct conn *c, amqp_channel_t ch, const c
     return ST_OK;
 }
 
-void conn_secret_free(char *s)
-{
-    if (s)
-        secret_free_n(s, strlen(s));
-}
-
-static char *strip_line(char *s)
-{
-    size_t n = strcspn(s, "\r\n");
-    s[n] = '\0';
-    return s;
-}
-
-enum status conn_read_password_file(const char *path, char **out, struct error *err)
-{
-    conn_secret_guard();
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return error_set(err, ST_EIO, "cannot read the password file %s: %s", path,
-                         strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return error_set(err, ST_EINVAL, "the password file %s is not a regular file", path);
-    }
-    if (sb.st_mode & (S_IROTH | S_IWOTH)) {
-        close(fd);
-        return error_set(err, ST_EINVAL,
-                         "the password file %s can be read by anyone: chmod 600 it first", path);
-    }
-    char buf[4096];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n < 0)
-        return error_set(err, ST_EIO, "cannot read the password file %s: %s", path,
-                         strerror(errno));
-    buf[n] = '\0';
-    *out = xstrdup(strip_line(buf));
-    explicit_bzero(buf, sizeof buf);
-    return ST_OK;
-}
-
-enum status conn_prompt_password(const char *prompt, char **out, struct error *err)
-{
-    conn_secret_guard();
-    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return error_set(err, ST_EIO, "cannot ask for a password: no terminal (%s)",
-                         strerror(errno));
-    struct termios old, quiet;
-    bool restore = tcgetattr(fd, &old) == 0;
-    if (restore) {
-        quiet = old;
-        quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-        quiet.c_lflag |= ICANON;
-        tcsetattr(fd, TCSAFLUSH, &quiet);
-    }
-    if (write(fd, prompt, strlen(prompt)) < 0) {
-        /* the prompt is a courtesy; reading still works */
-    }
-    char buf[4096];
-    size_t len = 0;
-    for (;;) {
-        char ch;
-        ssize_t n = read(fd, &ch, 1);
-        if (n <= 0 || ch == '\n')
-            break;
-        if (len + 1 < sizeof buf)
-            buf[len++] = ch;
-    }
-    buf[len] = '\0';
-    if (restore)
-        tcsetattr(fd, TCSAFLUSH, &old);
-    if (write(fd, "\n", 1) < 0) {
-        /* nothing to do */
-    }
-    close(fd);
-    *out = xstrdup(strip_line(buf));
-    explicit_bzero(buf, sizeof buf);
-    return ST_OK;
-}
-
 bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
 {
     char *buf = xstrdup(url);
     struct amqp_connection_info ci;
     amqp_default_connection_info(&ci);
     if (amqp_parse_url(buf, &ci) != AMQP_STATUS_OK) {
-        secret_free_n(buf, strlen(url));
+        conn_secret_free_n(buf, strlen(url));
         return false;
     }
     if (user)
@@ -741,7 +623,7 @@ bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
         *vhost = xstrdup(ci.vhost);
     if (host)
         *host = xstrdup(ci.host);
-    secret_free_n(buf, strlen(url));
+    conn_secret_free_n(buf, strlen(url));
     return true;
 }
 

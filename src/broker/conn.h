@@ -122,8 +122,10 @@ enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *qu
  * Both make the process undumpable first (conn_secret_guard). */
 enum status conn_read_password_file(const char *path, char **out, struct error *err);
 enum status conn_prompt_password(const char *prompt, char **out, struct error *err);
-/* Overwrites (explicit_bzero, never optimised away) and frees a secret. */
+/* conn_secret.c. Overwrites (explicit_bzero, never optimised away) and frees a secret. */
 void conn_secret_free(char *s);
+/* The same for n bytes: a URL's copy that amqp_parse_url cut with NULs (strlen stops short). */
+void conn_secret_free_n(char *s, size_t n);
 /* Makes the process undumpable (prctl PR_SET_DUMPABLE 0): no core file and no ptrace by the
  * same user while a password is held. Reset by exec, so $EDITOR is unaffected. */
 void conn_secret_guard(void);
