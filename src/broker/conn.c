@@ -2,6 +2,7 @@
  * conn: AMQP connections with librabbitmq — URIs, TLS, login, failover, error mapping.
  */
 #include "conn.h"
+#include "conn_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,17 +17,7 @@
 #include "sanitize.h"
 #include "util.h"
 
-#define DEFAULT_HEARTBEAT_S 30
 #define DEFAULT_TIMEOUT_MS 10000
-
-struct conn {
-    amqp_connection_state_t st;
-    char *display_url;
-    char *vhost;
-    char *user;
-    struct broker_version version; /* from connection.start */
-    bool alive;
-};
 
 static const char *const conn_err_names[] = {
 #define X(e, s, kind) s,
@@ -48,7 +39,7 @@ enum error_kind conn_err_kind(enum conn_err e)
 
 /* What a public function that fills a kind returns: *kind (when asked for) and, on a failure,
  * err's kind set from it. */
-static enum status kinded(enum status st, enum conn_err k, enum conn_err *kind, struct error *err)
+enum status conn_kinded(enum status st, enum conn_err k, enum conn_err *kind, struct error *err)
 {
     if (kind)
         *kind = k;
@@ -247,8 +238,8 @@ static enum status login_error(amqp_connection_state_t state, amqp_rpc_reply_t r
     return error_set(err, ST_EIO, "%s: login failed", shown);
 }
 
-static enum status open_one(const char *url, const struct conn_opts *o, struct conn **out,
-                            enum conn_err *kind, struct error *err)
+enum status conn_open_one(const char *url, const struct conn_opts *o, struct conn **out,
+                          enum conn_err *kind, struct error *err)
 {
     char *masked = url_mask(url);
     char *buf = xstrdup(url);
@@ -352,7 +343,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     props[5].value.value.table.num_entries = (int)(sizeof caps / sizeof *caps);
     props[5].value.value.table.entries = caps;
     amqp_table_t client = {(int)(sizeof props / sizeof *props), props};
-    int heartbeat = o->heartbeat_s > 0 ? o->heartbeat_s : DEFAULT_HEARTBEAT_S;
+    int heartbeat = o->heartbeat_s > 0 ? o->heartbeat_s : CONN_DEFAULT_HEARTBEAT_S;
     amqp_rpc_reply_t r =
         amqp_login_with_properties(st, ci.vhost, 0, AMQP_DEFAULT_FRAME_SIZE, heartbeat, &client,
                                    AMQP_SASL_METHOD_PLAIN, ci.user, password);
@@ -389,41 +380,6 @@ fail:
     return status;
 }
 
-static enum status kind_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
-                             struct error *err)
-{
-    *out = NULL;
-    if (!o->n_urls) {
-        set_kind(kind, CONN_BAD_URL);
-        return error_set(err, ST_EINVAL, "no broker URL (give --url or set DLQX_URL)");
-    }
-    struct strbuf tried;
-    sb_init(&tried);
-    enum status st = ST_EIO;
-    for (size_t i = 0; i < o->n_urls; i++) {
-        struct error e;
-        enum conn_err k = CONN_OK;
-        error_clear(&e);
-        st = open_one(o->urls[i], o, out, &k, &e);
-        set_kind(kind, k);
-        if (st == ST_OK) {
-            sb_free(&tried);
-            return ST_OK;
-        }
-        if (k != CONN_UNREACHABLE || o->n_urls == 1) {
-            error_set(err, st, "%s", e.msg);
-            sb_free(&tried);
-            return st;
-        }
-        if (tried.len)
-            sb_adds(&tried, "; ");
-        sb_adds(&tried, e.msg);
-    }
-    error_set(err, st, "no broker answered: %s", tried.buf ? tried.buf : "");
-    sb_free(&tried);
-    return st;
-}
-
 void conn_close(struct conn *c)
 {
     if (!c)
@@ -434,6 +390,7 @@ void conn_close(struct conn *c)
     free(c->display_url);
     free(c->vhost);
     free(c->user);
+    conn_cfg_free(c->cfg);
     free(c);
 }
 
@@ -627,22 +584,14 @@ bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
     return true;
 }
 
-/* The public functions that fill a kind, with their error's kind set from it (kinded). */
-
-enum status conn_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
-                      struct error *err)
-{
-    enum conn_err k = CONN_OK;
-    enum status st = kind_open(o, out, &k, err);
-    return kinded(st, k, kind, err);
-}
+/* The public functions that fill a kind, with their error's kind set from it (conn_kinded). */
 
 enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
                               struct error *err)
 {
     enum conn_err k = CONN_OK;
     enum status st = kind_channel_open(c, ch, &k, err);
-    return kinded(st, k, kind, err);
+    return conn_kinded(st, k, kind, err);
 }
 
 enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
@@ -650,7 +599,7 @@ enum status conn_check_status(struct conn *c, int status, const char *what, enum
 {
     enum conn_err k = CONN_OK;
     enum status st = kind_check_status(c, status, what, &k, err);
-    return kinded(st, k, kind, err);
+    return conn_kinded(st, k, kind, err);
 }
 
 enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
@@ -658,7 +607,7 @@ enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t
 {
     enum conn_err k = CONN_OK;
     enum status st = kind_check_reply(c, ch, r, what, &k, err);
-    return kinded(st, k, kind, err);
+    return conn_kinded(st, k, kind, err);
 }
 
 enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
@@ -667,5 +616,5 @@ enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *qu
 {
     enum conn_err k = CONN_OK;
     enum status st = kind_queue_inspect(c, ch, queue, messages, consumers, &k, err);
-    return kinded(st, k, kind, err);
+    return conn_kinded(st, k, kind, err);
 }
