@@ -236,6 +236,76 @@ static void test_next(void **state)
     broker_opts_free(&b);
 }
 
+/* --node-order and --heartbeat, and their variables: parsed into the connection's options; a
+ * heartbeat of 0 (off: a send to a hung node would never return) is refused, as is a bad
+ * value, whether on the command line (a usage error) or in the environment. */
+static void test_node_order_and_heartbeat(void **state)
+{
+    (void)state;
+    struct broker_opts b;
+    struct conn_opts o;
+    env("amqp://h1/,amqp://h2/", NULL, NULL);
+    unsetenv("DLQX_NODE_ORDER");
+    unsetenv("DLQX_HEARTBEAT");
+    assert_true(finish(&b, NULL));
+    broker_opts_conn(&b, &o);
+    assert_int_equal(o.order, CONN_ORDER_GIVEN);
+    assert_int_equal(o.heartbeat_s, 0); /* conn's default, CONN_DEFAULT_HEARTBEAT_S */
+    assert_int_equal(CONN_DEFAULT_HEARTBEAT_S, 5);
+    broker_opts_free(&b);
+
+    const char *const a1[] = {"--node-order", "shuffle", "--heartbeat=2", NULL};
+    assert_true(finish(&b, a1));
+    broker_opts_conn(&b, &o);
+    assert_int_equal(o.order, CONN_ORDER_SHUFFLE);
+    assert_int_equal(o.heartbeat_s, 2);
+    assert_int_equal(o.n_urls, 2);
+    broker_opts_free(&b);
+
+    setenv("DLQX_NODE_ORDER", "shuffle", 1);
+    setenv("DLQX_HEARTBEAT", "7", 1);
+    assert_true(finish(&b, NULL));
+    broker_opts_conn(&b, &o);
+    assert_int_equal(o.order, CONN_ORDER_SHUFFLE);
+    assert_int_equal(o.heartbeat_s, 7);
+    broker_opts_free(&b);
+    /* The command line wins over the environment. */
+    const char *const a2[] = {"--node-order", "given", "--heartbeat", "3", NULL};
+    assert_true(finish(&b, a2));
+    broker_opts_conn(&b, &o);
+    assert_int_equal(o.order, CONN_ORDER_GIVEN);
+    assert_int_equal(o.heartbeat_s, 3);
+    broker_opts_free(&b);
+
+    setenv("DLQX_HEARTBEAT", "0", 1);
+    assert_false(finish(&b, NULL));
+    assert_non_null(strstr(err_text, "DLQX_HEARTBEAT 0 would turn heartbeats off"));
+    broker_opts_free(&b);
+    setenv("DLQX_HEARTBEAT", "5", 1);
+    setenv("DLQX_NODE_ORDER", "random", 1);
+    assert_false(finish(&b, NULL));
+    assert_non_null(strstr(err_text, "neither given nor shuffle"));
+    broker_opts_free(&b);
+    unsetenv("DLQX_NODE_ORDER");
+    unsetenv("DLQX_HEARTBEAT");
+
+    char *argv[] = {(char *)(uintptr_t) "--heartbeat",  (char *)(uintptr_t) "0",
+                    (char *)(uintptr_t) "--heartbeat",  (char *)(uintptr_t) "601",
+                    (char *)(uintptr_t) "--heartbeat",  (char *)(uintptr_t) "5s",
+                    (char *)(uintptr_t) "--node-order", (char *)(uintptr_t) "random"};
+    struct error err;
+    for (int k = 0; k < 8; k += 2) {
+        broker_opts_init(&b);
+        int i = k;
+        assert_int_equal(broker_opts_next(&b, 8, argv, &i, &err), BOPT_ERROR);
+        assert_int_equal(error_exit_code(&err, 0), EXIT_USAGE);
+        assert_non_null(strstr(err.msg, k == 0   ? "0 would turn heartbeats off"
+                                        : k == 6 ? "given (the nodes in the order"
+                                                 : "from 1 to 600"));
+        broker_opts_free(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_mgmt_scheme_and_plain_http),
         cmocka_unit_test(test_tls_options_without_tls),
         cmocka_unit_test(test_url_password),
+        cmocka_unit_test(test_node_order_and_heartbeat),
     };
     return cmocka_run_group_tests_name("broker_opts", tests, NULL, NULL);
 }

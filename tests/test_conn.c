@@ -57,11 +57,47 @@ static void test_password_file_not_dumpable(void **state)
     conn_secret_free(pw);
 }
 
+/* The nodes' order: as given, or every permutation of three equally likely (from the kernel's
+ * random source: 6,000 shuffles, each of the 6 orders between 800 and 1,200 times — expected
+ * 1,000, 4.9 standard deviations either side — and every shuffle a permutation). */
+static void test_node_order(void **state)
+{
+    (void)state;
+    size_t ord[3];
+    conn_order_make(CONN_ORDER_GIVEN, 3, ord);
+    assert_true(ord[0] == 0 && ord[1] == 1 && ord[2] == 2);
+    int seen[3][3][3];
+    memset(seen, 0, sizeof seen);
+    for (int k = 0; k < 6000; k++) {
+        conn_order_make(CONN_ORDER_SHUFFLE, 3, ord);
+        assert_true(ord[0] < 3 && ord[1] < 3 && ord[2] < 3);
+        assert_true(ord[0] != ord[1] && ord[1] != ord[2] && ord[0] != ord[2]);
+        seen[ord[0]][ord[1]][ord[2]]++;
+    }
+    int perms = 0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            for (int c = 0; c < 3; c++)
+                if (seen[a][b][c]) {
+                    perms++;
+                    assert_in_range(seen[a][b][c], 800, 1200);
+                }
+    assert_int_equal(perms, 6);
+    conn_order_make(CONN_ORDER_SHUFFLE, 1, ord);
+    assert_int_equal(ord[0], 0);
+    enum conn_order o;
+    assert_true(conn_order_parse("shuffle", &o) && o == CONN_ORDER_SHUFFLE);
+    assert_true(conn_order_parse("given", &o) && o == CONN_ORDER_GIVEN);
+    assert_false(conn_order_parse("random", &o));
+    assert_string_equal(conn_order_name(CONN_ORDER_SHUFFLE), "shuffle");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mask_url),
         cmocka_unit_test(test_password_file_not_dumpable),
+        cmocka_unit_test(test_node_order),
     };
     return cmocka_run_group_tests_name("conn", tests, NULL, NULL);
 }

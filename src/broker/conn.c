@@ -2,16 +2,13 @@
  * conn: AMQP connections with librabbitmq — URIs, TLS, login, failover, error mapping.
  */
 #include "conn.h"
+#include "conn_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/time.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <amqp_ssl_socket.h>
@@ -20,17 +17,7 @@
 #include "sanitize.h"
 #include "util.h"
 
-#define DEFAULT_HEARTBEAT_S 30
 #define DEFAULT_TIMEOUT_MS 10000
-
-struct conn {
-    amqp_connection_state_t st;
-    char *display_url;
-    char *vhost;
-    char *user;
-    struct broker_version version; /* from connection.start */
-    bool alive;
-};
 
 static const char *const conn_err_names[] = {
 #define X(e, s, kind) s,
@@ -52,7 +39,7 @@ enum error_kind conn_err_kind(enum conn_err e)
 
 /* What a public function that fills a kind returns: *kind (when asked for) and, on a failure,
  * err's kind set from it. */
-static enum status kinded(enum status st, enum conn_err k, enum conn_err *kind, struct error *err)
+enum status conn_kinded(enum status st, enum conn_err k, enum conn_err *kind, struct error *err)
 {
     if (kind)
         *kind = k;
@@ -70,38 +57,6 @@ static void set_kind(enum conn_err *kind, enum conn_err k)
 {
     if (kind)
         *kind = k;
-}
-
-char *conn_url_password(const char *url)
-{
-    if (!url_has_password(url))
-        return NULL;
-    size_t n = strlen(url);
-    char *buf = xstrdup(url);
-    struct amqp_connection_info ci;
-    amqp_default_connection_info(&ci);
-    char *pw = NULL;
-    if (amqp_parse_url(buf, &ci) == AMQP_STATUS_OK && ci.password)
-        pw = xstrdup(ci.password);
-    explicit_bzero(buf, n); /* cut with NULs by the parser: wipe it whole */
-    free(buf);
-    return pw;
-}
-
-void conn_secret_guard(void)
-{
-    /* No core dump and no ptrace by the same user while a password is in memory: a core of
-     * a peek held it three times over (ours, rabbitmq-c's login frame, libcurl's copy). */
-    prctl(PR_SET_DUMPABLE, 0L, 0L, 0L, 0L);
-}
-
-/* Wipes n bytes (a URL's copy that amqp_parse_url cut with NULs: strlen would stop short). */
-static void secret_free_n(char *s, size_t n)
-{
-    if (!s)
-        return;
-    explicit_bzero(s, n);
-    free(s);
 }
 
 /* A broker's text (a reply text, a server property) is untrusted: keep it printable. */
@@ -283,8 +238,8 @@ static enum status login_error(amqp_connection_state_t state, amqp_rpc_reply_t r
     return error_set(err, ST_EIO, "%s: login failed", shown);
 }
 
-static enum status open_one(const char *url, const struct conn_opts *o, struct conn **out,
-                            enum conn_err *kind, struct error *err)
+enum status conn_open_one(const char *url, const struct conn_opts *o, struct conn **out,
+                          enum conn_err *kind, struct error *err)
 {
     char *masked = url_mask(url);
     char *buf = xstrdup(url);
@@ -292,7 +247,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     amqp_default_connection_info(&ci);
     if (!conn_url_check(url, err)) {
         set_kind(kind, CONN_BAD_URL);
-        secret_free_n(buf, strlen(url));
+        conn_secret_free_n(buf, strlen(url));
         free(masked);
         return ST_EINVAL;
     }
@@ -300,7 +255,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
         set_kind(kind, CONN_BAD_URL);
         error_set(err, ST_EINVAL, "%s is not a valid RabbitMQ URI (amqp[s]://user@host:port/vhost)",
                   masked);
-        secret_free_n(buf, strlen(url));
+        conn_secret_free_n(buf, strlen(url));
         free(masked);
         return ST_EINVAL;
     }
@@ -388,7 +343,7 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     props[5].value.value.table.num_entries = (int)(sizeof caps / sizeof *caps);
     props[5].value.value.table.entries = caps;
     amqp_table_t client = {(int)(sizeof props / sizeof *props), props};
-    int heartbeat = o->heartbeat_s > 0 ? o->heartbeat_s : DEFAULT_HEARTBEAT_S;
+    int heartbeat = o->heartbeat_s > 0 ? o->heartbeat_s : CONN_DEFAULT_HEARTBEAT_S;
     amqp_rpc_reply_t r =
         amqp_login_with_properties(st, ci.vhost, 0, AMQP_DEFAULT_FRAME_SIZE, heartbeat, &client,
                                    AMQP_SASL_METHOD_PLAIN, ci.user, password);
@@ -414,50 +369,15 @@ static enum status open_one(const char *url, const struct conn_opts *o, struct c
     c->user = xstrdup(ci.user);
     c->alive = true;
     broker_version_from_props(amqp_get_server_properties(st), &c->version);
-    secret_free_n(buf, strlen(url));
+    conn_secret_free_n(buf, strlen(url));
     set_kind(kind, CONN_OK);
     *out = c;
     return ST_OK;
 fail:
     amqp_destroy_connection(st);
-    secret_free_n(buf, strlen(url));
+    conn_secret_free_n(buf, strlen(url));
     free(shown);
     return status;
-}
-
-static enum status kind_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
-                             struct error *err)
-{
-    *out = NULL;
-    if (!o->n_urls) {
-        set_kind(kind, CONN_BAD_URL);
-        return error_set(err, ST_EINVAL, "no broker URL (give --url or set DLQX_URL)");
-    }
-    struct strbuf tried;
-    sb_init(&tried);
-    enum status st = ST_EIO;
-    for (size_t i = 0; i < o->n_urls; i++) {
-        struct error e;
-        enum conn_err k = CONN_OK;
-        error_clear(&e);
-        st = open_one(o->urls[i], o, out, &k, &e);
-        set_kind(kind, k);
-        if (st == ST_OK) {
-            sb_free(&tried);
-            return ST_OK;
-        }
-        if (k != CONN_UNREACHABLE || o->n_urls == 1) {
-            error_set(err, st, "%s", e.msg);
-            sb_free(&tried);
-            return st;
-        }
-        if (tried.len)
-            sb_adds(&tried, "; ");
-        sb_adds(&tried, e.msg);
-    }
-    error_set(err, st, "no broker answered: %s", tried.buf ? tried.buf : "");
-    sb_free(&tried);
-    return st;
 }
 
 void conn_close(struct conn *c)
@@ -470,6 +390,7 @@ void conn_close(struct conn *c)
     free(c->display_url);
     free(c->vhost);
     free(c->user);
+    conn_cfg_free(c->cfg);
     free(c);
 }
 
@@ -644,95 +565,13 @@ static enum status kind_queue_inspect(struct conn *c, amqp_channel_t ch, const c
     return ST_OK;
 }
 
-void conn_secret_free(char *s)
-{
-    if (s)
-        secret_free_n(s, strlen(s));
-}
-
-static char *strip_line(char *s)
-{
-    size_t n = strcspn(s, "\r\n");
-    s[n] = '\0';
-    return s;
-}
-
-enum status conn_read_password_file(const char *path, char **out, struct error *err)
-{
-    conn_secret_guard();
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return error_set(err, ST_EIO, "cannot read the password file %s: %s", path,
-                         strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return error_set(err, ST_EINVAL, "the password file %s is not a regular file", path);
-    }
-    if (sb.st_mode & (S_IROTH | S_IWOTH)) {
-        close(fd);
-        return error_set(err, ST_EINVAL,
-                         "the password file %s can be read by anyone: chmod 600 it first", path);
-    }
-    char buf[4096];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n < 0)
-        return error_set(err, ST_EIO, "cannot read the password file %s: %s", path,
-                         strerror(errno));
-    buf[n] = '\0';
-    *out = xstrdup(strip_line(buf));
-    explicit_bzero(buf, sizeof buf);
-    return ST_OK;
-}
-
-enum status conn_prompt_password(const char *prompt, char **out, struct error *err)
-{
-    conn_secret_guard();
-    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return error_set(err, ST_EIO, "cannot ask for a password: no terminal (%s)",
-                         strerror(errno));
-    struct termios old, quiet;
-    bool restore = tcgetattr(fd, &old) == 0;
-    if (restore) {
-        quiet = old;
-        quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-        quiet.c_lflag |= ICANON;
-        tcsetattr(fd, TCSAFLUSH, &quiet);
-    }
-    if (write(fd, prompt, strlen(prompt)) < 0) {
-        /* the prompt is a courtesy; reading still works */
-    }
-    char buf[4096];
-    size_t len = 0;
-    for (;;) {
-        char ch;
-        ssize_t n = read(fd, &ch, 1);
-        if (n <= 0 || ch == '\n')
-            break;
-        if (len + 1 < sizeof buf)
-            buf[len++] = ch;
-    }
-    buf[len] = '\0';
-    if (restore)
-        tcsetattr(fd, TCSAFLUSH, &old);
-    if (write(fd, "\n", 1) < 0) {
-        /* nothing to do */
-    }
-    close(fd);
-    *out = xstrdup(strip_line(buf));
-    explicit_bzero(buf, sizeof buf);
-    return ST_OK;
-}
-
 bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
 {
     char *buf = xstrdup(url);
     struct amqp_connection_info ci;
     amqp_default_connection_info(&ci);
     if (amqp_parse_url(buf, &ci) != AMQP_STATUS_OK) {
-        secret_free_n(buf, strlen(url));
+        conn_secret_free_n(buf, strlen(url));
         return false;
     }
     if (user)
@@ -741,26 +580,18 @@ bool conn_url_parts(const char *url, char **user, char **vhost, char **host)
         *vhost = xstrdup(ci.vhost);
     if (host)
         *host = xstrdup(ci.host);
-    secret_free_n(buf, strlen(url));
+    conn_secret_free_n(buf, strlen(url));
     return true;
 }
 
-/* The public functions that fill a kind, with their error's kind set from it (kinded). */
-
-enum status conn_open(const struct conn_opts *o, struct conn **out, enum conn_err *kind,
-                      struct error *err)
-{
-    enum conn_err k = CONN_OK;
-    enum status st = kind_open(o, out, &k, err);
-    return kinded(st, k, kind, err);
-}
+/* The public functions that fill a kind, with their error's kind set from it (conn_kinded). */
 
 enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,
                               struct error *err)
 {
     enum conn_err k = CONN_OK;
     enum status st = kind_channel_open(c, ch, &k, err);
-    return kinded(st, k, kind, err);
+    return conn_kinded(st, k, kind, err);
 }
 
 enum status conn_check_status(struct conn *c, int status, const char *what, enum conn_err *kind,
@@ -768,7 +599,7 @@ enum status conn_check_status(struct conn *c, int status, const char *what, enum
 {
     enum conn_err k = CONN_OK;
     enum status st = kind_check_status(c, status, what, &k, err);
-    return kinded(st, k, kind, err);
+    return conn_kinded(st, k, kind, err);
 }
 
 enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t r,
@@ -776,7 +607,7 @@ enum status conn_check_reply(struct conn *c, amqp_channel_t ch, amqp_rpc_reply_t
 {
     enum conn_err k = CONN_OK;
     enum status st = kind_check_reply(c, ch, r, what, &k, err);
-    return kinded(st, k, kind, err);
+    return conn_kinded(st, k, kind, err);
 }
 
 enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
@@ -785,5 +616,5 @@ enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *qu
 {
     enum conn_err k = CONN_OK;
     enum status st = kind_queue_inspect(c, ch, queue, messages, consumers, &k, err);
-    return kinded(st, k, kind, err);
+    return conn_kinded(st, k, kind, err);
 }

@@ -48,25 +48,56 @@ const char *conn_err_name(enum conn_err e);
 /* The error kind of e (ERRK_NONE for CONN_OK). */
 enum error_kind conn_err_kind(enum conn_err e);
 
+/* The order the nodes of a list are tried in: as given, or shuffled (the kernel's random
+ * source, getrandom) once per conn_open, so that many clients spread over a cluster. */
+enum conn_order { CONN_ORDER_GIVEN, CONN_ORDER_SHUFFLE };
+
+/* Seconds between heartbeats unless told otherwise. rabbitmq-c counts a connection lost when
+ * nothing has come from the node for two intervals — in every wait for a frame or a reply and
+ * in a send that cannot go on — so a hung (SIGSTOPped) node is noticed within about 10 s. */
+#define CONN_DEFAULT_HEARTBEAT_S 5
+
 struct conn_opts {
-    const char *const *urls; /* one or more amqp:// or amqps:// URIs; tried in order */
+    const char *const *urls; /* one or more amqp:// or amqps:// URIs (the nodes of a cluster) */
     size_t n_urls;
+    enum conn_order order;  /* how the urls are tried (CONN_ORDER_GIVEN: in order) */
     const char *password;   /* when set, used instead of any password in the URI */
     const char *cacert;     /* amqps: CA bundle (default: the system's) */
     const char *cert, *key; /* amqps: client certificate and key */
     bool tls_no_verify;     /* amqps: do not verify the peer or its host name (explicit) */
-    int heartbeat_s;        /* 0: the default (30 s) */
-    int timeout_ms;         /* connect and RPC timeout; 0: the default (10 s) */
-    const char *conn_name;  /* shown to operators; NULL: "dlqx@HOSTNAME" */
+    /* > 0; 0: CONN_DEFAULT_HEARTBEAT_S. Never off: without heartbeats a send to a hung node
+     * waits forever (rabbitmq-c bounds a blocked send only by the heartbeat's deadline). */
+    int heartbeat_s;
+    int timeout_ms;        /* connect and RPC timeout; 0: the default (10 s) */
+    const char *conn_name; /* shown to operators; NULL: "dlqx@HOSTNAME" */
 };
+
+/* Fills order[0..n) with 0..n-1 in the order `how` says (shuffled: each permutation equally
+ * likely, from getrandom). */
+void conn_order_make(enum conn_order how, size_t n, size_t *order);
+/* "given" or "shuffle"; parse: false for anything else. */
+const char *conn_order_name(enum conn_order how);
+bool conn_order_parse(const char *s, enum conn_order *out);
 
 struct conn;
 
-/* Connects to the first URL that answers. A refused, unreachable or timed-out node moves on
- * to the next URL; an authentication or vhost failure stops (the next node would say the
- * same). *kind says why it failed. */
+/* Connects to the first URL that answers, in opts->order (conn_nodes.c). A refused,
+ * unreachable or timed-out node moves on to the next URL; an authentication or vhost failure
+ * stops (the next node would say the same). *kind says why it failed. The connection keeps
+ * its own copy of opts (the caller's strings may go). */
 enum status conn_open(const struct conn_opts *opts, struct conn **out, enum conn_err *kind,
                       struct error *err);
+/* After c was lost or hung: closes it and connects to the next node in the order, starting
+ * after the node c was on and wrapping round (so the node that failed is tried last), with
+ * the same options (conn keeps its own copy of them). *c is replaced by the new connection
+ * (on failure *c is NULL and the old one is closed). The old one is closed without the
+ * connection.close handshake (a hung node would never answer it): the broker gives back
+ * what its channels held as for any connection that drops. */
+enum status conn_reopen(struct conn **c, enum conn_err *kind, struct error *err);
+/* Index into the options' urls of the node c is connected to. */
+size_t conn_url_index(const struct conn *c);
+/* How many nodes c's options name (conn_reopen tries each at most once). */
+size_t conn_url_count(const struct conn *c);
 void conn_close(struct conn *c);
 
 amqp_connection_state_t conn_state(const struct conn *c);
@@ -122,8 +153,10 @@ enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *qu
  * Both make the process undumpable first (conn_secret_guard). */
 enum status conn_read_password_file(const char *path, char **out, struct error *err);
 enum status conn_prompt_password(const char *prompt, char **out, struct error *err);
-/* Overwrites (explicit_bzero, never optimised away) and frees a secret. */
+/* conn_secret.c. Overwrites (explicit_bzero, never optimised away) and frees a secret. */
 void conn_secret_free(char *s);
+/* The same for n bytes: a URL's copy that amqp_parse_url cut with NULs (strlen stops short). */
+void conn_secret_free_n(char *s, size_t n);
 /* Makes the process undumpable (prctl PR_SET_DUMPABLE 0): no core file and no ptrace by the
  * same user while a password is held. Reset by exec, so $EDITOR is unaffected. */
 void conn_secret_guard(void);

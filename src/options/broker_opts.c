@@ -3,6 +3,7 @@
  */
 #include "broker_opts.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,25 @@ enum bopt_next broker_opts_next(struct broker_opts *b, int argc, char **argv, in
         return valued(&b->key, argc, argv, i, "--key", err);
     if (is(a, "--mgmt-url"))
         return valued(&b->mgmt_url, argc, argv, i, "--mgmt-url", err);
+    if (is(a, "--node-order")) {
+        if (!(v = value(argc, argv, i, "--node-order", err)))
+            return BOPT_ERROR;
+        if (!conn_order_parse(v, &b->order))
+            return usage_error(err, "--node-order is given (the nodes in the order of the URLs) "
+                                    "or shuffle (a random order)");
+        b->order_given = true;
+        return BOPT_CONSUMED;
+    }
+    if (is(a, "--heartbeat")) {
+        if (!(v = value(argc, argv, i, "--heartbeat", err)))
+            return BOPT_ERROR;
+        if (!broker_parse_heartbeat("--heartbeat", v, &b->heartbeat_s, err)) {
+            error_kind_set(err, ST_EINVAL, ERRK_USAGE);
+            return BOPT_ERROR;
+        }
+        b->heartbeat_given = true;
+        return BOPT_CONSUMED;
+    }
     bool *flag = strcmp(a, "--ask-password") == 0    ? &b->ask_password
                  : strcmp(a, "--tls-no-verify") == 0 ? &b->tls_no_verify
                  : strcmp(a, "--no-mgmt") == 0       ? &b->no_mgmt
@@ -101,6 +121,27 @@ enum bopt_next broker_opts_next(struct broker_opts *b, int argc, char **argv, in
         return BOPT_NOT_MINE;
     *flag = true;
     return BOPT_CONSUMED;
+}
+
+bool broker_parse_heartbeat(const char *where, const char *v, int *out, struct error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    bool digits = *v >= '0' && *v <= '9' && end && !*end && errno == 0;
+    if (digits && n == 0) {
+        error_set(err, ST_EINVAL,
+                  "%s 0 would turn heartbeats off: a hung node would then hold dlqx for good (a "
+                  "send to it never returns); give 1 to 600 seconds",
+                  where);
+        return false;
+    }
+    if (!digits || n < 1 || n > 600) {
+        error_set(err, ST_EINVAL, "%s takes a number of seconds from 1 to 600", where);
+        return false;
+    }
+    *out = (int)n;
+    return true;
 }
 
 /* A yes or a no, case-insensitive: 1 for 1/true/yes/on, 0 for 0/false/no/off, -1 for
@@ -285,6 +326,24 @@ bool broker_opts_finish(struct broker_opts *b)
     for (size_t i = 0; i < b->n_urls; i++)
         if (!url_params(b, i))
             return false;
+    const char *eo = getenv("DLQX_NODE_ORDER");
+    if (!b->order_given && eo && *eo && !conn_order_parse(eo, &b->order)) {
+        struct strbuf sb;
+        sb_init(&sb);
+        sanitize_append(&sb, eo, strlen(eo) > 40 ? 40 : strlen(eo), SAN_ESCAPE_BACKSLASH);
+        san_eprintf("dlqx: DLQX_NODE_ORDER=\"%s\" is neither given nor shuffle\n",
+                    sb.buf ? sb.buf : "");
+        sb_free(&sb);
+        return false;
+    }
+    const char *eh = getenv("DLQX_HEARTBEAT");
+    if (!b->heartbeat_given && eh && *eh) {
+        struct error herr;
+        if (!broker_parse_heartbeat("DLQX_HEARTBEAT", eh, &b->heartbeat_s, &herr)) {
+            san_eprintf("dlqx: %s\n", herr.msg);
+            return false;
+        }
+    }
     const char *ro = getenv("DLQX_READ_ONLY");
     if (ro && *ro) { /* empty: not set */
         int yes = broker_parse_bool(ro, strlen(ro));
@@ -353,6 +412,8 @@ void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o)
     o->cert = b->cert;
     o->key = b->key;
     o->tls_no_verify = b->tls_no_verify;
+    o->order = b->order;
+    o->heartbeat_s = b->heartbeat_s;
 }
 
 int broker_exit_code(enum conn_err k)

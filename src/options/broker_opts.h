@@ -8,6 +8,8 @@
  * copies of URLs) is its own and broker_opts_free wipes and frees it.
  *
  *   --url URL (repeatable; or DLQX_URL, comma-separated)   cluster nodes, tried in order
+ *   --node-order given|shuffle (or DLQX_NODE_ORDER)        that order, or a random one
+ *   --heartbeat S (or DLQX_HEARTBEAT; 1-600, default 5)    a hung node is noticed in 2 S
  *   --password-file FILE (or DLQX_PASSWORD_FILE)           the password, never on the command line
  *   --ask-password                                         prompt for it on the terminal
  *   --cacert FILE --cert FILE --key FILE --tls-no-verify   amqps://
@@ -39,6 +41,9 @@ struct broker_opts {
     char *url_store[16]; /* owned: URLs with their dlqx query parameters taken off */
     bool read_only;      /* --read-only, DLQX_READ_ONLY, or ?read_only=true on a URL */
     char *mgmt_store;    /* owned: mgmt_url with the scheme a URL without one takes */
+    bool order_given, heartbeat_given; /* on the command line (else from the environment) */
+    enum conn_order order;             /* --node-order, DLQX_NODE_ORDER (default: given) */
+    int heartbeat_s; /* --heartbeat, DLQX_HEARTBEAT: 1-600 (0: unset, the default 5) */
 };
 
 void broker_opts_init(struct broker_opts *b);
@@ -57,6 +62,9 @@ enum bopt_next broker_opts_next(struct broker_opts *b, int argc, char **argv, in
 enum bopt_next broker_opts_arg(struct broker_opts *b, int argc, char **argv, int *i);
 /* Applies the environment and reads the password; false after reporting an error. */
 bool broker_opts_finish(struct broker_opts *b);
+/* --heartbeat's value: 1 to 600 seconds. 0 (which would turn heartbeats off) and anything else
+ * is false with err saying why (where: the option or variable named in it). */
+bool broker_parse_heartbeat(const char *where, const char *v, int *out, struct error *err);
 /* 1 for 1/true/yes/on, 0 for 0/false/no/off (case-insensitive), -1 for anything else. */
 int broker_parse_bool(const char *v, size_t n);
 /* The management API's URLs (one, or several separated by commas: one per node of a cluster):
