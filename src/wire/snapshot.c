@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hval_json.h"
+#include "json_out.h"
 #include "snapshot_fast.h"
 
 static size_t max_record_set; /* 0: not set */
@@ -587,8 +588,9 @@ static void json_string_append(struct strbuf *out, const unsigned char *s, size_
 
 static void json_value_append(struct strbuf *out, json_t *v)
 {
-    json_dump_callback(v, sb_dump_cb, out,
-                       JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+    size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY;
+    if (!json_out_fast(out, v, flags))
+        json_dump_callback(v, sb_dump_cb, out, flags);
     json_decref(v);
 }
 
