@@ -94,6 +94,20 @@ static json_t *nan_bits_json(const char *kind, const void *bits, size_t size)
 static bool table_is_plain(const struct htable *t)
 {
     bool has_type = false, plain = true;
+    /* A small table (most headers: a handful of keys) pairwise, without a keyset to set up. */
+    if (t->n <= 8) {
+        for (size_t i = 0; i < t->n; i++) {
+            const struct bytes *k = &t->e[i].key;
+            if (!utf8_valid(k->data, k->len) || memchr(k->data, '\0', k->len))
+                return false;
+            if (bytes_eq_cstr(k, "type"))
+                has_type = true;
+            for (size_t j = 0; j < i; j++)
+                if (bytes_eq(k, &t->e[j].key))
+                    return false;
+        }
+        return !has_type;
+    }
     struct keyset seen;
     keyset_init(&seen, t->n);
     for (size_t i = 0; i < t->n && plain; i++) {
