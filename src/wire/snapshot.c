@@ -495,6 +495,27 @@ fail:
     return st;
 }
 
+json_t *snapshot_props_to_json(const struct props *props)
+{
+    json_t *p = json_object();
+    for (unsigned f = 0; f < PROP_COUNT; f++) {
+        if (!props_has(props, (enum prop_flag)f))
+            continue;
+        const char *name = prop_name((enum prop_flag)f);
+        if (f < PROP_delivery_mode) {
+            const struct bytes *b = props_string(props, (enum prop_flag)f);
+            json_object_set_new(p, name, bytes_to_json(b->data, b->len));
+        } else if (f == PROP_delivery_mode) {
+            json_object_set_new(p, name, json_integer(props->delivery_mode));
+        } else if (f == PROP_priority) {
+            json_object_set_new(p, name, json_integer(props->priority));
+        } else {
+            json_object_set_new(p, name, u64_to_json(props->timestamp));
+        }
+    }
+    return p;
+}
+
 json_t *snapshot_to_json(const struct message *m)
 {
     json_t *o = json_object();
@@ -506,23 +527,7 @@ json_t *snapshot_to_json(const struct message *m)
     json_object_set_new(o, "fetched_at_ms", json_integer(m->fetched_at_ms));
     if (m->has_stream_offset)
         json_object_set_new(o, "stream_offset", u64_to_json(m->stream_offset));
-    json_t *p = json_object();
-    for (unsigned f = 0; f < PROP_COUNT; f++) {
-        if (!props_has(&m->props, (enum prop_flag)f))
-            continue;
-        const char *name = prop_name((enum prop_flag)f);
-        if (f < PROP_delivery_mode) {
-            const struct bytes *b = props_string(&m->props, (enum prop_flag)f);
-            json_object_set_new(p, name, bytes_to_json(b->data, b->len));
-        } else if (f == PROP_delivery_mode) {
-            json_object_set_new(p, name, json_integer(m->props.delivery_mode));
-        } else if (f == PROP_priority) {
-            json_object_set_new(p, name, json_integer(m->props.priority));
-        } else {
-            json_object_set_new(p, name, u64_to_json(m->props.timestamp));
-        }
-    }
-    json_object_set_new(o, "properties", p);
+    json_object_set_new(o, "properties", snapshot_props_to_json(&m->props));
     if (m->headers_present)
         json_object_set_new(o, "headers", htable_to_json(m->headers));
     if (utf8_valid(m->body.data, m->body.len)) {

@@ -81,6 +81,8 @@ enum status snapshot_parse_jansson(const char *line, size_t len, struct message 
 enum status snapshot_from_json(const json_t *j, struct message *out, struct error *err);
 /* The message as a JSON object (new reference), keys in the documented order. */
 json_t *snapshot_to_json(const struct message *m);
+/* The record's "properties" object alone (new reference). */
+json_t *snapshot_props_to_json(const struct props *props);
 /* Appends the record's line, with its newline. */
 void snapshot_format(const struct message *m, struct strbuf *out);
 enum status snapshot_write(FILE *f, const struct message *m, struct error *err);
