@@ -5,8 +5,8 @@
 # The file: tests/screen/gensnap's mix (AceMQ dead letters, ~585 bytes a record), 200,000
 # records (~117 MB) in $TMPDIR. Each command reads it with its output to /dev/null; each is
 # timed READ_BENCH_RUNS times and the best run kept. Printed per command: wall seconds, CPU
-# seconds (user + system), MB/s of snapshot (wall), and jq's time over the command's (above 1:
-# faster than `jq -c .`). `dlqx groups` reads the file into the explorer's store
+# seconds (user + system), MB/s of snapshot by each, and jq's time over the command's by each
+# (above 1: faster than `jq -c .`; on a busy machine the CPU figures are the steadier). `dlqx groups` reads the file into the explorer's store
 # (store_append_line, decoding every record, as the explorer's file source does), then groups.
 #
 # usage: bench/run-read.sh
@@ -62,11 +62,13 @@ printf 'run-read: %s, %d records, %.1f MB; best of %d runs; %s\n' "$(date -u +%F
 read -r cat_w cat_c < <(best cat "$snap")
 read -r jq_w jq_c < <(best jq -c . "$snap")
 row() { # NAME WALL_MS CPU_MS
-  local mbs ratio
+  local mbs mbc rw rc
   mbs=$(echo "$bytes / 1000 / ($2 + 0.001)" | bc -l)
-  ratio=$(echo "$jq_w / ($2 + 0.001)" | bc -l)
-  printf '  %-34s %8.2f s wall %8.2f s cpu %8.1f MB/s   jq/this %5.2f\n' "$1" \
-    "$(echo "$2 / 1000" | bc -l)" "$(echo "$3 / 1000" | bc -l)" "$mbs" "$ratio"
+  mbc=$(echo "$bytes / 1000 / ($3 + 0.001)" | bc -l)
+  rw=$(echo "$jq_w / ($2 + 0.001)" | bc -l)
+  rc=$(echo "$jq_c / ($3 + 0.001)" | bc -l)
+  printf '  %-30s %6.2f s wall %6.2f s cpu %7.1f MB/s wall %7.1f MB/s cpu  jq/this %5.2f wall %5.2f cpu\n' \
+    "$1" "$(echo "$2 / 1000" | bc -l)" "$(echo "$3 / 1000" | bc -l)" "$mbs" "$mbc" "$rw" "$rc"
 }
 row "cat FILE > /dev/null" "$cat_w" "$cat_c"
 row "jq -c ." "$jq_w" "$jq_c"

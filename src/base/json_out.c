@@ -93,7 +93,7 @@ static bool string_out(struct strbuf *out, const char *s, size_t n)
     return true;
 }
 
-static void integer_out(struct strbuf *out, json_int_t v)
+static void integer_out(struct strbuf *out, long long v)
 {
     char buf[24];
     char *p = buf + sizeof buf;
@@ -179,4 +179,20 @@ bool json_out_fast(struct strbuf *out, const json_t *j, size_t flags)
             out->buf[start] = '\0';
     }
     return ok;
+}
+
+bool json_out_string(struct strbuf *out, const void *s, size_t n)
+{
+    size_t start = out->len;
+    if (string_out(out, n ? s : "", n))
+        return true;
+    out->len = start;
+    if (out->buf)
+        out->buf[start] = '\0';
+    return false;
+}
+
+void json_out_integer(struct strbuf *out, long long v)
+{
+    integer_out(out, v);
 }

@@ -25,5 +25,10 @@
  * false with nothing appended, and the caller dumps it with jansson (whose failures, and what
  * it writes before one, stay its own). */
 bool json_out_fast(struct strbuf *out, const json_t *j, size_t flags);
+/* One string as jansson's compact dump writes it (quotes included); false, with nothing
+ * appended, when it is not valid UTF-8. */
+bool json_out_string(struct strbuf *out, const void *s, size_t n);
+/* A signed integer in decimal, as jansson writes it. */
+void json_out_integer(struct strbuf *out, long long v);
 
 #endif

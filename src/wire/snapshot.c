@@ -599,35 +599,77 @@ static void json_value_append(struct strbuf *out, json_t *v)
     json_decref(v);
 }
 
-/* The record without building it as a JSON tree first: the envelope of keys is written
- * here, the small parts (properties, headers, non-UTF-8 strings) through jansson. The output
- * is byte for byte what dumping snapshot_to_json gives (a test holds them to it). */
+/* bytes_to_json's value, written directly when it is a string. */
+static void bytes_append(struct strbuf *out, const struct bytes *b)
+{
+    if (!json_out_string(out, b->data, b->len))
+        json_value_append(out, bytes_to_json(b->data, b->len));
+}
+
+/* snapshot_props_to_json's object, written directly; false (nothing appended) when a value
+ * needs more than a string or an integer. */
+static bool props_append(struct strbuf *out, const struct props *p)
+{
+    size_t start = out->len;
+    sb_addc(out, '{');
+    bool first = true;
+    for (unsigned f = 0; f < PROP_COUNT; f++) {
+        if (!props_has(p, (enum prop_flag)f))
+            continue;
+        sb_adds(out, first ? "\"" : ",\"");
+        first = false;
+        sb_adds(out, prop_name((enum prop_flag)f));
+        sb_adds(out, "\":");
+        bool ok = true;
+        if (f < PROP_delivery_mode) {
+            const struct bytes *b = props_string(p, (enum prop_flag)f);
+            ok = json_out_string(out, b->data, b->len);
+        } else if (f == PROP_delivery_mode) {
+            json_out_integer(out, p->delivery_mode);
+        } else if (f == PROP_priority) {
+            json_out_integer(out, p->priority);
+        } else if (p->timestamp <= (uint64_t)INT64_MAX) {
+            json_out_integer(out, (long long)p->timestamp);
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            out->len = start;
+            out->buf[start] = '\0';
+            return false;
+        }
+    }
+    sb_addc(out, '}');
+    return true;
+}
+
+/* The record without building it as a JSON tree: the keys, strings, integers, properties
+ * and the common header kinds written here, the rest (non-UTF-8 strings, floats, decimals,
+ * typed tables, big unsigned values) through jansson. The output is byte for byte what
+ * dumping snapshot_to_json gives (tests hold them to it). */
 void snapshot_format(const struct message *m, struct strbuf *out)
 {
     sb_addf(out, "{\"v\":%d,\"queue\":", SNAPSHOT_VERSION);
-    json_value_append(out, bytes_to_json(m->queue.data, m->queue.len));
+    bytes_append(out, &m->queue);
     sb_adds(out, ",\"exchange\":");
-    json_value_append(out, bytes_to_json(m->exchange.data, m->exchange.len));
+    bytes_append(out, &m->exchange);
     sb_adds(out, ",\"routing_key\":");
-    json_value_append(out, bytes_to_json(m->routing_key.data, m->routing_key.len));
-    sb_addf(out, ",\"redelivered\":%s,\"fetched_at_ms\":%lld", m->redelivered ? "true" : "false",
-            (long long)m->fetched_at_ms);
+    bytes_append(out, &m->routing_key);
+    sb_adds(out, m->redelivered ? ",\"redelivered\":true,\"fetched_at_ms\":"
+                                : ",\"redelivered\":false,\"fetched_at_ms\":");
+    json_out_integer(out, (long long)m->fetched_at_ms);
     if (m->has_stream_offset) {
         sb_adds(out, ",\"stream_offset\":");
         json_value_append(out, u64_to_json(m->stream_offset));
     }
-    json_t *full = NULL;
-    /* Properties and headers: built as JSON (they are small and typed). */
-    struct message shell = *m;
-    shell.body = (struct bytes){0, NULL};
-    full = snapshot_to_json(&shell);
     sb_adds(out, ",\"properties\":");
-    json_value_append(out, json_incref(json_object_get(full, "properties")));
+    if (!props_append(out, &m->props))
+        json_value_append(out, snapshot_props_to_json(&m->props));
     if (m->headers_present) {
         sb_adds(out, ",\"headers\":");
-        json_value_append(out, json_incref(json_object_get(full, "headers")));
+        if (!htable_write_json(m->headers, out))
+            json_value_append(out, htable_to_json(m->headers));
     }
-    json_decref(full);
     const unsigned char *b = m->body.data ? m->body.data : (const unsigned char *)"";
     if (utf8_valid(b, m->body.len)) {
         sb_adds(out, ",\"body\":");
