@@ -48,11 +48,23 @@ static bool jansson_dump(struct strbuf *out, const json_t *j, size_t flags)
  * hex), everything else as it is (0x7f and UTF-8 included). False when it is not UTF-8. */
 static bool string_out(struct strbuf *out, const char *s, size_t n)
 {
-    if (!utf8_valid(s, n))
+    /* The common case in one pass: printable ASCII with nothing to escape. */
+    size_t plain = 0;
+    while (plain < n && (unsigned char)s[plain] >= 0x20 && (unsigned char)s[plain] < 0x80 &&
+           s[plain] != '"' && s[plain] != '\\')
+        plain++;
+    if (plain == n) {
+        putc1(out, '"');
+        put(out, s, n);
+        putc1(out, '"');
+        return true;
+    }
+    /* the bytes before plain are ASCII: the rest starts a character */
+    if (!utf8_valid(s + plain, n - plain))
         return false;
     putc1(out, '"');
     size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = plain; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
