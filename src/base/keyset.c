@@ -9,6 +9,11 @@
 
 #include "util.h"
 
+/* The seeds: the process's own, taken once, and moved on for every set. clock() is a system
+ * call on this machine; taken for every set (one for each header table the snapshot writer
+ * writes) it was 15% of `dlqx cat`. */
+static uint64_t seed_base, seed_count;
+
 void keyset_init(struct keyset *s, size_t expect)
 {
     size_t cap = 16;
@@ -17,7 +22,12 @@ void keyset_init(struct keyset *s, size_t expect)
     s->slot = xcalloc(cap, sizeof *s->slot);
     s->mask = cap - 1;
     s->n = 0;
-    s->seed = hash_mix64((uint64_t)(uintptr_t)s->slot ^ (uint64_t)clock() ^ 0x9e3779b97f4a7c15ULL);
+    if (!seed_base)
+        seed_base =
+            hash_mix64((uint64_t)clock() ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL) | 1;
+    seed_count++;
+    s->seed =
+        hash_mix64((uint64_t)(uintptr_t)s->slot ^ seed_base ^ (seed_count * 0xbf58476d1ce4e5b9ULL));
 }
 
 void keyset_free(struct keyset *s)

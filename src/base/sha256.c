@@ -123,6 +123,11 @@ void sha256_hex(const void *data, size_t len, char out[65])
     sha256_init(&s);
     sha256_update(&s, data, len);
     sha256_final(&s, d);
-    for (int i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
+    /* by table: snprintf for each byte was a tenth of the time sha256_hex took */
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i++) {
+        out[2 * i] = hex[d[i] >> 4];
+        out[2 * i + 1] = hex[d[i] & 15];
+    }
+    out[64] = '\0';
 }

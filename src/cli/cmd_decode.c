@@ -13,6 +13,7 @@
 #include "decode.h"
 #include "filter.h"
 #include "groups.h"
+#include "json_out.h"
 #include "sanitize.h"
 
 struct decode_ctx {
@@ -140,7 +141,8 @@ void cli_decode_write(struct cli_decode_out *ctx, const struct decoded *d)
     json_object_set_new(j, "fingerprint", json_string(fp));
     json_object_set_new(j, "group", json_string(key));
     sb_reset(&ctx->line);
-    json_dump_callback(j, dump_cb, &ctx->line, ctx->json_flags);
+    if (!json_out_fast(&ctx->line, j, ctx->json_flags))
+        json_dump_callback(j, dump_cb, &ctx->line, ctx->json_flags);
     sb_addc(&ctx->line, '\n');
     cli_write_json(ctx->line.buf, ctx->line.len, (ctx->json_flags & JSON_ENSURE_ASCII) != 0,
                    stdout);

@@ -107,12 +107,13 @@ static json_t *source_json(const struct source *s)
 /* Application headers: everything but the broker's own death headers (shown under death). */
 static json_t *app_headers_json(const struct htable *h)
 {
-    struct htable *t = htable_new();
+    /* A view of the entries (borrowed, not copied: only the array is this function's). */
+    struct htable view = {0, h->n, h->n ? xmalloc(h->n * sizeof *h->e) : NULL};
     for (size_t i = 0; i < h->n; i++)
         if (!death_broker_header(h->e[i].key.data, h->e[i].key.len))
-            htable_addn(t, h->e[i].key.data, h->e[i].key.len, hval_copy(&h->e[i].val));
-    json_t *j = htable_to_json(t);
-    htable_free(t);
+            view.e[view.n++] = h->e[i];
+    json_t *j = htable_to_json(&view);
+    free(view.e);
     return j;
 }
 
@@ -215,9 +216,7 @@ json_t *decoded_to_json(const struct decoded *d, int64_t now_ms)
                         d->reject_reason ? json_string(d->reject_reason) : json_null());
     json_object_set_new(o, "defaulted", defaulted_to_json(e->defaulted));
     json_object_set_new(o, "replay", replay_json(&d->replay));
-    json_t *record = snapshot_to_json(m);
-    json_object_set_new(o, "properties", json_incref(json_object_get(record, "properties")));
-    json_decref(record);
+    json_object_set_new(o, "properties", snapshot_props_to_json(&m->props));
     json_object_set_new(o, "body", body_json(d));
     json_t *own = NULL;
     if (d->dialect->to_json) {

@@ -11,6 +11,7 @@
 
 #include "keyset.h"
 #include "hval_amqp.h"
+#include "json_out.h"
 #include "util.h"
 
 json_t *bytes_to_json(const void *data, size_t len)
@@ -94,6 +95,20 @@ static json_t *nan_bits_json(const char *kind, const void *bits, size_t size)
 static bool table_is_plain(const struct htable *t)
 {
     bool has_type = false, plain = true;
+    /* A small table (most headers: a handful of keys) pairwise, without a keyset to set up. */
+    if (t->n <= 8) {
+        for (size_t i = 0; i < t->n; i++) {
+            const struct bytes *k = &t->e[i].key;
+            if (!utf8_valid(k->data, k->len) || memchr(k->data, '\0', k->len))
+                return false;
+            if (bytes_eq_cstr(k, "type"))
+                has_type = true;
+            for (size_t j = 0; j < i; j++)
+                if (bytes_eq(k, &t->e[j].key))
+                    return false;
+        }
+        return !has_type;
+    }
     struct keyset seen;
     keyset_init(&seen, t->n);
     for (size_t i = 0; i < t->n && plain; i++) {
@@ -151,6 +166,94 @@ static json_t *table_at(const struct htable *t, int depth)
         json_array_append_new(pairs, pair);
     }
     return typed("table", pairs);
+}
+
+static bool write_value(const struct hval *v, struct strbuf *out, int depth);
+
+static bool write_table(const struct htable *t, struct strbuf *out, int depth)
+{
+    if (depth > 64 || !table_is_plain(t))
+        return false;
+    sb_addc(out, '{');
+    for (size_t i = 0; i < t->n; i++) {
+        if (i)
+            sb_addc(out, ',');
+        if (!json_out_string(out, t->e[i].key.data, t->e[i].key.len))
+            return false;
+        sb_addc(out, ':');
+        if (!write_value(&t->e[i].val, out, depth + 1))
+            return false;
+    }
+    sb_addc(out, '}');
+    return true;
+}
+
+/* value_at's output, as jansson dumps it (typed values: "type" first, then "value"). */
+static bool write_value(const struct hval *v, struct strbuf *out, int depth)
+{
+    switch (v->kind) {
+    case HV_VOID:
+        sb_adds(out, "null");
+        return true;
+    case HV_BOOL:
+        sb_adds(out, v->v.b ? "true" : "false");
+        return true;
+    case HV_I64:
+        json_out_integer(out, v->v.i);
+        return true;
+    case HV_I8:
+    case HV_I16:
+    case HV_I32:
+    case HV_U8:
+    case HV_U16:
+    case HV_U32:
+    case HV_U64:
+    case HV_TIMESTAMP:
+        if (hkind_is_unsigned(v->kind) && v->v.u > (uint64_t)INT64_MAX)
+            return false;
+        sb_adds(out, "{\"type\":\"");
+        sb_adds(out, hkind_name(v->kind));
+        sb_adds(out, "\",\"value\":");
+        json_out_integer(out, hkind_is_unsigned(v->kind) ? (long long)v->v.u : (long long)v->v.i);
+        sb_addc(out, '}');
+        return true;
+    case HV_STRING:
+        return json_out_string(out, v->v.s.data, v->v.s.len);
+    case HV_BYTES:
+        if (!utf8_valid(v->v.s.data, v->v.s.len))
+            return false;
+        sb_adds(out, "{\"type\":\"bytes\",\"value\":");
+        json_out_string(out, v->v.s.data, v->v.s.len);
+        sb_addc(out, '}');
+        return true;
+    case HV_ARRAY:
+        if (depth > 64)
+            return false;
+        sb_addc(out, '[');
+        for (size_t i = 0; i < v->v.arr.n; i++) {
+            if (i)
+                sb_addc(out, ',');
+            if (!write_value(&v->v.arr.items[i], out, depth + 1))
+                return false;
+        }
+        sb_addc(out, ']');
+        return true;
+    case HV_TABLE:
+        return write_table(v->v.tab, out, depth);
+    default: /* floats, decimals: jansson's own number forms */
+        return false;
+    }
+}
+
+bool htable_write_json(const struct htable *t, struct strbuf *out)
+{
+    size_t start = out->len;
+    if (write_table(t, out, 0))
+        return true;
+    out->len = start;
+    if (out->buf)
+        out->buf[start] = '\0';
+    return false;
 }
 
 json_t *htable_to_json(const struct htable *t)

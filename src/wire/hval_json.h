@@ -26,6 +26,13 @@
 
 json_t *hval_to_json(const struct hval *v);
 json_t *htable_to_json(const struct htable *t);
+/* htable_to_json's compact dump written straight into out, for the common kinds (integers,
+ * strings and bytes that are UTF-8, booleans, voids, arrays, plain tables, 64 levels deep);
+ * false, with nothing appended, for anything else (a float, a decimal, bytes that are not
+ * UTF-8, a table that needs the typed form, an unsigned value above 2^63-1), which the
+ * caller then writes through htable_to_json. */
+struct strbuf;
+bool htable_write_json(const struct htable *t, struct strbuf *out);
 /* path names the value in errors ("headers.x-death[0].count"). */
 enum status hval_from_json(const json_t *j, const char *path, struct hval *out, struct error *err);
 enum status htable_from_json(const json_t *j, const char *path, struct htable **out,

@@ -6,8 +6,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hval_json.h"
+#include "json_out.h"
+#include "snapshot_fast.h"
 
 static size_t max_record_set; /* 0: not set */
 
@@ -69,6 +73,14 @@ void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name)
     r->f = f;
     r->name = name;
     r->max_record = snapshot_max_record();
+    /* A pipe or a terminal is read with read(2), which gives what has come: a record is read
+     * when its line is complete, not when a block is full. Nothing has read from such a FILE
+     * before (stdin, or a file just opened), so no bytes wait in its own buffer. */
+    r->fd = -1;
+    int fd = fileno(f);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+        r->fd = fd;
 }
 
 /* "64 MiB", "3 KiB", "700 bytes": for messages. */
@@ -86,58 +98,129 @@ static void size_text(size_t n, char out[32])
 
 enum line_rc { LINE_OK, LINE_EOF, LINE_TOO_LONG, LINE_NO_MEMORY, LINE_IO_ERROR };
 
-/* One line into r->buf, never more than r->max_record bytes of it: a longer line, or one the
- * buffer cannot grow to hold, is read to its end and dropped. *len is the line's length
- * (newline included when there is one), counted even when it was dropped. */
-static enum line_rc read_line(struct snapshot_reader *r, size_t *len)
+/* More bytes after r->end; false at the end of the file or on an error (r->eof, r->failed). */
+static bool fill(struct snapshot_reader *r)
 {
-    size_t n = 0;
-    bool keep = true, no_memory = false;
-    int c = EOF;
-    flockfile(r->f);
-    while ((c = getc_unlocked(r->f)) != EOF) {
-        if (keep && n + 2 > r->cap) {
-            size_t want = r->cap ? r->cap * 2 : 4096;
-            if (want > r->max_record + 2)
-                want = r->max_record + 2;
-            if (n + 2 > want) {
-                keep = false; /* over the limit */
-            } else {
-                char *nb = realloc(r->buf, want);
-                if (!nb) {
-                    keep = false;
-                    no_memory = true;
-                } else {
-                    r->buf = nb;
-                    r->cap = want;
-                }
-            }
-        }
-        if (keep)
-            r->buf[n] = (char)c;
-        n++;
-        if (c == '\n')
-            break;
+    if (r->eof || r->failed)
+        return false;
+    size_t room = r->cap - 1 - r->end; /* one byte kept for the NUL after a last line */
+    ssize_t got;
+    if (r->fd >= 0) {
+        do
+            got = read(r->fd, r->buf + r->end, room);
+        while (got < 0 && errno == EINTR);
+        if (got < 0)
+            r->failed = true;
+    } else {
+        got = (ssize_t)fread(r->buf + r->end, 1, room, r->f);
+        if (got == 0 && ferror(r->f))
+            r->failed = true;
     }
-    bool err = c == EOF && ferror(r->f);
-    funlockfile(r->f);
-    /* A dropped line's length is the record's, without its newline. */
-    *len = keep || c != '\n' ? n : n - 1;
-    if (err)
-        return LINE_IO_ERROR;
-    if (n == 0)
-        return LINE_EOF;
-    if (!keep)
-        return no_memory ? LINE_NO_MEMORY : LINE_TOO_LONG;
-    r->buf[n] = '\0';
-    return LINE_OK;
+    if (got <= 0) {
+        if (!r->failed)
+            r->eof = true;
+        return false;
+    }
+    r->end += (size_t)got;
+    return true;
+}
+
+/* Room after r->end: the unsplit bytes are moved to the front, and the block grown (up to
+ * what a record of the limit needs) when they fill it. False when it cannot grow. */
+static bool make_room(struct snapshot_reader *r, bool *no_memory)
+{
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+        r->end -= r->pos;
+        r->pos = 0;
+    }
+    if (r->cap && r->end + 1 < r->cap)
+        return true;
+    size_t want = r->cap ? r->cap * 2 : SNAPSHOT_READ_BLOCK;
+    /* a record of the limit, its newline or one byte more (to tell a last line of max_record +
+     * 1 bytes, still kept, from a longer one), and the NUL */
+    size_t most = r->max_record + 3 > SNAPSHOT_READ_BLOCK ? r->max_record + 3 : SNAPSHOT_READ_BLOCK;
+    if (want > most)
+        want = most;
+    if (want <= r->cap)
+        return false;
+    char *nb = realloc(r->buf, want);
+    if (!nb) {
+        *no_memory = true;
+        return false;
+    }
+    r->buf = nb;
+    r->cap = want;
+    return true;
+}
+
+/* The next line, split in place: *line its first byte (NUL-terminated where the newline
+ * was), *len its length without the newline. A line of more than r->max_record bytes (its
+ * newline aside; one more for a last line without one, as the reader has always counted), or
+ * one the block cannot grow to hold, is read to its end and dropped: *len is then its size. */
+static enum line_rc read_line(struct snapshot_reader *r, char **line, size_t *len)
+{
+    size_t scanned = 0; /* bytes after pos known to hold no newline */
+    bool dropping = false, no_memory = false;
+    size_t dropped = 0;
+    for (;;) {
+        char *from = r->buf ? r->buf + r->pos + scanned : NULL;
+        char *nl = from ? memchr(from, '\n', r->end - r->pos - scanned) : NULL;
+        if (nl) {
+            size_t n = (size_t)(nl - (r->buf + r->pos));
+            if (dropping || n > r->max_record) {
+                *len = dropped + n;
+                r->pos += n + 1;
+                return no_memory ? LINE_NO_MEMORY : LINE_TOO_LONG;
+            }
+            *nl = '\0';
+            *line = r->buf + r->pos;
+            *len = n;
+            r->pos += n + 1;
+            return LINE_OK;
+        }
+        scanned = r->end - r->pos;
+        if (!dropping && scanned > r->max_record + 1)
+            dropping = true; /* over the limit whatever follows */
+        if (dropping) {
+            dropped += scanned;
+            r->pos = r->end = 0;
+            scanned = 0;
+        }
+        if (!make_room(r, &no_memory)) {
+            /* The block cannot grow: the line is dropped, read to its end. */
+            dropping = true;
+            dropped += r->end - r->pos;
+            r->pos = r->end = 0;
+            scanned = 0;
+            if (!r->cap && !make_room(r, &no_memory))
+                return LINE_IO_ERROR;
+        }
+        if (!fill(r)) {
+            if (r->failed)
+                return LINE_IO_ERROR;
+            size_t n = r->end - r->pos;
+            if (!dropping && n == 0)
+                return LINE_EOF;
+            if (dropping || n > r->max_record + 1) {
+                *len = dropped + n;
+                r->pos = r->end;
+                return dropped + n == 0 ? LINE_EOF : (no_memory ? LINE_NO_MEMORY : LINE_TOO_LONG);
+            }
+            r->buf[r->end] = '\0';
+            *line = r->buf + r->pos;
+            *len = n;
+            r->pos = r->end;
+            return LINE_OK;
+        }
+    }
 }
 
 void snapshot_reader_close(struct snapshot_reader *r)
 {
     free(r->buf);
     r->buf = NULL;
-    r->cap = 0;
+    r->cap = r->pos = r->end = 0;
 }
 
 static bool blank(const char *s, size_t n)
@@ -148,18 +231,31 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
+/* A block grown for one big record is not kept for the small ones after it. */
+static void shrink(struct snapshot_reader *r)
+{
+    size_t held = r->end - r->pos;
+    if (r->cap <= ((size_t)8 << 20) || held + 1 >= SNAPSHOT_READ_BLOCK)
+        return;
+    char *nb = malloc(SNAPSHOT_READ_BLOCK);
+    if (!nb)
+        return;
+    memcpy(nb, r->buf + r->pos, held);
+    free(r->buf);
+    r->buf = nb;
+    r->cap = SNAPSHOT_READ_BLOCK;
+    r->pos = 0;
+    r->end = held;
+}
+
 enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err)
 {
-    /* A buffer grown for one big record is not kept for the small ones after it. */
-    if (r->cap > ((size_t)8 << 20)) {
-        free(r->buf);
-        r->buf = NULL;
-        r->cap = 0;
-    }
+    shrink(r);
     for (;;) {
         errno = 0;
         size_t n = 0;
-        enum line_rc lr = read_line(r, &n);
+        char *s = NULL;
+        enum line_rc lr = read_line(r, &s, &n);
         if (lr == LINE_IO_ERROR) {
             error_set(err, ST_EIO, "%s: read error after line %ld: %s", r->name, r->line,
                       strerror(errno ? errno : EIO));
@@ -184,10 +280,7 @@ enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, s
                           r->name, r->line, n);
             return SNAP_BAD_RECORD;
         }
-        char *s = r->buf;
         size_t len = n;
-        if (len && s[len - 1] == '\n')
-            len--;
         if (len && s[len - 1] == '\r')
             len--;
         if (r->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
@@ -210,6 +303,14 @@ enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, s
 
 enum status snapshot_parse_line(const char *line, size_t len, struct message *out,
                                 struct error *err)
+{
+    if (snapshot_fast_parse(line, len, out))
+        return ST_OK;
+    return snapshot_parse_jansson(line, len, out, err);
+}
+
+enum status snapshot_parse_jansson(const char *line, size_t len, struct message *out,
+                                   struct error *err)
 {
     json_error_t je;
     json_t *j = json_loadb(line, len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, &je);
@@ -394,6 +495,27 @@ fail:
     return st;
 }
 
+json_t *snapshot_props_to_json(const struct props *props)
+{
+    json_t *p = json_object();
+    for (unsigned f = 0; f < PROP_COUNT; f++) {
+        if (!props_has(props, (enum prop_flag)f))
+            continue;
+        const char *name = prop_name((enum prop_flag)f);
+        if (f < PROP_delivery_mode) {
+            const struct bytes *b = props_string(props, (enum prop_flag)f);
+            json_object_set_new(p, name, bytes_to_json(b->data, b->len));
+        } else if (f == PROP_delivery_mode) {
+            json_object_set_new(p, name, json_integer(props->delivery_mode));
+        } else if (f == PROP_priority) {
+            json_object_set_new(p, name, json_integer(props->priority));
+        } else {
+            json_object_set_new(p, name, u64_to_json(props->timestamp));
+        }
+    }
+    return p;
+}
+
 json_t *snapshot_to_json(const struct message *m)
 {
     json_t *o = json_object();
@@ -405,23 +527,7 @@ json_t *snapshot_to_json(const struct message *m)
     json_object_set_new(o, "fetched_at_ms", json_integer(m->fetched_at_ms));
     if (m->has_stream_offset)
         json_object_set_new(o, "stream_offset", u64_to_json(m->stream_offset));
-    json_t *p = json_object();
-    for (unsigned f = 0; f < PROP_COUNT; f++) {
-        if (!props_has(&m->props, (enum prop_flag)f))
-            continue;
-        const char *name = prop_name((enum prop_flag)f);
-        if (f < PROP_delivery_mode) {
-            const struct bytes *b = props_string(&m->props, (enum prop_flag)f);
-            json_object_set_new(p, name, bytes_to_json(b->data, b->len));
-        } else if (f == PROP_delivery_mode) {
-            json_object_set_new(p, name, json_integer(m->props.delivery_mode));
-        } else if (f == PROP_priority) {
-            json_object_set_new(p, name, json_integer(m->props.priority));
-        } else {
-            json_object_set_new(p, name, u64_to_json(m->props.timestamp));
-        }
-    }
-    json_object_set_new(o, "properties", p);
+    json_object_set_new(o, "properties", snapshot_props_to_json(&m->props));
     if (m->headers_present)
         json_object_set_new(o, "headers", htable_to_json(m->headers));
     if (utf8_valid(m->body.data, m->body.len)) {
@@ -487,40 +593,83 @@ static void json_string_append(struct strbuf *out, const unsigned char *s, size_
 
 static void json_value_append(struct strbuf *out, json_t *v)
 {
-    json_dump_callback(v, sb_dump_cb, out,
-                       JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+    size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY;
+    if (!json_out_fast(out, v, flags))
+        json_dump_callback(v, sb_dump_cb, out, flags);
     json_decref(v);
 }
 
-/* The record without building it as a JSON tree first: the envelope of keys is written
- * here, the small parts (properties, headers, non-UTF-8 strings) through jansson. The output
- * is byte for byte what dumping snapshot_to_json gives (a test holds them to it). */
+/* bytes_to_json's value, written directly when it is a string. */
+static void bytes_append(struct strbuf *out, const struct bytes *b)
+{
+    if (!json_out_string(out, b->data, b->len))
+        json_value_append(out, bytes_to_json(b->data, b->len));
+}
+
+/* snapshot_props_to_json's object, written directly; false (nothing appended) when a value
+ * needs more than a string or an integer. */
+static bool props_append(struct strbuf *out, const struct props *p)
+{
+    size_t start = out->len;
+    sb_addc(out, '{');
+    bool first = true;
+    for (unsigned f = 0; f < PROP_COUNT; f++) {
+        if (!props_has(p, (enum prop_flag)f))
+            continue;
+        sb_adds(out, first ? "\"" : ",\"");
+        first = false;
+        sb_adds(out, prop_name((enum prop_flag)f));
+        sb_adds(out, "\":");
+        bool ok = true;
+        if (f < PROP_delivery_mode) {
+            const struct bytes *b = props_string(p, (enum prop_flag)f);
+            ok = json_out_string(out, b->data, b->len);
+        } else if (f == PROP_delivery_mode) {
+            json_out_integer(out, p->delivery_mode);
+        } else if (f == PROP_priority) {
+            json_out_integer(out, p->priority);
+        } else if (p->timestamp <= (uint64_t)INT64_MAX) {
+            json_out_integer(out, (long long)p->timestamp);
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            out->len = start;
+            out->buf[start] = '\0';
+            return false;
+        }
+    }
+    sb_addc(out, '}');
+    return true;
+}
+
+/* The record without building it as a JSON tree: the keys, strings, integers, properties
+ * and the common header kinds written here, the rest (non-UTF-8 strings, floats, decimals,
+ * typed tables, big unsigned values) through jansson. The output is byte for byte what
+ * dumping snapshot_to_json gives (tests hold them to it). */
 void snapshot_format(const struct message *m, struct strbuf *out)
 {
     sb_addf(out, "{\"v\":%d,\"queue\":", SNAPSHOT_VERSION);
-    json_value_append(out, bytes_to_json(m->queue.data, m->queue.len));
+    bytes_append(out, &m->queue);
     sb_adds(out, ",\"exchange\":");
-    json_value_append(out, bytes_to_json(m->exchange.data, m->exchange.len));
+    bytes_append(out, &m->exchange);
     sb_adds(out, ",\"routing_key\":");
-    json_value_append(out, bytes_to_json(m->routing_key.data, m->routing_key.len));
-    sb_addf(out, ",\"redelivered\":%s,\"fetched_at_ms\":%lld", m->redelivered ? "true" : "false",
-            (long long)m->fetched_at_ms);
+    bytes_append(out, &m->routing_key);
+    sb_adds(out, m->redelivered ? ",\"redelivered\":true,\"fetched_at_ms\":"
+                                : ",\"redelivered\":false,\"fetched_at_ms\":");
+    json_out_integer(out, (long long)m->fetched_at_ms);
     if (m->has_stream_offset) {
         sb_adds(out, ",\"stream_offset\":");
         json_value_append(out, u64_to_json(m->stream_offset));
     }
-    json_t *full = NULL;
-    /* Properties and headers: built as JSON (they are small and typed). */
-    struct message shell = *m;
-    shell.body = (struct bytes){0, NULL};
-    full = snapshot_to_json(&shell);
     sb_adds(out, ",\"properties\":");
-    json_value_append(out, json_incref(json_object_get(full, "properties")));
+    if (!props_append(out, &m->props))
+        json_value_append(out, snapshot_props_to_json(&m->props));
     if (m->headers_present) {
         sb_adds(out, ",\"headers\":");
-        json_value_append(out, json_incref(json_object_get(full, "headers")));
+        if (!htable_write_json(m->headers, out))
+            json_value_append(out, htable_to_json(m->headers));
     }
-    json_decref(full);
     const unsigned char *b = m->body.data ? m->body.data : (const unsigned char *)"";
     if (utf8_valid(b, m->body.len)) {
         sb_adds(out, ",\"body\":");

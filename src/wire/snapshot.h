@@ -47,12 +47,19 @@ enum snapshot_rc {
     SNAP_IO_ERROR,   /* the file cannot be read further */
 };
 
+/* The reader takes the file in blocks of this size (read(2) on a pipe or a terminal, so that
+ * a record is read as soon as its line has come; fread otherwise) and splits the lines in
+ * place. */
+#define SNAPSHOT_READ_BLOCK ((size_t)256 << 10)
+
 struct snapshot_reader {
     FILE *f;
     const char *name; /* borrowed, for messages */
     long line;        /* number of the line last read, from 1 */
-    char *buf;
-    size_t cap;
+    char *buf;        /* the block: bytes [pos, end) are read and not yet split */
+    size_t cap, pos, end;
+    bool eof, failed;
+    int fd;           /* >= 0: read(2) on it (a pipe or a terminal); -1: fread */
     const char *last; /* the text of the record last read (in buf), without its newline */
     size_t last_len;
     size_t max_record; /* the record size limit (snapshot_max_record() when opened) */
@@ -63,12 +70,19 @@ void snapshot_reader_close(struct snapshot_reader *r);
 /* Reads the next record; blank lines are skipped. out is initialised by this call. */
 enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err);
 
-/* One line of JSON (without the newline) into a message. */
+/* One line of JSON (without the newline) into a message: the fast path (snapshot_fast.h)
+ * when it is sure, else jansson (snapshot_parse_jansson); the message, or the error, is the
+ * same either way. */
 enum status snapshot_parse_line(const char *line, size_t len, struct message *out,
                                 struct error *err);
+/* The same through jansson alone: the reference the fast path is held to. */
+enum status snapshot_parse_jansson(const char *line, size_t len, struct message *out,
+                                   struct error *err);
 enum status snapshot_from_json(const json_t *j, struct message *out, struct error *err);
 /* The message as a JSON object (new reference), keys in the documented order. */
 json_t *snapshot_to_json(const struct message *m);
+/* The record's "properties" object alone (new reference). */
+json_t *snapshot_props_to_json(const struct props *props);
 /* Appends the record's line, with its newline. */
 void snapshot_format(const struct message *m, struct strbuf *out);
 enum status snapshot_write(FILE *f, const struct message *m, struct error *err);
