@@ -135,6 +135,8 @@ void rr_settle(struct run *run, struct item *it, enum journal_result res, const 
     default:
         run->r->unknown++;
         rr_add_reason(run->r, reason);
+        /* The dead letter may still be in the DLQ: a new attempt would find it again. */
+        rr_left_add(run, &it->out.old_id, it->old_sha, true);
         break;
     }
     if (run->o->outcome)
@@ -171,6 +173,7 @@ static void journal_intent(struct run *run, struct item *it)
     }
     in.diff_text = it->diff;
     in.diff_text_len = it->diff_len;
+    in.attempt = run->attempt;
     struct error jerr;
     error_clear(&jerr);
     if (journal_write_intent(run->o->journal, &in, &jerr) != ST_OK)
@@ -398,7 +401,7 @@ static void report_progress(struct run *run, const char *phase, bool force)
     struct replay_progress p;
     memset(&p, 0, sizeof p);
     p.taken = r->taken;
-    p.total = run->o->expect ? run->o->expect : run->total;
+    p.total = run->expect ? run->expect : run->total;
     p.selected = r->selected;
     p.done = r->done;
     p.kept = r->kept;
@@ -407,9 +410,10 @@ static void report_progress(struct run *run, const char *phase, bool force)
     double el = t - run->started;
     p.rate = el > 0 ? (double)r->done / el : 0;
     uint64_t settled = r->done + r->kept + r->unknown;
-    double left = run->o->expect ? (double)run->o->expect - (double)settled
-                                 : (double)(run->total > r->taken ? run->total - r->taken : 0) +
-                                       (double)(run->n_items - run->first_open);
+    uint64_t taken = r->taken - run->taken_base;
+    double left = run->expect ? (double)run->expect - (double)settled
+                              : (double)(run->total > taken ? run->total - taken : 0) +
+                                    (double)(run->n_items - run->first_open);
     p.eta_s = p.rate > 0 && left >= 0 ? left / p.rate : -1;
     p.paused = run->paused;
     p.phase = phase;
@@ -437,6 +441,13 @@ static void describe(struct run *run)
     snprintf(counts, sizeof counts, "%llu done, %llu kept, %llu unknown",
              (unsigned long long)r->done, (unsigned long long)r->kept,
              (unsigned long long)r->unknown);
+    if (r->attempts > 1) {
+        size_t n = strlen(counts);
+        snprintf(counts + n, sizeof counts - n, " in %u attempts (%llu re-sent)", r->attempts,
+                 (unsigned long long)r->resent);
+    }
+    if (run->gave_up[0])
+        why = run->gave_up;
     switch (r->end) {
     case RE_COMPLETE:
     case RE_ALL_FOUND:
@@ -486,7 +497,6 @@ struct replay {
     struct run run;
     struct replay_report rep;
     int idle_ms, confirm_ms;
-    bool by_get;
     bool finished;
 };
 
@@ -498,6 +508,7 @@ static void replay_free(struct replay *p)
     free(p->run.items);
     bytes_free(&p->run.canary_id);
     sb_free(&p->run.checked_exchanges);
+    rr_attempts_free(&p->run);
     free(p);
 }
 
@@ -518,6 +529,8 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
     run->window = o->window ? o->window : DEFAULT_WINDOW;
     run->canary_wanted = o->canary_wait_ms > 0;
     run->canary_item = SIZE_MAX;
+    run->attempt = r->attempts = 1;
+    run->expect = o->expect;
     run->started = clock_mono_s();
     run->pace_tokens = 1; /* the first copy goes at once */
     run->pace_last = run->started;
@@ -554,10 +567,15 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
         return st;
     }
     run->read_alive = run->pub_alive = true;
-    p->by_get = run->kind == QK_QUORUM && o->delivery_limit >= 0 && !o->force;
+    rr_say(r->node, sizeof r->node, "%s", conn_display_url(c));
+    /* The effective delivery limit: the queue's (argument or policy, as given), else the
+     * broker version's default (20 on a quorum queue from 4.0; none before). */
+    struct peek_queue_info qi = {run->kind, o->delivery_limit, false};
+    run->limit = peek_delivery_limit(&qi, conn_broker_version(c)).limit;
+    run->by_get = run->kind == QK_QUORUM && run->limit >= 0 && !o->force;
     if (run->total == 0)
         run->reading_done = true;
-    else if (!p->by_get && (st = rr_start_consume(run, kind, err)) != ST_OK) {
+    else if (!run->by_get && (st = rr_start_consume(run, kind, err)) != ST_OK) {
         conn_channel_close(c, PUB_CHANNEL);
         replay_free(p);
         return st;
@@ -632,6 +650,8 @@ static bool turn(struct replay *p, double deadline)
             if (run->items[i]->state == IT_PENDING) {
                 run->items[i]->state = IT_SETTLED;
                 r->not_sent++;
+                run->not_sent_attempt++;
+                rr_left_add(run, &run->items[i]->out.old_id, run->items[i]->old_sha, false);
             }
         run->next_pending = run->n_items;
         pending_left = false;
@@ -652,7 +672,7 @@ static bool turn(struct replay *p, double deadline)
         /* The reading channel is still there: wait for the proof of its removals. */
     }
     /* Wait for something: a delivery, a confirm — no later than the deadline. */
-    if (p->by_get && !run->reading_done && !run->paused &&
+    if (run->by_get && !run->reading_done && !run->paused &&
         (run->n_items - run->next_pending) < run->window) {
         rr_get_one(run);
         for (int i = 0; i < 256 && rr_pump(run, 0); i++)
@@ -706,7 +726,7 @@ static void wrap_up(struct replay *p)
     rr_set_end(run, RE_COMPLETE);
     r->end = run->end;
     r->read_limit = run->prefetch;
-    if (conn_alive(c)) {
+    if (c && conn_alive(c)) {
         uint32_t after = 0, cons = 0;
         struct error e2;
         enum conn_err k2;
@@ -720,7 +740,7 @@ static void wrap_up(struct replay *p)
     struct error jerr;
     error_clear(&jerr);
     journal_write_end(run->o->journal, r->run_id, r->done, r->kept, r->unknown, r->refused,
-                      r->selected, r->detail, &jerr);
+                      r->selected, r->attempts, r->detail, &jerr);
     journal_sync(run->o->journal, &jerr);
     report_progress(run, "done", true);
     p->finished = true;
@@ -731,7 +751,7 @@ bool replay_step(struct replay *p, double deadline)
     for (bool first = true; !p->finished; first = false) {
         if (!first && clock_mono_s() >= deadline)
             return true;
-        if (!turn(p, deadline))
+        if (!turn(p, deadline) && !rr_next_attempt(&p->run))
             wrap_up(p);
     }
     return false;
