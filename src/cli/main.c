@@ -46,6 +46,7 @@ static const char usage[] =
     "                                             before the dead letter is removed, journaled\n"
     "  move QUEUE [--to-queue Q] (selection)      move dead letters as they are (to QUEUE.parked)\n"
     "  delete QUEUE (selection)                   remove dead letters (journaled)\n"
+    "  (replay, move, delete: --attempts N)       a lost node: carry on from the next URL\n"
     "  journal [--pending] [--json] [--run ID]    what dlqx wrote to brokers; --pending: the\n"
     "                                             copies that may have been sent twice\n"
     "  help                                       this text\n"

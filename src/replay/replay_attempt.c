@@ -41,23 +41,68 @@ static void left_clear(struct run *run)
     run->n_left = 0;
 }
 
+void rr_confirmed_add(struct run *run, const struct item *it, bool done)
+{
+    if (!run->o->reopen)
+        return;
+    /* Within this attempt the channel holds it (or it is gone): only a later attempt can
+     * find it again, so it goes straight where that one looks. */
+    struct replay_plan **p = done ? &run->confirmed_before : &run->unknown_confirmed_before;
+    if (!*p)
+        *p = replay_plan_new();
+    replay_plan_add(*p, &it->out.old_id, it->old_sha);
+}
+
+bool rr_confirmed_found_again(struct run *run, const struct bytes *id, const char sha[65],
+                              bool *was_done)
+{
+    *was_done = false;
+    if (run->unknown_confirmed_before && replay_plan_take(run->unknown_confirmed_before, id, sha))
+        return true;
+    if (run->confirmed_before && replay_plan_take(run->confirmed_before, id, sha)) {
+        *was_done = true;
+        return true;
+    }
+    return false;
+}
+
 void rr_attempts_free(struct run *run)
 {
     left_clear(run);
     free(run->left);
     run->left = NULL;
     replay_plan_free(run->unknown_before);
-    run->unknown_before = NULL;
+    replay_plan_free(run->confirmed_before);
+    replay_plan_free(run->unknown_confirmed_before);
+    run->unknown_before = run->confirmed_before = run->unknown_confirmed_before = NULL;
 }
 
 /* The channels and the reading of a new attempt, as replay_start opens them. */
 static enum status open_attempt(struct run *run, enum conn_err *kind, struct error *err)
 {
     uint32_t ready = 0, consumers = 0;
-    enum status st =
-        conn_queue_inspect(run->c, CHECK_CHANNEL, run->o->queue, &ready, &consumers, kind, err);
+    /* The checking channel first: a new connection has none open (broker_open opens it). */
+    enum status st = conn_channel_open(run->c, CHECK_CHANNEL, kind, err);
     if (st != ST_OK)
         return st;
+    /* What must still be there: every dead letter there at the start that was not removed
+     * (done) or perhaps removed (unknown). A quorum queue whose leader just died answers with
+     * a count of its own until a new leader has caught up (0 was seen here): asked again for
+     * up to 15 s while it says fewer. */
+    const struct replay_report *r = run->r;
+    uint64_t gone = r->done + r->unknown;
+    uint64_t least = r->ready_before > gone ? r->ready_before - gone : 0;
+    double until = clock_mono_s() + 15;
+    for (;;) {
+        st =
+            conn_queue_inspect(run->c, CHECK_CHANNEL, run->o->queue, &ready, &consumers, kind, err);
+        if (st != ST_OK)
+            return st;
+        if (ready >= least || clock_mono_s() >= until)
+            break;
+        struct timespec ts = {0, 250 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
     run->total = ready;
     if ((st = conn_channel_open(run->c, READ_CHANNEL, kind, err)) != ST_OK ||
         (st = conn_channel_open(run->c, PUB_CHANNEL, kind, err)) != ST_OK)
@@ -99,6 +144,7 @@ static void reset_wire(struct run *run)
     run->probe_out = run->probe_given_up = false;
     run->stream_unacked = run->stream_last_tag = 0;
     sb_reset(&run->checked_exchanges);
+    run->end = RE_COMPLETE;
     run->end_set = false;
     error_clear(&run->err);
     run->kind_seen = CONN_OK;
@@ -189,4 +235,66 @@ bool rr_next_attempt(struct run *run)
     }
     run->last_frame = clock_mono_s();
     return true;
+}
+
+/* One sentence on how the pass ended, with its counts (and its attempts). */
+void rr_describe(struct run *run)
+{
+    struct replay_report *r = run->r;
+    if (r->end == RE_REFUSED_LIMIT && r->detail[0])
+        return;
+    const char *why = run->err.msg[0] ? run->err.msg : "";
+    char counts[200];
+    snprintf(counts, sizeof counts, "%llu done, %llu kept, %llu unknown",
+             (unsigned long long)r->done, (unsigned long long)r->kept,
+             (unsigned long long)r->unknown);
+    if (r->attempts > 1) {
+        size_t n = strlen(counts);
+        snprintf(counts + n, sizeof counts - n, " in %u attempts (%llu re-sent)", r->attempts,
+                 (unsigned long long)r->resent);
+    }
+    if (run->gave_up[0])
+        why = run->gave_up;
+    switch (r->end) {
+    case RE_COMPLETE:
+    case RE_ALL_FOUND:
+        snprintf(r->detail, sizeof r->detail, "finished: %s", counts);
+        break;
+    case RE_STOPPED:
+        snprintf(r->detail, sizeof r->detail, "stopped: %s", counts);
+        break;
+    case RE_CANCELLED:
+        rr_say(r->detail, sizeof r->detail,
+               "cancelled: %s; %llu not sent (still in the DLQ)%s%.300s", counts,
+               (unsigned long long)r->not_sent, why[0] ? ": " : "", why);
+        break;
+    case RE_CANARY:
+        snprintf(r->detail, sizeof r->detail,
+                 "the canary came back to the DLQ: the fix does not work yet; nothing else was "
+                 "sent (%s)",
+                 counts);
+        break;
+    case RE_IDLE:
+        snprintf(r->detail, sizeof r->detail,
+                 "incomplete: the DLQ stopped delivering after %llu of %llu messages (other "
+                 "consumers may hold the rest); %s",
+                 (unsigned long long)r->taken, (unsigned long long)run->total, counts);
+        break;
+    case RE_CHANNEL_CLOSED:
+        if (r->refused && !r->unknown) {
+            rr_say(r->detail, sizeof r->detail,
+                   "refused: %.300s; %s; the broker accepted none of the refused copies and "
+                   "their dead letters stay in the DLQ",
+                   why, counts);
+            break;
+        }
+        /* fall through */
+    case RE_CONNECTION_LOST:
+    default:
+        rr_say(r->detail, sizeof r->detail,
+               "interrupted: %.260s; %s; nothing is lost: dead letters not removed are back in "
+               "the DLQ and every possible duplicate is in the journal",
+               why, counts);
+        break;
+    }
 }

@@ -34,6 +34,8 @@ struct item {
     uint64_t ack_no;       /* which removal on the reading channel (IT_ACKED) */
     enum item_state state;
     bool is_delete;
+    bool confirmed;      /* the broker confirmed its copy (or it is a delete) */
+    bool removal_again;  /* its copy was confirmed in an earlier attempt: only removed */
     bool returned;       /* a basic.return came for it */
     struct outgoing out; /* body and headers freed once published */
     char old_sha[65];    /* the dead letter's body digest */
@@ -118,6 +120,10 @@ struct run {
     size_t n_left, cap_left;
     uint64_t not_sent_attempt, kept_select_attempt;
     struct replay_plan *unknown_before; /* the earlier attempts' unknown ones, not yet found */
+    /* Those whose copy the broker confirmed (done, or unknown with only the removal unproven):
+     * a quorum queue may give one back (its removal was lost with the node, or held back by
+     * the queue's client when the channel closed), and then it is removed, never sent again. */
+    struct replay_plan *confirmed_before, *unknown_confirmed_before;
     char gave_up[400]; /* why no further attempt was made, when that ended the pass */
 };
 
@@ -141,12 +147,20 @@ void rr_left_add(struct run *run, const struct bytes *id, const char sha[65], bo
 /* A dead letter selected in this attempt: whether an earlier attempt left it unknown (then it
  * is not selected twice: it is re-sent, report.resent). */
 bool rr_left_found_again(struct run *run, const struct bytes *id, const char sha[65]);
+/* A copy the broker confirmed (it->confirmed) settled done or unknown: remembered. */
+void rr_confirmed_add(struct run *run, const struct item *it, bool done);
+/* Whether an earlier attempt had this dead letter's copy confirmed (then it is only removed:
+ * *was_done says whether that one counted as done). */
+bool rr_confirmed_found_again(struct run *run, const struct bytes *id, const char sha[65],
+                              bool *was_done);
 /* The pass ended with its connection lost: when o->reopen allows and attempts are left,
  * connects to the next node, journals an attempt record and sets the run up to read the DLQ
  * again from its head (true); else false, with a sentence in run->err when no node could be
  * reached or the attempts ran out. */
 bool rr_next_attempt(struct run *run);
 void rr_attempts_free(struct run *run);
+/* report.detail: how the pass ended, one sentence with its counts and attempts. */
+void rr_describe(struct run *run);
 
 /* replay_wire.c */
 bool rr_pump(struct run *run, int timeout_ms);

@@ -92,7 +92,23 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
             it->diff_len = it->diff ? strlen(it->diff) : 0;
             json_decref(dj);
         }
-        if (rr_left_found_again(run, &it->out.old_id, it->old_sha)) {
+        bool was_done = false;
+        if (rr_confirmed_found_again(run, &it->out.old_id, it->old_sha, &was_done)) {
+            /* Its copy was confirmed in an earlier attempt, and the queue gave it back: removed
+             * without a new copy. Not selected twice; counted done once. */
+            r->selected--;
+            if (!was_done)
+                r->resent++; /* its earlier outcome was unknown: done now, the equation holds */
+            it->removal_again = was_done;
+            it->is_delete = true;
+            struct bytes keep_id = bytes_copy(&it->out.old_id);
+            outgoing_free(&it->out);
+            memset(&it->out, 0, sizeof it->out);
+            it->out.old_id = keep_id;
+            free(it->diff);
+            it->diff = NULL;
+            it->diff_len = 0;
+        } else if (rr_left_found_again(run, &it->out.old_id, it->old_sha)) {
             /* Left unknown by an earlier attempt and still here: sent again, not selected
              * twice (its earlier copy may be a duplicate: pending in the journal). */
             r->selected--;
@@ -189,6 +205,7 @@ static void confirmed(struct run *run, struct item *it, bool ack)
                   "the dead letter could be removed: it is back in the DLQ (a duplicate)");
         return;
     }
+    it->confirmed = true;
     amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
     rr_acked(run, it);
 }

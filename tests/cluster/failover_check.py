@@ -1,13 +1,38 @@
 #!/usr/bin/env python3
 """tests/cluster/failover_check.py N PREFIX REPORT PENDING TARGET_SNAPSHOT DLQ_SNAPSHOT LABEL
+                                  [JOURNAL KILLED_AT]
 
 After one round of tests/cluster/replay_failover.sh: checks that the target queue plus the DLQ
 hold every one of the N dead letters (ids PREFIX0000001..), that each id present twice is
 named by the journal's pending intents, that the report's counts agree with what the queues
 hold, and that the dead letters left are in their order. Prints one `ok`/`FAIL` line per check
-and one `figures` line (attempts, unknown, re-sent, duplicates); exit status 1 on a FAIL."""
+and one `figures` line (attempts, unknown, re-sent, duplicates and, given the journal and
+the epoch seconds the node was killed or paused at, the seconds from then to the first copy
+done by the next attempt); exit status 1 on a FAIL."""
+import datetime
 import json
 import sys
+
+
+def back_after(journal, killed_at):
+    """Seconds from killed_at to the first outcome `done` of the second attempt's intents."""
+    first_seq, at = None, None
+    with open(journal, encoding="utf-8") as f:
+        for line in f:
+            if not line.endswith("\n"):
+                break
+            rec = json.loads(line)
+            if rec.get("kind") == "attempt" and rec.get("attempt") == 2:
+                first_seq = rec["next_seq"]
+            elif (first_seq and rec.get("kind") == "outcome" and rec.get("result") == "done"
+                  and rec.get("seq", 0) >= first_seq):
+                at = rec["at"]
+                break
+    if not at:
+        return None
+    t = datetime.datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+    return t - killed_at
 
 
 def ids_of(path):
@@ -69,10 +94,13 @@ def main():
     check(len(pending) >= len(twice) and unknown >= len(twice),
           "pending %d, unknown %d: no fewer than the %d duplicates" % (
               len(pending), unknown, len(twice)))
+    back = None
+    if len(sys.argv) > 9:
+        back = back_after(sys.argv[8], float(sys.argv[9]))
     print("figures %s: attempts %d, done %d, unknown %d, re-sent %d, duplicates %d, "
-          "target %d, dlq %d, seconds %.1f" % (label, rep.get("attempts", 1), done, unknown,
-                                             resent, len(twice), len(target), len(dlq),
-                                             rep.get("seconds", 0)))
+          "target %d, dlq %d, seconds %.1f, back after %s s" % (
+              label, rep.get("attempts", 1), done, unknown, resent, len(twice), len(target),
+              len(dlq), rep.get("seconds", 0), "?" if back is None else "%.2f" % back))
     return 1 if fails else 0
 
 

@@ -43,7 +43,7 @@ cleanup() {
 			"$broker" cluster start-node "$C" "$i" >/dev/null 2>&1
 		done
 	fi
-	rm -rf "$tmp"
+	[[ -n ${DLQX_KEEP_TMP:-} ]] && echo "kept $tmp" || rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -76,8 +76,13 @@ urls_from() { # node first, then the others: the order dlqx tries them in
 	echo "$s"
 }
 live=1 # a node that is up, for the management API and the refill
-dlq=rf.flood.dlq
-target=rf.target
+# Each round has queues of its own (rfR.flood.dlq, rfR.target): a classic source queue left on
+# a node that was killed, or a round's leftovers, never get in the next one's way.
+set_queues() {
+	pfx=rf$1.
+	dlq=${pfx}flood.dlq
+	target=${pfx}target
+}
 # The queue's leader (its node index), asked of a node that is up.
 leader() {
 	local n
@@ -98,17 +103,16 @@ wait_depth() { # queue, want, seconds
 	done
 	return 1
 }
-# The DLQ filled afresh with N dead letters the broker made (flood: x-message-ttl 0), the
-# target empty. Through node $live.
+# The round's DLQ filled with N dead letters the broker made (flood: x-message-ttl 0 on a classic
+# source), its target declared empty. Through node $live.
 refill() {
-	api "$live" DELETE "queues/%2F/$dlq/contents" >/dev/null
-	api "$live" DELETE "queues/%2F/$target/contents" >/dev/null
+	api "$live" PUT "queues/%2F/$target" '{"durable":true,"arguments":{"x-queue-type":"quorum"}}' >/dev/null
 	"$seed" --url "$(url "$live")" --password-file "$DLQX_PASSWORD_FILE" --scenario flood \
-		--count "$N" --size 128 --queue-type quorum --prefix rf. >"$tmp/seed.log" 2>&1 ||
+		--count "$N" --size 128 --queue-type quorum --prefix "$pfx" >"$tmp/seed.log" 2>&1 ||
 		{ bad "refill: dlqx-seed failed: $(tail -n 2 "$tmp/seed.log")" && return 1; }
 	wait_depth "$dlq" "$N" 90 || { bad "refill: $dlq did not reach $N (at $(depth "$dlq"))" && return 1; }
 }
-api 1 PUT "queues/%2F/$target" '{"durable":true,"arguments":{"x-queue-type":"quorum"}}' >/dev/null
+set_queues 1
 refill || exit 1
 ok "$dlq: $N dead letters (quorum), $target (quorum) on a 3-node cluster"
 
@@ -137,6 +141,7 @@ for ((r = 1; r <= rounds; r++)); do
 		for i in 1 2 3; do [[ $i != "$ld" && $i != "$lt" ]] && victim=$i && break; done ;;
 	esac
 	J=$tmp/journal-$r.jsonl
+	pid=$("$broker" cluster status "$C" | awk -v n="n$victim" '$1 == n { print $NF }')
 	label="round $r ($op, $kind: node $victim; dlq leader $ld, target leader $lt)"
 	if [[ $op == replay ]]; then
 		args=(replay "$dlq" --all --to ":$target")
@@ -153,14 +158,16 @@ for ((r = 1; r <= rounds; r++)); do
 	while ((SECONDS < end)) && kill -0 "$dlqx_pid" 2>/dev/null && (($(outcomes "$J") < at)); do
 		sleep 0.05
 	done
+	killed_at=$(date +%s.%N)
 	if [[ $kind == pause ]]; then
-		"$broker" cluster pause "$C" "$victim" >/dev/null 2>&1
+		kill -STOP "$pid" 2>/dev/null
 		# SIGCONT once the pass has moved on (a new attempt) or after 40 s.
 		end=$((SECONDS + 40))
 		while ((SECONDS < end)) && kill -0 "$dlqx_pid" 2>/dev/null &&
 			! grep -q '"kind":"attempt"' "$J"; do sleep 0.2; done
 		"$broker" cluster resume "$C" "$victim" >/dev/null 2>&1
 	else
+		kill -KILL "$pid" 2>/dev/null # at once: the script's own start-up would take a while
 		"$broker" cluster kill "$C" "$victim" >/dev/null 2>&1
 	fi
 	((victim == 1)) && live=2 || live=1
@@ -186,7 +193,7 @@ for ((r = 1; r <= rounds; r++)); do
 	((attempts >= 2)) && ok "$label: exit $rc, carried on: $attempts attempts" ||
 		bad "$label: exit $rc, $attempts attempt(s): the pass did not carry on ($(tail -n 2 "$tmp/err-$r.log"))"
 	/usr/bin/python3 "$check" "$N" flood- "$tmp/report-$r.json" "$tmp/pending-$r.jsonl" \
-		"$tmp/$target-$r.jsonl" "$tmp/$dlq-$r.jsonl" "$label" >"$tmp/check-$r.log"
+		"$tmp/$target-$r.jsonl" "$tmp/$dlq-$r.jsonl" "$label" "$J" "$killed_at" >"$tmp/check-$r.log"
 	cat "$tmp/check-$r.log"
 	grep -q '^FAIL' "$tmp/check-$r.log" && fails=$((fails + $(grep -c '^FAIL' "$tmp/check-$r.log")))
 	d=$(sed -n 's/.*duplicates \([0-9]*\).*/\1/p' "$tmp/check-$r.log")
@@ -197,11 +204,14 @@ for ((r = 1; r <= rounds; r++)); do
 	if ((r < rounds)); then
 		[[ $kind == pause ]] || "$broker" cluster start-node "$C" "$victim" >"$tmp/start-$r.log" 2>&1 &
 		spid=$!
+		for q in "$dlq" "$target"; do api "$live" DELETE "queues/%2F/$q" >/dev/null; done
+		set_queues $((r + 1))
 		refill
 		[[ $kind == pause ]] || wait "$spid" || bad "$label: node $victim did not start again"
 	fi
 done
 [[ $kind == pause ]] || "$broker" cluster start-node "$C" "$victim" >/dev/null 2>&1
+for q in "$dlq" "$target"; do api "$live" DELETE "queues/%2F/$q" >/dev/null; done
 summary=''
 for k in "${!tally[@]}"; do summary+=" $k=${tally[$k]}"; done
 echo "figures: $rounds rounds ($summary ), $total_attempts attempts, $total_dups duplicates named by the journal, $fails failures"
