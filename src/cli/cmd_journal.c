@@ -341,9 +341,8 @@ int cmd_journal(int argc, char **argv)
     }
     char attempts[96] = "";
     if (sum.attempts)
-        snprintf(attempts, sizeof attempts, " (%llu %s on another node after a lost connection)",
-                 (unsigned long long)sum.attempts,
-                 plural(sum.attempts, "attempt carried on", "attempts carried on"));
+        snprintf(attempts, sizeof attempts, " (%llu new %s after a lost connection)",
+                 (unsigned long long)sum.attempts, plural(sum.attempts, "attempt", "attempts"));
     san_eprintf("dlqx: %s: %llu %s%s, %llu %s, %llu pending\n", shown.buf,
                 (unsigned long long)sum.runs, plural(sum.runs, "run", "runs"), attempts,
                 (unsigned long long)sum.intents, plural(sum.intents, "intent", "intents"),

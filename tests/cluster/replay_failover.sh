@@ -106,7 +106,13 @@ wait_depth() { # queue, want, seconds
 # The round's DLQ filled with N dead letters the broker made (flood: x-message-ttl 0 on a classic
 # source), its target declared empty. Through node $live.
 refill() {
-	api "$live" PUT "queues/%2F/$target" '{"durable":true,"arguments":{"x-queue-type":"quorum"}}' >/dev/null
+	# Left by an earlier run that was stopped: gone first.
+	for q in "$dlq" "$target" "${pfx}flood"; do api "$live" DELETE "queues/%2F/$q" >/dev/null; done
+	# Through another node than the DLQ's (the seed's): a quorum queue's leader is where it is
+	# declared, so the two leaders differ and killing one is not killing both.
+	local other=$live i
+	for i in 1 2 3; do [[ $i != "$live" && $i != "${victim:-0}" ]] && other=$i && break; done
+	api "$other" PUT "queues/%2F/$target" '{"durable":true,"arguments":{"x-queue-type":"quorum"}}' >/dev/null
 	"$seed" --url "$(url "$live")" --password-file "$DLQX_PASSWORD_FILE" --scenario flood \
 		--count "$N" --size 128 --queue-type quorum --prefix "$pfx" >"$tmp/seed.log" 2>&1 ||
 		{ bad "refill: dlqx-seed failed: $(tail -n 2 "$tmp/seed.log")" && return 1; }
