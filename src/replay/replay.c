@@ -383,6 +383,7 @@ static void send_some(struct run *run)
             continue;
         if (it->is_delete) {
             amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
+            it->confirmed = true; /* nothing to confirm: given back, it is only removed again */
             rr_acked(run, it);
             continue;
         }
