@@ -58,6 +58,8 @@ static const char usage[] =
     "  DLQX_MGMT_URL        the management API, http://host:15672/ (a cluster: every\n"
     "                       node's, comma-separated)\n"
     "  DLQX_READ_ONLY=1     refuse every write (also --read-only, ?read_only=true on a URL)\n"
+    "  DLQX_NODE_ORDER      given or shuffle: the order the nodes are tried in (--node-order)\n"
+    "  DLQX_HEARTBEAT       seconds between heartbeats, 1-600, default 5 (--heartbeat)\n"
     "  DLQX_JOURNAL         the journal file (default ~/.local/state/dlqx/journal.jsonl)\n"
     "  DLQX_NOW             fix the clock (epoch milliseconds) for ages, as tests do\n"
     "  DLQX_MAX_RECORD      the record size limit of snapshot files (default 64M; also\n"

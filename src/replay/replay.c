@@ -263,7 +263,7 @@ static bool publish_one(struct run *run, struct item *it)
     amqp_bytes_t ex = {it->out.exchange.len, it->out.exchange.data};
     amqp_bytes_t rk = {it->out.routing_key.len, it->out.routing_key.data};
     amqp_bytes_t body = {it->out.body.len, it->out.body.data};
-    int rc = amqp_basic_publish(run->st, PUB_CHANNEL, ex, rk, 1, 0, &p, body);
+    int rc = conn_publish(run->c, PUB_CHANNEL, ex, rk, true, &p, body);
     empty_amqp_pool(&pool);
     if (rc != AMQP_STATUS_OK) {
         struct error e;
