@@ -73,7 +73,8 @@ static void intent(struct journal *j, const char *run, uint64_t seq, const char 
 {
     struct journal_intent in = {run,      seq,    "replay", "orders.dlq",   "",
                                 "orders", old_id, old_id,   strlen(old_id), strlen(old_id),
-                                "aa",     "bb",   NULL,     NULL,           0};
+                                "aa",     "bb",   NULL,     NULL,           0,
+                                0};
     struct error err;
     error_clear(&err);
     ok(journal_write_intent(j, &in, &err), &err);
@@ -90,7 +91,7 @@ static void write_sample(struct journal *j)
     json_t *diff = json_pack("[{s:s,s:s,s:s,s:s,s:s}]", "section", "header", "op", "changed",
                              "name", "x-acemq-attempt", "old", "long:5", "new", "long:1");
     struct journal_intent in = {RUN, 1, "replay", "orders.dlq", "",   "orders", "id-1", "id-1",
-                                4,   4, "aa",     "bb",         diff, NULL,     0};
+                                4,   4, "aa",     "bb",         diff, NULL,     0,      0};
     ok(journal_write_intent(j, &in, &err), &err);
     json_decref(diff);
     ok(journal_sync(j, &err), &err);
@@ -101,7 +102,7 @@ static void write_sample(struct journal *j)
                              "the connection was lost before the broker confirmed the publish",
                              &err),
        &err);
-    ok(journal_write_end(j, RUN, 1, 0, 1, 0, 2, "the connection was lost", &err), &err);
+    ok(journal_write_end(j, RUN, 1, 0, 1, 0, 2, 1, "the connection was lost", &err), &err);
     ok(journal_sync(j, &err), &err);
 }
 
@@ -440,7 +441,8 @@ static void test_ids_of_any_bytes(void **state)
     const char nul_id[] = {'a', '\0', 'b'};
     struct journal_intent in = {"r",      1,      "reissue", "q.dlq",       "ex",
                                 "rk\x80", old_id, new_id,    sizeof old_id, strlen(new_id),
-                                NULL,     NULL,   NULL,      NULL,          0};
+                                NULL,     NULL,   NULL,      NULL,          0,
+                                0};
     ok(journal_write_intent(j, &in, &err), &err);
     in.seq = 2;
     in.old_id = nul_id;
@@ -660,7 +662,7 @@ static void test_errors(void **state)
     char *path = tmp_path("errors.jsonl");
     j = open_ok(path);
     struct journal_intent in = {"r", 0, "replay", "q",  NULL, NULL, "a", NULL,
-                                1,   0, NULL,     NULL, NULL, NULL, 0};
+                                1,   0, NULL,     NULL, NULL, NULL, 0,   0};
     assert_int_equal(journal_write_intent(j, &in, &err), ST_EINVAL);
     assert_int_equal(journal_write_outcome(j, NULL, 1, JR_DONE, NULL, &err), ST_EINVAL);
     journal_close(j);
@@ -681,7 +683,7 @@ static void test_diff_too_long_is_dropped(void **state)
     json_t *diff = json_pack("[{s:s}]", "new", text);
     free(text);
     struct journal_intent in = {"r", 1, "replay", "q",  "",   "q",  "a", "a",
-                                1,   1, NULL,     NULL, diff, NULL, 0};
+                                1,   1, NULL,     NULL, diff, NULL, 0,   0};
     struct error err;
     error_clear(&err);
     ok(journal_write_intent(j, &in, &err), &err);
@@ -721,7 +723,7 @@ static void test_diff_text(void **state)
     char *text = json_dumps(diff, JSON_COMPACT | JSON_PRESERVE_ORDER);
     char *p1 = tmp_path("dt/tree.jsonl"), *p2 = tmp_path("dt/text.jsonl");
     struct journal_intent in = {"r", 1, "replay", "q",  "",   "q",  "a", "a",
-                                1,   1, "aa",     "bb", diff, NULL, 0};
+                                1,   1, "aa",     "bb", diff, NULL, 0,   0};
     struct error err;
     error_clear(&err);
     struct journal *j = open_ok(p1);

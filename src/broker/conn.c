@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -238,6 +241,53 @@ static enum status login_error(amqp_connection_state_t state, amqp_rpc_reply_t r
     return error_set(err, ST_EIO, "%s: login failed", shown);
 }
 
+/* A send to a hung node must end. rabbitmq-c 0.11 bounds a send that cannot go on by the
+ * heartbeat's deadline, but then waits for a frame with no deadline at all (amqp_try_recv: fixed
+ * upstream after 0.11, "fix issue with amqp_basic_publish blocking"), forever once the hung
+ * node's buffers are full (tests/broker/test_conn_live.c t_hung_node). The socket is non-blocking,
+ * so SO_SNDTIMEO does nothing; TCP_USER_TIMEOUT makes the kernel drop the connection when what was
+ * sent stays unacknowledged, or the peer's window stays shut, for that long: four heartbeat
+ * intervals (20 s by default), after the heartbeats (two intervals) have had their chance. A broker
+ * that blocks publishers (a memory or disk alarm) stops reading too, and is dropped the same way.
+ */
+static void send_timeout(amqp_connection_state_t st, int heartbeat_s)
+{
+    int fd = amqp_get_sockfd(st);
+    unsigned int ms = (unsigned int)heartbeat_s * 4000u;
+    if (fd >= 0)
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
+}
+
+/* Whether the node has sent nothing for 1.5 heartbeat intervals, by the kernel's count
+ * (TCP_INFO: the time since data last arrived). A live node sends a heartbeat every half
+ * interval, so this is a hung one. */
+static bool node_silent(const struct conn *c)
+{
+    int fd = amqp_get_sockfd(c->st);
+    int hb = amqp_get_heartbeat(c->st);
+    struct tcp_info ti;
+    socklen_t n = sizeof ti;
+    if (fd < 0 || hb <= 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &n) != 0)
+        return false;
+    return ti.tcpi_last_data_recv >= (uint32_t)hb * 1500u;
+}
+
+int conn_publish(struct conn *c, amqp_channel_t ch, amqp_bytes_t exchange, amqp_bytes_t routing_key,
+                 bool mandatory, const amqp_basic_properties_t *props, amqp_bytes_t body)
+{
+    /* rabbitmq-c 0.11's amqp_basic_publish, once two intervals have passed since it last read
+     * the socket, waits for a frame with no deadline (amqp_try_recv; fixed upstream after 0.11):
+     * on a hung node that is forever. Measured: a publish to a SIGSTOPped node sat in poll(-1)
+     * with nothing sent (test_conn_live.c t_hung_node). So the silence is checked first. */
+    if (!c->alive)
+        return AMQP_STATUS_CONNECTION_CLOSED;
+    if (node_silent(c)) {
+        c->alive = false;
+        return AMQP_STATUS_HEARTBEAT_TIMEOUT;
+    }
+    return amqp_basic_publish(c->st, ch, exchange, routing_key, mandatory, 0, props, body);
+}
+
 enum status conn_open_one(const char *url, const struct conn_opts *o, struct conn **out,
                           enum conn_err *kind, struct error *err)
 {
@@ -319,6 +369,8 @@ enum status conn_open_one(const char *url, const struct conn_opts *o, struct con
     }
     amqp_set_handshake_timeout(st, &tv);
     amqp_set_rpc_timeout(st, &tv);
+    int heartbeat = o->heartbeat_s > 0 ? o->heartbeat_s : CONN_DEFAULT_HEARTBEAT_S;
+    send_timeout(st, heartbeat);
 
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
@@ -343,7 +395,6 @@ enum status conn_open_one(const char *url, const struct conn_opts *o, struct con
     props[5].value.value.table.num_entries = (int)(sizeof caps / sizeof *caps);
     props[5].value.value.table.entries = caps;
     amqp_table_t client = {(int)(sizeof props / sizeof *props), props};
-    int heartbeat = o->heartbeat_s > 0 ? o->heartbeat_s : CONN_DEFAULT_HEARTBEAT_S;
     amqp_rpc_reply_t r =
         amqp_login_with_properties(st, ci.vhost, 0, AMQP_DEFAULT_FRAME_SIZE, heartbeat, &client,
                                    AMQP_SASL_METHOD_PLAIN, ci.user, password);

@@ -53,8 +53,9 @@ enum error_kind conn_err_kind(enum conn_err e);
 enum conn_order { CONN_ORDER_GIVEN, CONN_ORDER_SHUFFLE };
 
 /* Seconds between heartbeats unless told otherwise. rabbitmq-c counts a connection lost when
- * nothing has come from the node for two intervals — in every wait for a frame or a reply and
- * in a send that cannot go on — so a hung (SIGSTOPped) node is noticed within about 10 s. */
+ * nothing has come from the node for two intervals in every wait for a frame or a reply, so a
+ * hung (SIGSTOPped) node is noticed within about 10 s; conn_publish checks the same before it
+ * sends, and a send stuck on a full buffer ends after four intervals (TCP_USER_TIMEOUT). */
 #define CONN_DEFAULT_HEARTBEAT_S 5
 
 struct conn_opts {
@@ -111,6 +112,12 @@ const char *conn_server_version(const struct conn *c);
 const struct broker_version *conn_broker_version(const struct conn *c);
 /* Whether the connection is still usable (no connection-level error seen). */
 bool conn_alive(const struct conn *c);
+
+/* amqp_basic_publish (never immediate), but a node silent for 1.5 heartbeat intervals is taken
+ * as hung first (AMQP_STATUS_HEARTBEAT_TIMEOUT, c marked dead): rabbitmq-c 0.11 would wait for
+ * it with no deadline. Every publish of dlqx goes through here. Returns an AMQP_STATUS_*. */
+int conn_publish(struct conn *c, amqp_channel_t ch, amqp_bytes_t exchange, amqp_bytes_t routing_key,
+                 bool mandatory, const amqp_basic_properties_t *props, amqp_bytes_t body);
 
 /* Opens channel ch. */
 enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,

@@ -96,7 +96,7 @@ static const char *const col_head[NCOL] = {
 static const char *const col_head_ascii[NCOL] = {
     "TIME", "RUN", "OP", "SOURCE -> TARGET", "OLD ID -> NEW ID", "RESULT", "REASON"};
 /* Columns are as wide as their widest cell, up to these. */
-static const int max_width[NCOL] = {24, 8, 8, 48, 76, 18, 120};
+static const int max_width[NCOL] = {24, 12, 8, 48, 76, 18, 120};
 
 struct row {
     struct strbuf cell[NCOL];
@@ -108,6 +108,10 @@ static void build_row(struct row *r, const json_t *in, unsigned san, const char 
         sb_init(&r->cell[k]);
     add_field(&r->cell[COL_AT], in, "at", 64, san);
     add_field(&r->cell[COL_RUN], in, "run", 8, san);
+    /* An intent of a later attempt (the run carried on after a lost connection): RUN#N. */
+    const json_t *att = json_object_get(in, "attempt");
+    if (json_is_integer(att) && json_integer_value(att) > 1 && json_integer_value(att) < 1000)
+        sb_addf(&r->cell[COL_RUN], "#%lld", (long long)json_integer_value(att));
     add_field(&r->cell[COL_OP], in, "op", 64, san);
     struct strbuf *route = &r->cell[COL_ROUTE];
     add_field(route, in, "source", 1024, san);
@@ -335,8 +339,12 @@ int cmd_journal(int argc, char **argv)
         rc = EXIT_NOMATCH;
         goto out;
     }
-    san_eprintf("dlqx: %s: %llu %s, %llu %s, %llu pending\n", shown.buf,
-                (unsigned long long)sum.runs, plural(sum.runs, "run", "runs"),
+    char attempts[96] = "";
+    if (sum.attempts)
+        snprintf(attempts, sizeof attempts, " (%llu new %s after a lost connection)",
+                 (unsigned long long)sum.attempts, plural(sum.attempts, "attempt", "attempts"));
+    san_eprintf("dlqx: %s: %llu %s%s, %llu %s, %llu pending\n", shown.buf,
+                (unsigned long long)sum.runs, plural(sum.runs, "run", "runs"), attempts,
                 (unsigned long long)sum.intents, plural(sum.intents, "intent", "intents"),
                 (unsigned long long)sum.pending);
     /* --pending answers one question, is any copy in doubt: 3 or 0. What was skipped is

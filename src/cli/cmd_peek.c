@@ -52,7 +52,8 @@ static void usage(FILE *to)
     fputs("usage: dlqx peek QUEUE [--limit N] [-o FILE] [--report FILE]\n"
           "                 [--type classic|quorum|stream] [--delivery-limit N] [--dlx] [--force]\n"
           "                 [--url URL]... [--password-file FILE | --ask-password]\n"
-          "                 [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n",
+          "                 [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
+          "                 [--node-order given|shuffle] [--heartbeat S]\n",
           to);
 }
 

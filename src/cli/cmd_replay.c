@@ -47,6 +47,7 @@ static void usage(const char *cmd, FILE *to)
             to);
     fputs(
         "       [--ignore-pending]: go on although the journal holds an interrupted run's intents\n"
+        "       [--attempts N]: a lost node: carry on from the next URL, N attempts in all (5)\n"
         "       broker: [--url URL]... [--password-file FILE | --ask-password] [--read-only]\n"
         "               [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
         "see dlqx(1) and docs/replay.md\n",
@@ -191,6 +192,13 @@ static int parse(struct rcli *x, int argc, char **argv)
                 return EXIT_USAGE;
             }
             x->window = (uint32_t)w;
+        } else if (strcmp(a, "--attempts") == 0 && more) {
+            double n;
+            if (!number(argv[++i], &n) || n < 1 || n > 100 || n != (double)(uint32_t)n) {
+                san_eprintf("dlqx %s: --attempts takes 1 to 100\n", x->cmd);
+                return EXIT_USAGE;
+            }
+            x->attempts = (uint32_t)n;
         } else if (strncmp(a, "--canary", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
             double s = 10;
             if (a[8] == '=' && (!number(a + 9, &s) || s <= 0)) {
@@ -328,6 +336,15 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     return a;
 }
 
+/* A new attempt after a lost connection: a dead letter the earlier one did not remove is
+ * looked for again. */
+static void again_cb(void *vctx, const struct bytes *old_id, const char sha256_hex[65])
+{
+    struct run_ctx *c = vctx;
+    if (c->plan)
+        replay_plan_add(c->plan->find, old_id, sha256_hex);
+}
+
 static enum replay_ctl progress_cb(void *vctx, const struct replay_progress *p)
 {
     struct run_ctx *c = vctx;
@@ -392,69 +409,6 @@ static bool edit_retry(void *ctx, const char *why)
 {
     san_eprintf("dlqx: the edited body is not valid: %s\n", why);
     return ask("Edit it again?") == 1;
-}
-
-static int report(const struct rcli *x, const struct replay_report *r, const struct rcli_plan *p,
-                  const char *journal)
-{
-    size_t missing = p ? replay_plan_size(p->find) : 0;
-    if (x->json) {
-        json_t *o = json_object();
-        json_object_set_new(o, "run", json_string(r->run_id));
-        json_object_set_new(o, "queue", json_string(x->queue));
-        json_object_set_new(o, "op",
-                            json_string(x->is_delete ? "delete" : restamp_mode_name(x->mode)));
-        json_object_set_new(o, "end", json_string(replay_end_name(r->end)));
-        json_object_set_new(o, "detail", json_string(r->detail));
-        json_object_set_new(o, "taken", json_integer((json_int_t)r->taken));
-        json_object_set_new(o, "selected", json_integer((json_int_t)r->selected));
-        json_object_set_new(o, "done", json_integer((json_int_t)r->done));
-        json_object_set_new(o, "kept", json_integer((json_int_t)r->kept));
-        json_object_set_new(o, "unknown", json_integer((json_int_t)r->unknown));
-        json_object_set_new(o, "refused", json_integer((json_int_t)r->refused));
-        json_object_set_new(o, "not_sent", json_integer((json_int_t)r->not_sent));
-        json_object_set_new(o, "not_found", json_integer((json_int_t)missing));
-        json_object_set_new(o, "ready_before", json_integer(r->ready_before));
-        json_object_set_new(o, "ready_after",
-                            r->have_after ? json_integer(r->ready_after) : json_null());
-        json_object_set_new(o, "canary_back", json_boolean(r->canary_back));
-        json_t *why = json_array();
-        for (size_t i = 0; i < r->n_reasons; i++)
-            json_array_append_new(why, json_pack("{s:s,s:I}", "reason", r->reasons[i].text, "n",
-                                                 (json_int_t)r->reasons[i].n));
-        json_object_set_new(o, "reasons", why);
-        json_object_set_new(o, "seconds", json_real(r->seconds));
-        json_object_set_new(o, "journal", json_string(journal));
-        char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
-        printf("%s\n", s);
-        free(s);
-        json_decref(o);
-    } else {
-        struct strbuf sb;
-        sb_init(&sb);
-        sanitize_append(&sb, r->detail, strlen(r->detail), 0);
-        san_eprintf("dlqx %s: %s in %.2f s\n", x->cmd, sb.buf, r->seconds);
-        for (size_t i = 0; i < r->n_reasons; i++) {
-            sb_reset(&sb);
-            sanitize_append(&sb, r->reasons[i].text, strlen(r->reasons[i].text), 0);
-            san_eprintf("dlqx %s:   %llu × %s\n", x->cmd, (unsigned long long)r->reasons[i].n,
-                        sb.buf);
-        }
-        sb_free(&sb);
-        if (missing)
-            san_eprintf("dlqx %s: %zu planned dead letters were not in the queue (replayed or "
-                        "removed since the snapshot?)\n",
-                        x->cmd, missing);
-        if (r->have_after)
-            san_eprintf("dlqx %s: %u ready before, %u after\n", x->cmd, r->ready_before,
-                        r->ready_after);
-        san_eprintf("dlqx %s: journal %s, run %s\n", x->cmd, journal, r->run_id);
-        if (r->unknown)
-            san_eprintf("dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): "
-                        "dlqx journal --pending\n",
-                        x->cmd, (unsigned long long)r->unknown);
-    }
-    return replay_exit_code(r, missing);
 }
 
 /* The journal's pending intents for this queue on this broker (an interrupted run: each copy
@@ -709,6 +663,10 @@ static int run(struct rcli *x)
     o.progress = progress_cb;
     o.outcome = outcome_cb;
     o.ctx = &ctx;
+    /* A lost node: the pass carries on from the next URL (conn_reopen replaces c). */
+    o.reopen = x->attempts == 1 ? NULL : &c;
+    o.max_attempts = x->attempts;
+    o.again = p ? again_cb : NULL;
     stopsig_catch();
     struct replay_report r;
     enum conn_err kind = CONN_OK;
@@ -726,7 +684,7 @@ static int run(struct rcli *x)
             rc = EXIT_IOERR;
         goto out;
     }
-    rc = report(x, &r, p, rs.journal_path);
+    rc = rcli_report(x, &r, p, rs.journal_path);
 out:
     replay_setup_close(&rs);
     if (c)

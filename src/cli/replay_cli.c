@@ -321,3 +321,80 @@ void rcli_plan_print(const struct rcli *x, const struct rcli_plan *p, FILE *to)
         fputc('\n', to);
     }
 }
+
+/* ---- the report ------------------------------------------------------------------------- */
+
+int rcli_report(const struct rcli *x, const struct replay_report *r, const struct rcli_plan *p,
+                const char *journal)
+{
+    size_t missing = p ? replay_plan_size(p->find) : 0;
+    if (x->json) {
+        json_t *o = json_object();
+        json_object_set_new(o, "run", json_string(r->run_id));
+        json_object_set_new(o, "queue", json_string(x->queue));
+        json_object_set_new(o, "op",
+                            json_string(x->is_delete ? "delete" : restamp_mode_name(x->mode)));
+        json_object_set_new(o, "end", json_string(replay_end_name(r->end)));
+        json_object_set_new(o, "detail", json_string(r->detail));
+        json_object_set_new(o, "taken", json_integer((json_int_t)r->taken));
+        json_object_set_new(o, "selected", json_integer((json_int_t)r->selected));
+        json_object_set_new(o, "done", json_integer((json_int_t)r->done));
+        json_object_set_new(o, "kept", json_integer((json_int_t)r->kept));
+        json_object_set_new(o, "unknown", json_integer((json_int_t)r->unknown));
+        json_object_set_new(o, "refused", json_integer((json_int_t)r->refused));
+        json_object_set_new(o, "not_sent", json_integer((json_int_t)r->not_sent));
+        json_object_set_new(o, "not_found", json_integer((json_int_t)missing));
+        json_object_set_new(o, "ready_before", json_integer(r->ready_before));
+        json_object_set_new(o, "ready_after",
+                            r->have_after ? json_integer(r->ready_after) : json_null());
+        json_object_set_new(o, "canary_back", json_boolean(r->canary_back));
+        json_object_set_new(o, "attempts", json_integer(r->attempts));
+        json_object_set_new(o, "resent", json_integer((json_int_t)r->resent));
+        json_t *why = json_array();
+        for (size_t i = 0; i < r->n_reasons; i++)
+            json_array_append_new(why, json_pack("{s:s,s:I}", "reason", r->reasons[i].text, "n",
+                                                 (json_int_t)r->reasons[i].n));
+        json_object_set_new(o, "reasons", why);
+        json_object_set_new(o, "seconds", json_real(r->seconds));
+        json_object_set_new(o, "journal", json_string(journal));
+        char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+        printf("%s\n", s);
+        free(s);
+        json_decref(o);
+    } else {
+        struct strbuf sb;
+        sb_init(&sb);
+        sanitize_append(&sb, r->detail, strlen(r->detail), 0);
+        san_eprintf("dlqx %s: %s in %.2f s\n", x->cmd, sb.buf, r->seconds);
+        for (size_t i = 0; i < r->n_reasons; i++) {
+            sb_reset(&sb);
+            sanitize_append(&sb, r->reasons[i].text, strlen(r->reasons[i].text), 0);
+            san_eprintf("dlqx %s:   %llu × %s\n", x->cmd, (unsigned long long)r->reasons[i].n,
+                        sb.buf);
+        }
+        sb_free(&sb);
+        if (missing)
+            san_eprintf("dlqx %s: %zu planned dead letters were not in the queue (replayed or "
+                        "removed since the snapshot?)\n",
+                        x->cmd, missing);
+        if (r->have_after)
+            san_eprintf("dlqx %s: %u ready before, %u after\n", x->cmd, r->ready_before,
+                        r->ready_after);
+        san_eprintf("dlqx %s: journal %s, run %s\n", x->cmd, journal, r->run_id);
+        if (r->attempts > 1) {
+            sb_init(&sb);
+            sanitize_append(&sb, r->node, strlen(r->node), 0);
+            san_eprintf("dlqx %s: %u attempts: the connection was lost %u %s and the run carried "
+                        "on, last on %s; %llu dead letters left unknown were found again and "
+                        "re-sent\n",
+                        x->cmd, r->attempts, r->attempts - 1, r->attempts == 2 ? "time" : "times",
+                        sb.buf, (unsigned long long)r->resent);
+            sb_free(&sb);
+        }
+        if (r->unknown)
+            san_eprintf("dlqx %s: %llu outcomes are unknown (possible duplicates, never losses): "
+                        "dlqx journal --pending\n",
+                        x->cmd, (unsigned long long)r->unknown);
+    }
+    return replay_exit_code(r, missing);
+}

@@ -53,6 +53,7 @@ struct rcli {
     struct replay_ramp_step ramp[REPLAY_MAX_RAMP]; /* --ramp */
     size_t n_ramp;
     uint32_t window;
+    uint32_t attempts; /* --attempts: 0 = REPLAY_DEFAULT_ATTEMPTS; 1: no failover */
     int canary_ms;
     const char *snapshot;
     const char *journal_path;
@@ -108,6 +109,9 @@ void rcli_plan_routes(struct rcli_plan *p, struct conn *c);
 void rcli_plan_print(const struct rcli *x, const struct rcli_plan *p, FILE *to);
 /* One copy's diff, sanitized, two columns when width allows. */
 void rcli_print_diff(const struct diff *d, FILE *to, int width);
+/* The pass's report on standard error (or, with --json, standard output); the exit status. */
+int rcli_report(const struct rcli *x, const struct replay_report *r, const struct rcli_plan *p,
+                const char *journal);
 
 /* ---- the journal's pending intents (journal_reconcile.c) ------------------------------- */
 

@@ -513,6 +513,8 @@ enum status journal_write_intent(struct journal *j, const struct journal_intent 
         json_object_set_new(o, "new_id", journal_string_json(in->new_id, in->new_id_len));
     set_str(o, "old_sha256", in->old_sha256);
     set_str(o, "new_sha256", in->new_sha256);
+    if (in->attempt > 1)
+        json_object_set_new(o, "attempt", json_integer(in->attempt));
     if (in->diff)
         json_object_set(o, "diff", in->diff);
     else if (in->diff_text && in->diff_text_len)
@@ -535,7 +537,7 @@ enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_
 
 enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done, uint64_t kept,
                               uint64_t unknown, uint64_t refused, uint64_t selected,
-                              const char *how, struct error *err)
+                              uint32_t attempts, const char *how, struct error *err)
 {
     if (!run_id)
         return error_set(err, ST_EINVAL, "a journal end record needs a run id");
@@ -548,7 +550,25 @@ enum status journal_write_end(struct journal *j, const char *run_id, uint64_t do
         json_object_set_new(c, "refused", u64(refused));
     json_object_set_new(o, "counts", c);
     json_object_set_new(o, "selected", u64(selected));
+    if (attempts > 1)
+        json_object_set_new(o, "attempts", json_integer(attempts));
     set_str(o, "how", how);
+    return emit(j, o, err);
+}
+
+enum status journal_write_attempt(struct journal *j, const struct journal_attempt *a,
+                                  struct error *err)
+{
+    if (!a->run_id || a->attempt < 2 || a->next_seq == 0)
+        return error_set(err, ST_EINVAL,
+                         "a journal attempt needs a run id, an attempt number from 2 and the "
+                         "next sequence number");
+    json_t *o = record_new("attempt", a->run_id);
+    json_object_set_new(o, "attempt", json_integer(a->attempt));
+    json_object_set_new(o, "next_seq", u64(a->next_seq));
+    set_str(o, "broker", a->broker);
+    json_object_set_new(o, "unknown", u64(a->unknown));
+    set_str(o, "reason", a->reason);
     return emit(j, o, err);
 }
 

@@ -81,6 +81,8 @@ struct journal_intent {
      * a fraction of the size of the tree. */
     const char *diff_text;
     size_t diff_text_len;
+    uint32_t attempt; /* the run's attempt that sent it (journal_write_attempt); 0 or 1: the
+                         first, not written */
 };
 
 /* JR_REFUSED: the broker refused the publish itself (403 ACCESS_REFUSED: the user may not
@@ -96,10 +98,29 @@ enum status journal_write_intent(struct journal *j, const struct journal_intent 
 enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_t seq,
                                   enum journal_result res, const char *reason, struct error *err);
 /* counts: kept includes refused; "refused" is written only when there are any. selected:
- * how many messages the run chose (a live selection learns it only as it reads). */
+ * how many messages the run chose (a live selection learns it only as it reads; a dead letter
+ * an attempt selects again after a lost connection counts again). attempts: written when
+ * more than 1 (the run carried on after a lost connection, journal_write_attempt). */
 enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done, uint64_t kept,
                               uint64_t unknown, uint64_t refused, uint64_t selected,
-                              const char *how, struct error *err);
+                              uint32_t attempts, const char *how, struct error *err);
+/* An attempt: the run's connection was lost (or hung) and the run carries on, on another node,
+ * as attempt number `attempt` (2, 3, …) of the same run: its intents go on from seq `next_seq`
+ * and carry "attempt". `unknown` says how many intents of the earlier attempts were left
+ * unknown (possible duplicates, pending): their dead letters, never removed unless their
+ * copy was confirmed, are read again and, when still in the queue, sent again. broker: the
+ * node's URL without any password; reason: one sentence. */
+struct journal_attempt {
+    const char *run_id;
+    uint32_t attempt;
+    uint64_t next_seq;
+    const char *broker;
+    const char *reason;
+    uint64_t unknown;
+};
+enum status journal_write_attempt(struct journal *j, const struct journal_attempt *a,
+                                  struct error *err);
+
 /* A resolution: `dlqx journal --reconcile` looked at the broker for a pending intent (run_id,
  * seq) and concluded `result` — "done" (the dead letter is gone from its queue: dlqx removes
  * it only after the copy's confirm), "duplicate" (still in the DLQ and its copy at the
@@ -155,9 +176,10 @@ enum status journal_scan(const char *path, journal_record_fn fn, void *ctx,
 enum status journal_pending(const char *path, json_t **out, struct error *err);
 
 struct journal_summary {
-    uint64_t runs;    /* run records */
-    uint64_t intents; /* intent records */
-    uint64_t pending; /* intents without an outcome, or with outcome "unknown" */
+    uint64_t runs;     /* run records */
+    uint64_t intents;  /* intent records */
+    uint64_t pending;  /* intents without an outcome, or with outcome "unknown" */
+    uint64_t attempts; /* attempt records: runs carried on after a lost connection */
 };
 
 /* One pass that journal_pending and `dlqx journal` share: every intent in file order (a new

@@ -193,6 +193,10 @@ static bool collect_one(void *vc, json_t *rec)
             if (!res || strcmp(res, "unknown") != 0)
                 json_object_del(c->waiting, key);
         }
+    } else if (strcmp(kind, "attempt") == 0) {
+        /* The run carried on, on another node, after a lost connection: its intents from here
+         * carry "attempt"; those left unknown before stay pending (possible duplicates). */
+        c->sum.attempts++;
     } else if (strcmp(kind, "resolution") == 0) {
         /* `dlqx journal --reconcile` looked at the broker and settled a pending intent. */
         if (!(key = key_of(rec, &run)))
@@ -214,7 +218,7 @@ enum status journal_collect(const char *path, const char *run_prefix, bool pendi
 {
     *out = NULL;
     struct collect c = {run_prefix,    pending_only,  each,         ctx,
-                        json_object(), json_object(), json_array(), {0, 0, 0}};
+                        json_object(), json_object(), json_array(), {0, 0, 0, 0}};
     enum status st = journal_scan(path, collect_one, &c, rep, err);
     /* waiting holds the intents without an outcome, in the order they were added. */
     c.sum.pending = json_object_size(c.waiting);

@@ -115,7 +115,22 @@ struct replay_opts {
     replay_progress_fn progress; /* may be NULL */
     replay_outcome_fn outcome;   /* may be NULL */
     void *ctx;
+    /* Carrying on when a node dies (docs/replay.md, "On a cluster"): when reopen is set and the
+     * pass's connection is lost or hung, the pass closes it, connects to the next node
+     * (conn_reopen: *reopen is replaced, so the caller's pointer stays the live connection; NULL
+     * when no node could be reached) and goes on as a new attempt of the same run, up to
+     * max_attempts in all (0: REPLAY_DEFAULT_ATTEMPTS). The new attempt reads the DLQ from its
+     * head again: every dead letter not removed is there, in order, and is selected again —
+     * those whose copy was in flight (unknown, pending in the journal) are sent again, so the
+     * earlier copy may be a duplicate, which the journal names. again (may be NULL) is called
+     * for each dead letter the earlier attempt did not remove, before the new one reads: a
+     * caller selecting by plan adds it back (replay_plan_add). */
+    struct conn **reopen;
+    uint32_t max_attempts;
+    void (*again)(void *ctx, const struct bytes *old_id, const char sha256_hex[65]);
 };
+
+#define REPLAY_DEFAULT_ATTEMPTS 5
 
 enum replay_end {
     RE_COMPLETE,      /* every message there at the start was considered */
@@ -154,6 +169,15 @@ struct replay_report {
     uint32_t read_limit, read_consumers;
     uint64_t peak_active;
     double seconds;
+    /* Attempts (1 without a lost connection): each after the first began on another node
+     * (node: the last one's URL, without a password). resent: dead letters an earlier attempt
+     * left unknown (a copy in flight or a removal unproven when the connection went) that a
+     * later attempt found still in the DLQ and sent again — each earlier copy a possible
+     * duplicate, pending in the journal. So done + kept + unknown + not_sent = selected +
+     * resent. */
+    uint32_t attempts;
+    uint64_t resent;
+    char node[256];
 };
 
 /* Runs one pass. ST_OK when it ran (report->end says how it ended, counts say what

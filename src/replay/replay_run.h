@@ -34,6 +34,8 @@ struct item {
     uint64_t ack_no;       /* which removal on the reading channel (IT_ACKED) */
     enum item_state state;
     bool is_delete;
+    bool confirmed;      /* the broker confirmed its copy (or it is a delete) */
+    bool removal_again;  /* its copy was confirmed in an earlier attempt: only removed */
     bool returned;       /* a basic.return came for it */
     struct outgoing out; /* body and headers freed once published */
     char old_sha[65];    /* the dead letter's body digest */
@@ -98,6 +100,31 @@ struct run {
     struct error jerr; /* the first journal failure */
     bool journal_failed;
     enum conn_err kind_seen;
+    /* Attempts (replay_attempt.c): this one's number (from 1), the report's taken when it
+     * began (positions count from there), the selections still expected (o->expect in the
+     * first; 0 — the whole queue — after), how the DLQ is read and its effective delivery
+     * limit (-1: none). */
+    uint32_t attempt;
+    uint64_t taken_base;
+    uint64_t expect;
+    bool by_get;
+    int64_t limit;
+    /* The dead letters this attempt did not remove for sure (unknown, not sent, kept before
+     * they were journaled): a new attempt gives them to o->again and counts again those
+     * selected again; the unknown ones found again are re-sent (report.resent). */
+    struct left {
+        struct bytes id;
+        char sha[65];
+        bool unknown;
+    } * left;
+    size_t n_left, cap_left;
+    uint64_t not_sent_attempt, kept_select_attempt;
+    struct replay_plan *unknown_before; /* the earlier attempts' unknown ones, not yet found */
+    /* Those whose copy the broker confirmed (done, or unknown with only the removal unproven):
+     * a quorum queue may give one back (its removal was lost with the node, or held back by
+     * the queue's client when the channel closed), and then it is removed, never sent again. */
+    struct replay_plan *confirmed_before, *unknown_confirmed_before;
+    char gave_up[400]; /* why no further attempt was made, when that ended the pass */
 };
 
 /* How a pass ended: the first reason, unless a graver one comes after it (a connection lost
@@ -113,6 +140,27 @@ void rr_advance_open(struct run *run);
 /* A journal write failed: the pass stops sending (a write it cannot record could not be
  * named after a crash). */
 void rr_journal_failed(struct run *run, const struct error *e);
+
+/* replay_attempt.c */
+/* Remembers a dead letter this attempt did not remove for sure (see struct left). */
+void rr_left_add(struct run *run, const struct bytes *id, const char sha[65], bool unknown);
+/* A dead letter selected in this attempt: whether an earlier attempt left it unknown (then it
+ * is not selected twice: it is re-sent, report.resent). */
+bool rr_left_found_again(struct run *run, const struct bytes *id, const char sha[65]);
+/* A copy the broker confirmed (it->confirmed) settled done or unknown: remembered. */
+void rr_confirmed_add(struct run *run, const struct item *it, bool done);
+/* Whether an earlier attempt had this dead letter's copy confirmed (then it is only removed:
+ * *was_done says whether that one counted as done). */
+bool rr_confirmed_found_again(struct run *run, const struct bytes *id, const char sha[65],
+                              bool *was_done);
+/* The pass ended with its connection lost: when o->reopen allows and attempts are left,
+ * connects to the next node, journals an attempt record and sets the run up to read the DLQ
+ * again from its head (true); else false, with a sentence in run->err when no node could be
+ * reached or the attempts ran out. */
+bool rr_next_attempt(struct run *run);
+void rr_attempts_free(struct run *run);
+/* report.detail: how the pass ended, one sentence with its counts and attempts. */
+void rr_describe(struct run *run);
 
 /* replay_wire.c */
 bool rr_pump(struct run *run, int timeout_ms);

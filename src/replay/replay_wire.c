@@ -35,7 +35,7 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
 {
     struct replay_report *r = run->r;
     r->taken++;
-    uint64_t pos = r->taken;
+    uint64_t pos = r->taken - run->taken_base; /* in this attempt's reading of the DLQ */
     if (run->kind == QK_STREAM) {
         run->stream_last_tag = tag;
         if (++run->stream_unacked >= STREAM_CREDIT / 2) {
@@ -62,7 +62,7 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
     enum replay_action a = run->o->select(run->o->ctx, m, pos, &it->out, why, sizeof why);
     if (a == RA_SEND || a == RA_DELETE || a == RA_KEEP) {
         r->selected++;
-        if (run->o->expect && r->selected >= run->o->expect) {
+        if (run->expect && r->selected >= run->expect) {
             run->reading_done = true;
             rr_set_end(run, RE_ALL_FOUND);
         }
@@ -92,6 +92,28 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
             it->diff_len = it->diff ? strlen(it->diff) : 0;
             json_decref(dj);
         }
+        bool was_done = false;
+        if (rr_confirmed_found_again(run, &it->out.old_id, it->old_sha, &was_done)) {
+            /* Its copy was confirmed in an earlier attempt, and the queue gave it back: removed
+             * without a new copy. Not selected twice; counted done once. */
+            r->selected--;
+            if (!was_done)
+                r->resent++; /* its earlier outcome was unknown: done now, the equation holds */
+            it->removal_again = was_done;
+            it->is_delete = true;
+            struct bytes keep_id = bytes_copy(&it->out.old_id);
+            outgoing_free(&it->out);
+            memset(&it->out, 0, sizeof it->out);
+            it->out.old_id = keep_id;
+            free(it->diff);
+            it->diff = NULL;
+            it->diff_len = 0;
+        } else if (rr_left_found_again(run, &it->out.old_id, it->old_sha)) {
+            /* Left unknown by an earlier attempt and still here: sent again, not selected
+             * twice (its earlier copy may be a duplicate: pending in the journal). */
+            r->selected--;
+            r->resent++;
+        }
         it->delivery_tag = tag;
         it->state = IT_PENDING;
         xgrow((void **)&run->items, &run->cap_items, run->n_items + 1, sizeof *run->items);
@@ -106,6 +128,15 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
             run->current_held++; /* skipped or kept: held until the channel closes */
         if (a == RA_KEEP) {
             r->kept++;
+            if (run->o->reopen) {
+                /* A new attempt would select it again (and keep it again). */
+                char sha[65];
+                struct decoded d;
+                sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, sha);
+                rr_left_add(run, decoded_id(m, &d), sha, false);
+                decoded_free(&d);
+                run->kept_select_attempt++;
+            }
             rr_add_reason(r, why[0] ? why : "it could not be sent");
             if (run->o->outcome) {
                 struct decoded d;
@@ -121,7 +152,7 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
         }
     }
     message_free(m);
-    if (!run->reading_done && r->taken >= run->total)
+    if (!run->reading_done && pos >= run->total)
         run->reading_done = true;
 }
 
@@ -174,6 +205,7 @@ static void confirmed(struct run *run, struct item *it, bool ack)
                   "the dead letter could be removed: it is back in the DLQ (a duplicate)");
         return;
     }
+    it->confirmed = true;
     amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
     rr_acked(run, it);
 }
@@ -622,7 +654,7 @@ void rr_get_one(struct run *run)
     }
     if (g == PG_EMPTY) {
         run->reading_done = true;
-        if (run->r->taken < run->total)
+        if (run->r->taken - run->taken_base < run->total)
             rr_set_end(run, RE_IDLE);
         return;
     }
@@ -630,7 +662,7 @@ void rr_get_one(struct run *run)
     int64_t dc = 0;
     if (dcv)
         hval_as_int64_lenient(dcv, &dc);
-    int64_t limit = run->o->delivery_limit;
+    int64_t limit = run->limit;
     bool at_risk = dc >= (limit > 0 ? limit - 1 : 0);
     uint64_t selected_before = run->r->selected;
     on_delivery(run, &m, tag, false); /* basic.get: no consumer */
