@@ -47,7 +47,7 @@ static const char usage[] =
     "  --size BYTES     body size for bulk, quorum-limit, stream, flood (default 1024, >= 128)\n"
     "  --seed S         the random seed (default 1): same seed, same messages\n"
     "  --prefix P       prepended to every queue and exchange name (default none)\n"
-    "  --queue-type T   bulk only: bulk.dlq is classic (default) or quorum\n"
+    "  --queue-type T   bulk and flood: the DLQ is classic (default) or quorum\n"
     "  --returns R      quorum-limit only: requeues per message, 0..3 (default 2; at 3 the\n"
     "                   next requeue, a browse's included, makes the broker drop it)\n"
     "  --window N       publishes in flight awaiting confirms (default 1000)\n"
@@ -331,7 +331,7 @@ static void scenario_flood(struct seed *s, long count, size_t size)
     const char *src = seed_name(s, "flood"), *dlq = seed_name(s, "flood.dlq");
     const char *dlx = seed_name(s, "flood.dlx");
     seed_exchange(s, dlx, "direct");
-    seed_queue(s, dlq, "classic", NULL, count);
+    seed_queue(s, dlq, s->cfg->queue_type ? s->cfg->queue_type : "classic", NULL, count);
     seed_note(s, dlq, "expired from flood, in order");
     seed_bind(s, dlq, dlx, dlq);
     struct htable *a = htable_new();
@@ -515,8 +515,8 @@ int main(int argc, char **argv)
         free(cfg.from), free(cfg.declare);
         return 2;
     }
-    if (cfg.queue_type && sc != SC_BULK) {
-        fprintf(stderr, "dlqx-seed: --queue-type applies to the bulk scenario only\n");
+    if (cfg.queue_type && sc != SC_BULK && sc != SC_FLOOD) {
+        fprintf(stderr, "dlqx-seed: --queue-type applies to the bulk and flood scenarios only\n");
         free(cfg.from), free(cfg.declare);
         return 2;
     }
