@@ -22,6 +22,7 @@ struct peek_cli {
     int write_errno;
     bool show_progress;
     struct strbuf line;
+    const char *queue;
 };
 
 static bool sink(void *vctx, struct message *m)
@@ -55,6 +56,11 @@ static bool restart(void *vctx)
     if (ctx->write_failed || fflush(ctx->out) != 0 || ftruncate(fileno(ctx->out), 0) != 0)
         return false;
     rewind(ctx->out);
+    if (ctx->show_progress)
+        fputc('\n', stderr);
+    san_eprintf("dlqx: %s: the node was lost; reading the queue again from the start on the next "
+                "node\n",
+                ctx->queue);
     return true;
 }
 
@@ -174,7 +180,7 @@ int cmd_peek(int argc, char **argv)
         goto out;
     broker_queue_info(&b, po.queue, &po.info, type_given, limit_given, dlx_given);
 
-    struct peek_cli ctx = {stdout, false, 0, isatty(STDERR_FILENO) != 0, {NULL, 0, 0}};
+    struct peek_cli ctx = {stdout, false, 0, isatty(STDERR_FILENO) != 0, {NULL, 0, 0}, po.queue};
     /* Both files are opened before anything is read (a peek has a cost: a target dlqx will
      * not write is refused first). safefile: written beside the target and renamed only
      * when complete; a pipe or a terminal is written as a stream. */
