@@ -600,8 +600,9 @@ static bool read_again(struct peek *p, const struct error *why)
     struct error e = *why;
     for (;;) {
         size_t n = strlen(r->lost);
-        snprintf(r->lost + n, sizeof r->lost - n, "%snode %s lost: %.200s", n ? "; " : "",
-                 conn_display_url(p->c), e.msg[0] ? e.msg : "no reason given");
+        snprintf(r->lost + n, sizeof r->lost - n, "%snode %s lost after %llu of %u: %.200s",
+                 n ? "; " : "", conn_display_url(p->c), (unsigned long long)r->fetched,
+                 r->ready_before, e.msg[0] ? e.msg : "no reason given");
         if (r->fetched && p->attempt_dc + 1 > p->dc_next)
             p->dc_next = p->attempt_dc + 1; /* the lost read's return counted one more */
         int64_t lim = r->limit.limit;
