@@ -112,8 +112,9 @@ struct peek_report {
     char broker_version[32];     /* as the broker sent it; "?" unknown */
     uint64_t at_risk;            /* quorum: messages found within reach of the limit */
     char at_risk_id[128];        /* the first such message's message-id (for the report) */
-    unsigned attempts;   /* reads of the queue (1; more after a node was lost, each a delivery) */
-    char lost[400];      /* each lost node, its read's count, why ("node URL lost after 1200 of 20000: why; …") */
+    unsigned attempts; /* reads of the queue (1; more after a node was lost, each a delivery) */
+    char lost[400];    /* each lost node, its read's count, why ("node URL lost after 1200 of 20000:
+                          why; …") */
     char last_node[160]; /* the node the last read was on (conn_display_url) */
     enum peek_end end;
     char detail[512]; /* one sentence on how it ended */
