@@ -597,7 +597,7 @@ static void reset_read(struct peek *p)
 static bool read_again(struct peek *p, const struct error *why)
 {
     struct peek_report *r = &p->r;
-    struct error e = *why;
+    struct error e = *why, first = *why; /* why may be p->rerr, which is written below */
     for (;;) {
         size_t n = strlen(r->lost);
         snprintf(r->lost + n, sizeof r->lost - n, "%snode %s lost after %llu of %u: %.200s",
@@ -619,22 +619,26 @@ static bool read_again(struct peek *p, const struct error *why)
                      "--force reads anyway)",
                      conn_display_url(p->c), (long long)p->dc_next, (long long)lim,
                      r->limit.origin == LIMIT_DEFAULT ? " (the broker's default)" : "");
-        } else if (!p->o.restart(p->o.ctx)) {
-            r->end = PEEK_CONNECTION_LOST;
-            p->rerr = e;
         } else {
+            /* The next node first: when none answers, what the lost read wrote stays (the
+             * caller keeps it as partial); the sink forgets it only for a read that begins. */
             enum conn_err k = CONN_OK;
             if (conn_reopen(p->o.conn, &k, &e) != ST_OK) {
                 p->c = NULL;
                 r->end = PEEK_CONNECTION_LOST;
-                snprintf(r->detail, sizeof r->detail,
-                         "incomplete: the node was lost after %llu of %u messages and no other "
-                         "node answered (%.300s)",
-                         (unsigned long long)r->fetched, r->ready_before, e.msg);
+                snprintf(p->rerr.msg, sizeof p->rerr.msg,
+                         "%.200s, and no other node answered (%.250s)", first.msg, e.msg);
                 end_lost(p);
                 return false;
             }
             p->c = *p->o.conn;
+            if (!p->o.restart(p->o.ctx)) {
+                r->end = PEEK_CONNECTION_LOST;
+                p->rerr = first;
+                p->channel_open = false;
+                p->phase = PH_GIVE_BACK;
+                return false;
+            }
             r->attempts++;
             snprintf(r->last_node, sizeof r->last_node, "%s", conn_display_url(p->c));
             reset_read(p);
