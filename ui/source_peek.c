@@ -58,6 +58,16 @@ static bool sink(void *ctx, struct message *m)
     return ok;
 }
 
+/* A read again on another node (peek.h, failover): the first queue's messages so far go with
+ * a fresh store. Only for the first queue opened: the store cannot take back one queue's
+ * messages alone. */
+static bool restart(void *ctx)
+{
+    struct app *a = ctx;
+    app_message(a, false, "the node was lost: reading the queue again on the next node");
+    return app_source_fresh_store(a);
+}
+
 /* Starts the peek of queue s->at: false, with the reason in the summary, when it cannot. */
 static bool begin_queue(struct app *a, struct peek_src *s)
 {
@@ -69,6 +79,8 @@ static bool begin_queue(struct app *a, struct peek_src *s)
     app_queue_info(a, o.queue, &o.info);
     o.sink = sink;
     o.ctx = a;
+    o.conn = &s->c; /* failover: s->c may be replaced (or NULL when no node answers) */
+    o.restart = s->at == 0 ? restart : NULL;
     struct error err;
     enum conn_err kind;
     error_clear(&err);
@@ -164,7 +176,7 @@ static bool step(struct app *a, void *state, double until)
         if (peek_step(s->p, slice < until ? slice : until))
             continue;
         end_queue(s, false);
-        if (s->failed || ++s->at >= s->n || !begin_queue(a, s)) {
+        if (s->failed || !s->c || ++s->at >= s->n || !begin_queue(a, s)) {
             done(a, s);
             return false;
         }

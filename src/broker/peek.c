@@ -83,15 +83,29 @@ struct peek {
     enum status failed; /* not ST_OK: the peek could not start (queue gone, channel refused) */
     enum conn_err fkind;
     struct error ferr;
+    /* Failover (peek_opts.conn): */
+    unsigned max_attempts; /* reads in all (1: no failover) */
+    int settle_max;        /* polls of a settling count (50: 5 s; a read again waits longer) */
+    int64_t attempt_dc;    /* this read: the highest delivery count seen (-1: none read) */
+    int64_t dc_next;       /* the highest count a message read so far shows to the next read */
 };
 
 static enum status settle_poll(struct peek *p, enum conn_err *kind, struct error *err)
 {
     uint32_t again = 0, cons = 0;
     enum status st = conn_queue_inspect(p->c, 1, p->o.queue, &again, &cons, kind, err);
+    struct settle *s = &p->settle;
+    if (st != ST_OK && p->r.attempts > 1 && conn_alive(p->c) && *kind != CONN_LOST &&
+        s->polls < p->settle_max) {
+        /* Read again after a node was lost: the queue may be between leaders for a moment
+         * (the broker closes the channel), so the count is asked again on a new channel. */
+        conn_channel_open(p->c, 1, NULL, NULL);
+        s->polls++;
+        s->next = clock_mono_s() + 0.1;
+        return ST_OK;
+    }
     if (st != ST_OK)
         return st;
-    struct settle *s = &p->settle;
     s->agree = s->polls && again == s->ready ? s->agree + 1 : 0;
     s->ready = again;
     s->consumers = cons;
@@ -116,7 +130,8 @@ static bool settle_more(struct peek *p, double deadline, enum status *st, enum c
     *st = ST_OK;
     if (p->r.kind == QK_CLASSIC || p->r.kind == QK_STREAM)
         return false;
-    if (s->ready >= s->at_least || s->polls > 50 || (s->at_least == UINT32_MAX && s->agree >= 2))
+    if (s->ready >= s->at_least || s->polls > p->settle_max ||
+        (s->at_least == UINT32_MAX && s->agree >= 2))
         return false;
     double now = clock_mono_s();
     double until = s->next < deadline ? s->next : deadline;
@@ -163,6 +178,11 @@ static bool deliver(struct peek *p, struct message *m)
     int64_t dc = header_int(m->headers, "x-delivery-count", -1);
     if (dc > r->max_delivery_count)
         r->max_delivery_count = dc;
+    /* Deliveries as the limit counts them (4.3: acquisitions apart; absent: none yet). */
+    int64_t acq = header_int(m->headers, "x-acquired-count", 0);
+    int64_t counted = dc > acq ? dc : acq > 0 ? acq : 0;
+    if (counted > p->attempt_dc)
+        p->attempt_dc = counted;
     r->fetched++;
     bool go = p->o.sink(p->o.ctx, m);
     if (go && r->fetched % PROGRESS_EVERY == 0)
@@ -392,51 +412,6 @@ static bool read_one_by_one(struct peek *p, double deadline, enum peek_end *end)
     *end = read_end(p);
     return false;
 }
-static void describe(struct peek *p, const struct error *err)
-{
-    struct peek_report *r = &p->r;
-    if (r->end == PEEK_REFUSED_LIMIT && r->detail[0])
-        return;
-    const char *why = err && err->msg[0] ? err->msg : "";
-    switch (r->end) {
-    case PEEK_COMPLETE:
-        snprintf(r->detail, sizeof r->detail, "complete: %llu of %u messages",
-                 (unsigned long long)r->fetched, r->ready_before);
-        break;
-    case PEEK_LIMIT:
-        snprintf(r->detail, sizeof r->detail, "the first %llu of %u messages (--limit)",
-                 (unsigned long long)r->fetched, r->ready_before);
-        break;
-    case PEEK_CANCELLED:
-        snprintf(r->detail, sizeof r->detail,
-                 "cancelled after %llu of %u messages; all were given back",
-                 (unsigned long long)r->fetched, r->ready_before);
-        break;
-    case PEEK_IDLE:
-        snprintf(r->detail, sizeof r->detail,
-                 "incomplete: the queue delivered %llu of %u messages and then nothing for a "
-                 "while (other consumers may hold the rest)",
-                 (unsigned long long)r->fetched, r->ready_before);
-        break;
-    case PEEK_CONNECTION_LOST:
-        snprintf(
-            r->detail, sizeof r->detail,
-            "incomplete: %.300s after %llu of %u messages; the broker gives back every message "
-            "dlqx held, so none is lost",
-            why, (unsigned long long)r->fetched, r->ready_before);
-        break;
-    case PEEK_CHANNEL_CLOSED:
-        snprintf(
-            r->detail, sizeof r->detail,
-            "incomplete: %.300s after %llu of %u messages; the broker gives back every message "
-            "dlqx held",
-            why, (unsigned long long)r->fetched, r->ready_before);
-        break;
-    case PEEK_REFUSED_LIMIT:
-    default:
-        break;
-    }
-}
 
 enum status peek_start(struct conn *c, const struct peek_opts *o, struct peek **out,
                        enum conn_err *kind, struct error *err)
@@ -447,6 +422,14 @@ enum status peek_start(struct conn *c, const struct peek_opts *o, struct peek **
     p->o = *o;
     p->r.max_delivery_count = -1;
     p->r.kind = o->info.kind;
+    p->r.attempts = 1;
+    snprintf(p->r.last_node, sizeof p->r.last_node, "%s", conn_display_url(c));
+    p->max_attempts = !o->conn || !o->restart ? 1
+                      : o->attempts           ? o->attempts
+                                              : PEEK_DEFAULT_ATTEMPTS;
+    p->settle_max = 50;
+    p->attempt_dc = -1;
+    p->dc_next = -1;
     p->started = clock_mono_s();
     const struct broker_version *v = conn_broker_version(c);
     snprintf(p->r.broker_version, sizeof p->r.broker_version, "%s", v->text);
@@ -488,11 +471,13 @@ const char *peek_doing(const struct peek *p)
 static void begin_read(struct peek *p)
 {
     struct peek_report *r = &p->r;
-    r->ready_before = p->settle.ready;
-    r->consumers_before = p->settle.consumers;
-    p->total = r->ready_before;
-    if (p->o.limit && p->o.limit < p->total)
-        p->total = p->o.limit;
+    if (r->attempts == 1) { /* a read again keeps the first one's: the snapshot is of then */
+        r->ready_before = p->settle.ready;
+        r->consumers_before = p->settle.consumers;
+        p->total = r->ready_before;
+        if (p->o.limit && p->o.limit < p->total)
+            p->total = p->o.limit;
+    }
     if (p->cancel) {
         r->end = PEEK_CANCELLED;
         p->phase = PH_GIVE_BACK;
@@ -502,7 +487,7 @@ static void begin_read(struct peek *p)
         r->end = PEEK_COMPLETE;
         r->have_after = true;
         r->ready_after = r->ready_before;
-        describe(p, NULL);
+        peek_report_describe(&p->r, NULL);
         p->phase = PH_DONE;
         return;
     }
@@ -568,6 +553,123 @@ static bool give_back(struct peek *p, double deadline)
     return false;
 }
 
+/* Whether the connection is gone or hung — not the broker closing the channel, nor the queue
+ * refusing — which is the case for reading again on another node. */
+static bool gone(const struct peek *p, enum conn_err k)
+{
+    return !conn_alive(p->c) || k == CONN_LOST;
+}
+
+/* Ends the peek at once: its connection is gone (closed by conn_reopen, or dead). */
+static void end_lost(struct peek *p)
+{
+    struct peek_report *r = &p->r;
+    if (p->o.progress)
+        p->o.progress(p->o.ctx, r->fetched, p->total);
+    r->seconds = clock_mono_s() - p->started;
+    peek_report_describe(r, &p->rerr);
+    p->phase = PH_DONE;
+}
+
+/* A read again begins on the new connection: what the one before counted goes. */
+static void reset_read(struct peek *p)
+{
+    struct peek_report *r = &p->r;
+    r->fetched = 0;
+    r->redelivered_seen = 0;
+    r->max_delivery_count = -1;
+    r->at_risk = 0;
+    r->at_risk_id[0] = '\0';
+    r->detail[0] = '\0';
+    r->end = PEEK_COMPLETE;
+    p->attempt_dc = -1;
+    p->channel_open = p->closing = false;
+    p->stream_unacked = p->last_tag = 0;
+    p->rkind = CONN_OK;
+    error_clear(&p->rerr);
+    p->settle_max = 600; /* what the lost node held comes back when the broker sees it gone */
+}
+
+/* The connection was lost or hung (why): the queue is read again from the start on the next
+ * node (peek_opts.conn). true when it begins again (PH_COUNT_BEFORE); false when it may not or
+ * cannot, with the report's end set and the phase where the peek goes on (PH_DONE when the
+ * connection is gone). */
+static bool read_again(struct peek *p, const struct error *why)
+{
+    struct peek_report *r = &p->r;
+    struct error e = *why, first = *why; /* why may be p->rerr, which is written below */
+    for (;;) {
+        size_t n = strlen(r->lost);
+        snprintf(r->lost + n, sizeof r->lost - n, "%snode %s lost after %llu of %u: %.200s",
+                 n ? "; " : "", conn_display_url(p->c), (unsigned long long)r->fetched,
+                 r->ready_before, e.msg[0] ? e.msg : "no reason given");
+        if (r->fetched && p->attempt_dc + 1 > p->dc_next)
+            p->dc_next = p->attempt_dc + 1; /* the lost read's return counted one more */
+        int64_t lim = r->limit.limit;
+        if (r->attempts >= p->max_attempts || p->cancel) {
+            r->end = PEEK_CONNECTION_LOST;
+            p->rerr = e;
+        } else if (lim >= 0 && r->kind == QK_QUORUM && !p->o.force &&
+                   p->dc_next >= (lim > 0 ? lim - 1 : 0)) {
+            r->end = PEEK_REFUSED_LIMIT;
+            snprintf(r->detail, sizeof r->detail,
+                     "not read again after %.120s was lost: the messages read before show up to "
+                     "%lld deliveries now and the queue's delivery limit is %lld%s; one more read "
+                     "would take them to it (every read is a delivery of each message it takes; "
+                     "--force reads anyway)",
+                     conn_display_url(p->c), (long long)p->dc_next, (long long)lim,
+                     r->limit.origin == LIMIT_DEFAULT ? " (the broker's default)" : "");
+        } else {
+            /* The next node first: when none answers, what the lost read wrote stays (the
+             * caller keeps it as partial); the sink forgets it only for a read that begins. */
+            enum conn_err k = CONN_OK;
+            if (conn_reopen(p->o.conn, &k, &e) != ST_OK) {
+                p->c = NULL;
+                r->end = PEEK_CONNECTION_LOST;
+                snprintf(p->rerr.msg, sizeof p->rerr.msg,
+                         "%.200s, and no other node answered (%.250s)", first.msg, e.msg);
+                end_lost(p);
+                return false;
+            }
+            p->c = *p->o.conn;
+            if (!p->o.restart(p->o.ctx)) {
+                r->end = PEEK_CONNECTION_LOST;
+                p->rerr = first;
+                p->channel_open = false;
+                p->phase = PH_GIVE_BACK;
+                return false;
+            }
+            r->attempts++;
+            snprintf(r->last_node, sizeof r->last_node, "%s", conn_display_url(p->c));
+            reset_read(p);
+            if (conn_channel_open(p->c, 1, &k, &e) == ST_OK &&
+                settle_begin(p, r->ready_before, &k, &e) == ST_OK) {
+                p->phase = PH_COUNT_BEFORE;
+                return true;
+            }
+            if (gone(p, k))
+                continue;       /* this node went too: the next */
+            p->failed = ST_EIO; /* the queue cannot be counted there (its node is gone?) */
+            p->fkind = k;
+            p->ferr = e;
+            p->phase = PH_DONE;
+            return false;
+        }
+        if (!conn_alive(p->c)) {
+            end_lost(p);
+            return false;
+        }
+        p->phase = PH_GIVE_BACK;
+        return false;
+    }
+}
+
+/* Failover is on and there is a read left to try. */
+static bool may_read_again(const struct peek *p)
+{
+    return p->max_attempts > 1 && !p->cancel;
+}
+
 static void count_after(struct peek *p)
 {
     struct peek_report *r = &p->r;
@@ -580,7 +682,7 @@ static void count_after(struct peek *p)
     if (p->o.progress)
         p->o.progress(p->o.ctx, r->fetched, p->total);
     r->seconds = clock_mono_s() - p->started;
-    describe(p, &p->rerr);
+    peek_report_describe(&p->r, &p->rerr);
     p->phase = PH_DONE;
 }
 
@@ -594,17 +696,30 @@ bool peek_step(struct peek *p, double deadline)
         case PH_COUNT_BEFORE:
             if (!p->cancel && settle_more(p, deadline, &st, &p->fkind, &p->ferr))
                 return true;
+            if (st != ST_OK && may_read_again(p) && gone(p, p->fkind)) {
+                if (!read_again(p, &p->ferr) && p->phase == PH_DONE)
+                    return false;
+                break;
+            }
             if (st != ST_OK) {
                 p->failed = st;
                 p->phase = PH_DONE;
                 return false;
             }
             begin_read(p);
+            if (p->failed != ST_OK && may_read_again(p) && gone(p, p->fkind)) {
+                p->failed = ST_OK;
+                if (!read_again(p, &p->ferr) && p->phase == PH_DONE)
+                    return false;
+            }
             break;
         case PH_OPEN:
             p->channel_open = true;
             p->r.end = read_open(p);
             p->phase = p->r.end == PEEK_COMPLETE ? PH_READ : PH_GIVE_BACK;
+            if (p->r.end != PEEK_COMPLETE && may_read_again(p) && gone(p, p->rkind) &&
+                !read_again(p, &p->rerr) && p->phase == PH_DONE)
+                return false;
             break;
         case PH_READ: {
             enum peek_end end = PEEK_CANCELLED;
@@ -613,6 +728,9 @@ bool peek_step(struct peek *p, double deadline)
                 return true;
             p->r.end = end;
             p->phase = PH_GIVE_BACK;
+            if ((end == PEEK_CONNECTION_LOST || end == PEEK_CHANNEL_CLOSED) && may_read_again(p) &&
+                gone(p, p->rkind) && !read_again(p, &p->rerr) && p->phase == PH_DONE)
+                return false;
             break;
         }
         case PH_GIVE_BACK:

@@ -56,6 +56,13 @@ struct peek_queue_info {
 typedef bool (*peek_sink_fn)(void *ctx, struct message *m);
 /* Progress: called every few hundred messages and at the end; returning false cancels. */
 typedef bool (*peek_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+/* Before the read starts again on another node (failover): everything the sink was given so
+ * far must be forgotten (the snapshot never has a duplicate). false when it cannot: the peek
+ * then ends as connection lost. */
+typedef bool (*peek_restart_fn)(void *ctx);
+
+/* Attempts when peek_opts.attempts is 0: the first read and two more after lost nodes. */
+#define PEEK_DEFAULT_ATTEMPTS 3
 
 struct peek_opts {
     const char *queue;
@@ -66,6 +73,17 @@ struct peek_opts {
     peek_sink_fn sink;
     peek_progress_fn progress;
     void *ctx;
+    /* Failover (docs/peek.md, "When a node dies"): when conn is set — the caller's variable that
+     * holds the connection given to peek_start — and restart too, a read that loses its
+     * connection or finds it hung reopens it there (conn_reopen: *conn is replaced by a
+     * connection to the next node, NULL when none answers), has the sink forget what it was
+     * given, and reads the queue again from the start: at most `attempts` reads in all (0:
+     * PEEK_DEFAULT_ATTEMPTS; 1: no failover). Every read is a delivery of each message it
+     * takes: on a quorum queue with a delivery limit, a read that would take a message to it is
+     * not begun (unless force). Unset: a lost connection ends the peek, as before. */
+    struct conn **conn;
+    unsigned attempts;
+    peek_restart_fn restart;
 };
 
 enum peek_end {
@@ -94,11 +112,18 @@ struct peek_report {
     char broker_version[32];     /* as the broker sent it; "?" unknown */
     uint64_t at_risk;            /* quorum: messages found within reach of the limit */
     char at_risk_id[128];        /* the first such message's message-id (for the report) */
+    unsigned attempts; /* reads of the queue (1; more after a node was lost, each a delivery) */
+    char lost[400];    /* each lost node, its read's count, why ("node URL lost after 1200 of 20000:
+                          why; …") */
+    char last_node[160]; /* the node the last read was on (conn_display_url) */
     enum peek_end end;
     char detail[512]; /* one sentence on how it ended */
     double seconds;
 };
 
+/* Fills r->detail, the one sentence on how the peek ended (err: why it was lost or closed),
+ * unless a refusal already said it. For peek.c. */
+void peek_report_describe(struct peek_report *r, const struct error *err);
 /* The report as a JSON object (new reference): docs/peek-report.md. */
 json_t *peek_report_json(const char *queue, const struct peek_report *r);
 
@@ -113,8 +138,9 @@ struct delivery_limit peek_delivery_limit(const struct peek_queue_info *q,
 void peek_plan(const struct peek_opts *opts, const struct broker_version *v, uint32_t ready,
                uint32_t consumers, struct strbuf *out);
 
-/* Runs the peek on channel ch of c (which must be open); fills the report. Returns ST_OK when
- * the peek ran (see report->end for how complete it is), or an error when it could not start
+/* Runs the peek on channel ch of c (which must be open); fills the report. With failover
+ * (opts->conn == &c), c may have been replaced or be NULL by the end (peek_opts). Returns ST_OK
+ * when the peek ran (see report->end for how complete it is), or an error when it could not start
  * (queue missing, access refused). The loop of peek_start, peek_step and peek_finish below. */
 enum status peek_run(struct conn *c, const struct peek_opts *opts, struct peek_report *report,
                      enum conn_err *kind, struct error *err);

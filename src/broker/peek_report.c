@@ -127,6 +127,52 @@ void peek_plan(const struct peek_opts *o, const struct broker_version *v, uint32
                 consumers == 1 ? "it" : "them");
 }
 
+/* The report's sentence on how the peek ended (peek.h). */
+void peek_report_describe(struct peek_report *r, const struct error *err)
+{
+    if (r->detail[0]) /* said already: a refusal, a read again that could not be made */
+        return;
+    const char *why = err && err->msg[0] ? err->msg : "";
+    switch (r->end) {
+    case PEEK_COMPLETE:
+        snprintf(r->detail, sizeof r->detail, "complete: %llu of %u messages",
+                 (unsigned long long)r->fetched, r->ready_before);
+        break;
+    case PEEK_LIMIT:
+        snprintf(r->detail, sizeof r->detail, "the first %llu of %u messages (--limit)",
+                 (unsigned long long)r->fetched, r->ready_before);
+        break;
+    case PEEK_CANCELLED:
+        snprintf(r->detail, sizeof r->detail,
+                 "cancelled after %llu of %u messages; all were given back",
+                 (unsigned long long)r->fetched, r->ready_before);
+        break;
+    case PEEK_IDLE:
+        snprintf(r->detail, sizeof r->detail,
+                 "incomplete: the queue delivered %llu of %u messages and then nothing for a "
+                 "while (other consumers may hold the rest)",
+                 (unsigned long long)r->fetched, r->ready_before);
+        break;
+    case PEEK_CONNECTION_LOST:
+        snprintf(
+            r->detail, sizeof r->detail,
+            "incomplete: %.300s after %llu of %u messages; the broker gives back every message "
+            "dlqx held, so none is lost",
+            why, (unsigned long long)r->fetched, r->ready_before);
+        break;
+    case PEEK_CHANNEL_CLOSED:
+        snprintf(
+            r->detail, sizeof r->detail,
+            "incomplete: %.300s after %llu of %u messages; the broker gives back every message "
+            "dlqx held",
+            why, (unsigned long long)r->fetched, r->ready_before);
+        break;
+    case PEEK_REFUSED_LIMIT:
+    default:
+        break;
+    }
+}
+
 json_t *peek_report_json(const char *queue, const struct peek_report *r)
 {
     json_t *o = json_object();
@@ -152,6 +198,9 @@ json_t *peek_report_json(const char *queue, const struct peek_report *r)
                         json_string(limit_origin_name(r->limit.origin)));
     json_object_set_new(o, "broker_version",
                         json_string(r->broker_version[0] ? r->broker_version : "?"));
+    json_object_set_new(o, "attempts", json_integer(r->attempts ? r->attempts : 1));
+    json_object_set_new(o, "nodes_lost", r->lost[0] ? json_string(r->lost) : json_null());
+    json_object_set_new(o, "node", r->last_node[0] ? json_string(r->last_node) : json_null());
     json_object_set_new(o, "seconds", json_real(r->seconds));
     return o;
 }

@@ -17,11 +17,12 @@
 #include "snapshot.h"
 
 struct peek_cli {
-    FILE *out;
+    FILE *out; /* the snapshot's file, or a spool for a stream (failover must forget) */
     bool write_failed;
     int write_errno;
     bool show_progress;
     struct strbuf line;
+    const char *queue;
 };
 
 static bool sink(void *vctx, struct message *m)
@@ -47,14 +48,47 @@ static bool progress(void *vctx, uint64_t done, uint64_t total)
     return true;
 }
 
+/* A read again on another node (failover): what the lost read wrote goes. The output is a
+ * temporary file beside the target, or a spool for a stream (written out at the end). */
+static bool restart(void *vctx)
+{
+    struct peek_cli *ctx = vctx;
+    if (ctx->write_failed || fflush(ctx->out) != 0 || ftruncate(fileno(ctx->out), 0) != 0)
+        return false;
+    rewind(ctx->out);
+    if (ctx->show_progress)
+        fputc('\n', stderr);
+    san_eprintf("dlqx: %s: the node was lost; reading the queue again from the start on the next "
+                "node\n",
+                ctx->queue);
+    return true;
+}
+
+/* The spool (a failover-ready peek to a stream) copied to the stream. */
+static bool spool_out(FILE *spool, FILE *to)
+{
+    char buf[65536];
+    size_t n;
+    if (fflush(spool) != 0)
+        return false;
+    rewind(spool);
+    while ((n = fread(buf, 1, sizeof buf, spool)) > 0)
+        if (fwrite(buf, 1, n, to) != n)
+            return false;
+    return !ferror(spool);
+}
+
 static void usage(FILE *to)
 {
-    fputs("usage: dlqx peek QUEUE [--limit N] [-o FILE] [--report FILE]\n"
-          "                 [--type classic|quorum|stream] [--delivery-limit N] [--dlx] [--force]\n"
-          "                 [--url URL]... [--password-file FILE | --ask-password]\n"
-          "                 [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
-          "                 [--node-order given|shuffle] [--heartbeat S]\n",
-          to);
+    fputs(
+        "usage: dlqx peek QUEUE [--limit N] [-o FILE] [--report FILE]\n"
+        "                 [--type classic|quorum|stream] [--delivery-limit N] [--dlx] [--force]\n"
+        "                 [--url URL]... [--password-file FILE | --ask-password]\n"
+        "                 [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
+        "                 [--node-order given|shuffle] [--heartbeat S] [--peek-attempts N]\n"
+        "  --peek-attempts N  reads of the queue in all when nodes are lost (default 3; 1: none):\n"
+        "                     a read that loses its node starts again on the next one\n",
+        to);
 }
 
 int cmd_peek(int argc, char **argv)
@@ -105,6 +139,16 @@ int cmd_peek(int argc, char **argv)
         } else if (strcmp(a, "--dlx") == 0) {
             po.info.has_dlx = true;
             dlx_given = true;
+        } else if (strcmp(a, "--peek-attempts") == 0 && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (errno || *end || argv[i][0] < '1' || argv[i][0] > '9' || v > 100) {
+                san_eprintf("dlqx peek: --peek-attempts takes a number from 1 to 100\n");
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            po.attempts = (unsigned)v;
         } else if (strcmp(a, "--force") == 0) {
             po.force = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -136,7 +180,7 @@ int cmd_peek(int argc, char **argv)
         goto out;
     broker_queue_info(&b, po.queue, &po.info, type_given, limit_given, dlx_given);
 
-    struct peek_cli ctx = {stdout, false, 0, isatty(STDERR_FILENO) != 0, {NULL, 0, 0}};
+    struct peek_cli ctx = {stdout, false, 0, isatty(STDERR_FILENO) != 0, {NULL, 0, 0}, po.queue};
     /* Both files are opened before anything is read (a peek has a cost: a target dlqx will
      * not write is refused first). safefile: written beside the target and renamed only
      * when complete; a pipe or a terminal is written as a stream. */
@@ -156,12 +200,30 @@ int cmd_peek(int argc, char **argv)
         goto out;
     }
     ctx.out = out_sf.f;
+    /* Failover forgets what a lost read wrote: a stream cannot be taken back, so it is
+     * spooled (an unlinked temporary file) and written out when the peek ends. */
+    FILE *spool = NULL;
+    if (out_sf.stream && po.attempts != 1) {
+        spool = tmpfile();
+        if (!spool) {
+            san_eprintf("dlqx peek: cannot make a temporary file: %s\n", strerror(errno));
+            safefile_discard(&out_sf);
+            if (report_file)
+                safefile_discard(&rep_sf);
+            conn_close(c);
+            rc = EXIT_IOERR;
+            goto out;
+        }
+        ctx.out = spool;
+    }
     bool out_sf_stdout = out_sf.is_stdout, peek_ran = false;
     struct peek_report rep;
     memset(&rep, 0, sizeof rep);
     po.sink = sink;
     po.progress = progress;
     po.ctx = &ctx;
+    po.conn = &c;
+    po.restart = restart;
 
     uint32_t ready = 0, consumers = 0;
     enum conn_err kind = CONN_OK;
@@ -188,6 +250,12 @@ int cmd_peek(int argc, char **argv)
     peek_ran = true;
     if (ctx.show_progress)
         fputc('\n', stderr);
+    if (rep.attempts > 1 || rep.lost[0])
+        san_eprintf("dlqx: %s: %u attempt%s (%s)%s\n", po.queue, rep.attempts,
+                    rep.attempts == 1 ? "" : "s", rep.lost,
+                    rep.kind == QK_QUORUM ? "; on a quorum queue each was a delivery of every "
+                                            "message it read"
+                                          : "");
     san_eprintf("dlqx: %s: %s in %.2f s", po.queue, rep.detail, rep.seconds);
     if (rep.seconds > 0 && rep.fetched)
         san_eprintf(" (%.0f msg/s)", (double)rep.fetched / rep.seconds);
@@ -224,6 +292,14 @@ int cmd_peek(int argc, char **argv)
         break;
     }
 done:
+    if (spool) {
+        if (peek_ran && !ctx.write_failed && !spool_out(spool, out_sf.f)) {
+            ctx.write_failed = true;
+            ctx.write_errno = errno;
+            rc = EXIT_IOERR;
+        }
+        fclose(spool);
+    }
     if (report_file) {
         /* Written whenever the peek ran (how it ended is what it is for); else discarded. */
         if (peek_ran) {
