@@ -544,10 +544,12 @@ static int run(struct rcli *x)
             rcli_plan_build(x, p);
         }
     }
+    double connected_at = 0;
     if (!x->no_broker) {
         c = broker_connect(&x->b, &rc);
         if (!c && !x->dry_run)
             goto out;
+        connected_at = clock_mono_s();
     }
     rc = EXIT_OK;
     bool declare = false;
@@ -617,6 +619,18 @@ static int run(struct rcli *x)
             rc = EXIT_DECLINED;
             goto out;
         }
+    }
+    /* A question answered (or a slow check) left the connection idle: rabbitmq-c sends
+     * heartbeats only from its own calls, so after two intervals (10 s by default) the broker
+     * has closed it, and even before that a publish would take the silent node for a hung one.
+     * A new connection costs milliseconds; a pass begun on a dead one would fail, or spend an
+     * attempt (test: replay_live.sh, confirm-after-idle). */
+    if (c && clock_mono_s() - connected_at > 1.0) {
+        conn_close(c);
+        c = broker_connect(&x->b, &rc);
+        if (!c)
+            goto out;
+        rc = EXIT_OK;
     }
     struct peek_queue_info info = {x->kind,
                                    x->type_given || x->limit_given ? x->delivery_limit : -1, false};

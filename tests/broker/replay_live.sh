@@ -252,5 +252,41 @@ grep -q '"seq":3,"result":"done","in_dlq":false,"at_target":false' "$tmp/rec.jso
 check reconcile-each-pending 3 '1 pending' "$dlqx" journal --pending --file "$tmp/rec.jsonl"
 expect_depth "reconcile reads, removes nothing" $ra "$rad"
 
+# confirm-after-idle: the question answered late. The connection made before it sat idle
+# (rabbitmq-c sends heartbeats only from its own calls; --heartbeat 1: the broker closes it
+# after about two seconds of silence), so the pass must not begin on it: one attempt, the move
+# done, nothing pending. Without a new connection after the answer the pass failed or spent a
+# second attempt.
+if command -v tmux >/dev/null; then
+  idle_j=$tmp/idle.jsonl sock=dlqx-idle-$$
+  rad=$(depth $ra)
+  rm -f "$tmp/idle.rc"
+  tmux -L "$sock" kill-server 2>/dev/null
+  tmux -L "$sock" -f /dev/null new-session -d -s a -x 200 -y 30 \
+    "DLQX_URL='$DLQX_URL' DLQX_PASSWORD_FILE='$DLQX_PASSWORD_FILE' '$dlqx' move $ra --id '$(rid 2)' --to-queue ${P}rec-target --heartbeat 1 --journal '$idle_j' 2>'$tmp/idle.err'; echo \$? >'$tmp/idle.rc'; sleep 60"
+  i=0
+  until tmux -L "$sock" capture-pane -p -t a 2>/dev/null | grep -q 'y/N'; do
+    i=$((i + 1))
+    [ $i -lt 150 ] || break
+    sleep 0.1
+  done
+  tmux -L "$sock" capture-pane -p -t a | grep -q 'y/N' && ok || bad "confirm-after-idle: no question"
+  sleep 5 # two and a half heartbeat intervals and more: the broker has closed the idle connection
+  tmux -L "$sock" send-keys -t a y Enter
+  i=0
+  while [ ! -s "$tmp/idle.rc" ] && [ $i -lt 300 ]; do
+    i=$((i + 1))
+    sleep 0.1
+  done
+  tmux -L "$sock" kill-server 2>/dev/null
+  [ "$(cat "$tmp/idle.rc" 2>/dev/null)" = 0 ] && ok ||
+    { bad "confirm-after-idle: exit $(cat "$tmp/idle.rc" 2>/dev/null || echo none)"; cat "$tmp/idle.err"; }
+  grep -q 'finished: 1 done' "$tmp/idle.err" && ok || { bad "confirm-after-idle: not 1 done"; cat "$tmp/idle.err"; }
+  grep -q '"kind":"attempt"' "$idle_j" && bad "confirm-after-idle: a second attempt: $(grep '"kind":"attempt"' "$idle_j")" || ok
+  expect_depth "confirm-after-idle: one moved" $ra $((rad - 1))
+else
+  bad "confirm-after-idle: tmux is not installed (scripts/deps)"
+fi
+
 echo "replay cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
