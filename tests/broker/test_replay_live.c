@@ -613,12 +613,16 @@ static void t_ramp(void **state)
     assert_int_equal(r.done, N);
     assert_int_equal(n, N);
     /* Each step's pace: at most one pair read together by a descheduled consumer
-     * (short_gaps), and the step as long as its pace makes it, less that one gap. */
+     * (short_gaps), and the step as long as its pace makes it, less that one gap. Step 2's
+     * copies are 50 ms apart, and a loaded machine's consumer read two of its three gaps short
+     * (ci11: 4-7 over 130 ms, where 150 is the pace): two short gaps are allowed there, and its
+     * span still tells 20/s from faster (at 40/s all three gaps are short; at the run's 100/s
+     * the span is 30 ms, under 60). */
     size_t at = 0;
     if (short_gaps(t, 0, 3, 0.25 * 0.6, &at) > 1 || t[2] - t[0] < 0.25 * 0.6)
         fail_msg("step 1 (4/s): copies %zu and %zu and more under 150 ms apart (1-3 over %.1f ms)",
                  at, at + 1, (t[2] - t[0]) * 1000);
-    if (short_gaps(t, 3, 7, 0.05 * 0.6, &at) > 1 || t[6] - t[3] < 2 * 0.05 * 0.6)
+    if (short_gaps(t, 3, 7, 0.05 * 0.6, &at) > 2 || t[6] - t[3] < 2 * 0.05 * 0.6)
         fail_msg("step 2 (20/s): copies %zu and %zu and more under 30 ms apart (4-7 over %.1f ms)",
                  at, at + 1, (t[6] - t[3]) * 1000);
     /* Faster than the first step's pace (with room for a loaded machine). */
