@@ -227,6 +227,7 @@ struct pass_job {
     replay_select_fn their_select;
     replay_progress_fn their_progress;
     replay_outcome_fn their_outcome;
+    void (*their_again)(void *ctx, const struct bytes *old_id, const char sha256_hex[65]);
     void *their_ctx;
     struct replay_setup rs; /* the connection and the journal: closed when it ends */
     char *title;
@@ -265,6 +266,13 @@ static void pass_outcome(void *ctx, uint64_t seq, uint64_t position, const struc
     struct pass_job *pj = ctx;
     if (pj->their_outcome)
         pj->their_outcome(pj->their_ctx, seq, position, old_id, res, reason);
+}
+
+static void pass_again(void *ctx, const struct bytes *old_id, const char sha256_hex[65])
+{
+    struct pass_job *pj = ctx;
+    if (pj->their_again)
+        pj->their_again(pj->their_ctx, old_id, sha256_hex);
 }
 
 static enum job_rc pass_step(struct app *a, struct job *j, double until)
@@ -316,11 +324,17 @@ bool plan_pass_begin(struct app *a, struct replay_setup *rs, const struct replay
     pj->their_select = o->select;
     pj->their_progress = o->progress;
     pj->their_outcome = o->outcome;
+    pj->their_again = o->again;
     pj->their_ctx = o->ctx;
     pj->o.select = pass_select;
     pj->o.progress = pass_progress;
     pj->o.outcome = pass_outcome;
+    pj->o.again = pass_again;
     pj->o.ctx = pj;
+    /* A lost node: the pass goes on from the next URL as the next attempt of its run
+     * (docs/replay.md, "On a cluster"); conn_reopen replaces the set-up's connection, which
+     * the job owns from below on, so pass_end closes the live one. */
+    pj->o.reopen = &pj->rs.conn;
     pj->title = xstrdup(title);
     pj->pace = pace;
     pj->sendable = sendable;

@@ -57,7 +57,8 @@ static void rebuild(struct app *a, struct plan_state *s)
 struct run_ctx {
     struct app *a;
     struct plan_state *s;
-    struct replay_plan *find; /* the plan's dead letters, each tagged with its store index */
+    struct replay_plan *find;  /* the plan's dead letters, each tagged with its store index */
+    struct replay_plan *taken; /* those the pass took, tagged: a new attempt puts back some */
     bool removes;      /* a done outcome takes the dead letter out of the queue (not a stream) */
     size_t *pos_entry; /* by position in the DLQ: the store index select matched, or SIZE_MAX */
     size_t cap_pos;
@@ -97,6 +98,7 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     enum replay_action act = RA_SKIP;
     size_t entry = SIZE_MAX;
     if (replay_plan_take_tagged(c->find, m, &d, &entry)) {
+        replay_plan_add_tagged(c->taken, m, &d, entry);
         if (position >= c->cap_pos) {
             size_t was = c->cap_pos;
             xgrow((void **)&c->pos_entry, &c->cap_pos, position + 1, sizeof *c->pos_entry);
@@ -118,6 +120,16 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     return act;
 }
 
+/* A new attempt after a lost node: a dead letter the attempt before took but did not remove
+ * (its copy's confirm was lost: pending in the journal) is looked for again, with its row. */
+static void again_cb(void *vctx, const struct bytes *old_id, const char sha256_hex[65])
+{
+    struct run_ctx *c = vctx;
+    size_t entry = SIZE_MAX;
+    if (replay_plan_take_id_tagged(c->taken, old_id, sha256_hex, &entry))
+        replay_plan_add_id_tagged(c->find, old_id, sha256_hex, entry);
+}
+
 /* The pass is over (plan_pass.c ran it as a job): its summary replaces the plan. */
 static void pass_ended(struct app *a, void *ctx, const struct replay_report *r,
                        const char *journal_path)
@@ -129,6 +141,7 @@ static void pass_ended(struct app *a, void *ctx, const struct replay_report *r,
     if (term_stop_signal())
         plan_pass_stopped(a, plan_op_name(s->op), &s->rep, journal_path, replay_plan_size(c->find));
     replay_plan_free(c->find);
+    replay_plan_free(c->taken);
     free(c->pos_entry);
     if (c->gone)
         app_rows_drop_gone(a); /* the list, the groups and the timeline lose them */
@@ -164,7 +177,7 @@ static void run_pass(struct app *a, struct plan_state *s)
         return;
     }
     struct run_ctx *c = xcalloc(1, sizeof *c);
-    *c = (struct run_ctx){a, s, replay_plan_new(), false, NULL, 0, 0};
+    *c = (struct run_ctx){a, s, replay_plan_new(), replay_plan_new(), false, NULL, 0, 0};
     for (size_t k = 0; k < s->n; k++) {
         struct message m;
         struct error err;
@@ -194,6 +207,7 @@ static void run_pass(struct app *a, struct plan_state *s)
             app_message(a, true, "%s: nothing was sent", err.msg);
         replay_setup_close(&rs);
         replay_plan_free(c->find);
+        replay_plan_free(c->taken);
         free(c);
         return;
     }
@@ -204,6 +218,7 @@ static void run_pass(struct app *a, struct plan_state *s)
         plan_pace_opts(&s->pace, s->sendable, &o);
     o.select = select_cb;
     o.outcome = outcome_cb;
+    o.again = again_cb;
     o.ctx = c;
     char title[600];
     snprintf(title, sizeof title, "%s %s of %s", plan_op_name(s->op), s->scope, s->queue);
@@ -212,6 +227,7 @@ static void run_pass(struct app *a, struct plan_state *s)
         app_message(a, true, "%s: nothing was sent", err.msg);
         replay_setup_close(&rs);
         replay_plan_free(c->find);
+        replay_plan_free(c->taken);
         free(c);
     }
 }

@@ -259,5 +259,11 @@ void replay_plan_add_tagged(struct replay_plan *p, const struct message *m, cons
                             size_t tag);
 bool replay_plan_take_tagged(struct replay_plan *p, const struct message *m,
                              const struct decoded *d, size_t *tag);
+/* The same by id and digest (what replay_opts.again is given): a new attempt puts back, with
+ * its tag, a dead letter the attempt before took but did not remove. */
+void replay_plan_add_id_tagged(struct replay_plan *p, const struct bytes *id,
+                               const char sha256_hex[65], size_t tag);
+bool replay_plan_take_id_tagged(struct replay_plan *p, const struct bytes *id,
+                                const char sha256_hex[65], size_t *tag);
 
 #endif

@@ -210,6 +210,18 @@ bool replay_plan_take_tagged(struct replay_plan *p, const struct message *m,
     return plan_take(p, &d->env->id, body_digest(m, d, sha), tag);
 }
 
+void replay_plan_add_id_tagged(struct replay_plan *p, const struct bytes *id,
+                               const char sha256_hex[65], size_t tag)
+{
+    plan_add(p, id, sha256_hex, tag);
+}
+
+bool replay_plan_take_id_tagged(struct replay_plan *p, const struct bytes *id,
+                                const char sha256_hex[65], size_t *tag)
+{
+    return plan_take(p, id, sha256_hex, tag);
+}
+
 /* ---- checks ----------------------------------------------------------------------------- */
 
 enum route_check replay_check_route(struct conn *c, const char *exchange, const char *routing_key,
