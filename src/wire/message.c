@@ -22,7 +22,7 @@ const char *prop_name(enum prop_flag f)
     return (unsigned)f < PROP_COUNT ? prop_names[f] : "?";
 }
 
-static struct bytes *prop_slot(struct props *p, enum prop_flag f)
+struct bytes *props_slot(struct props *p, enum prop_flag f)
 {
     switch (f) {
 #define X(name)                                                                                    \
@@ -39,12 +39,12 @@ const struct bytes *props_string(const struct props *p, enum prop_flag f)
 {
     if (!props_has(p, f))
         return NULL;
-    return prop_slot((struct props *)(uintptr_t)p, f);
+    return props_slot((struct props *)(uintptr_t)p, f);
 }
 
 void props_set_string(struct props *p, enum prop_flag f, const void *data, size_t len)
 {
-    struct bytes *slot = prop_slot(p, f);
+    struct bytes *slot = props_slot(p, f);
     if (!slot)
         return;
     bytes_free(slot);
@@ -64,7 +64,7 @@ void message_free(struct message *m)
     bytes_free(&m->exchange);
     bytes_free(&m->routing_key);
     for (unsigned f = 0; f < PROP_delivery_mode; f++)
-        bytes_free(prop_slot(&m->props, (enum prop_flag)f));
+        bytes_free(props_slot(&m->props, (enum prop_flag)f));
     htable_free(m->headers);
     m->headers = NULL;
     bytes_free(&m->body);
@@ -78,7 +78,7 @@ struct message *message_copy(const struct message *src)
     m->exchange = bytes_copy(&src->exchange);
     m->routing_key = bytes_copy(&src->routing_key);
     for (unsigned f = 0; f < PROP_delivery_mode; f++) {
-        struct bytes *slot = prop_slot(&m->props, (enum prop_flag)f);
+        struct bytes *slot = props_slot(&m->props, (enum prop_flag)f);
         *slot = bytes_copy(slot);
     }
     m->headers = htable_copy(src->headers);
@@ -96,8 +96,8 @@ bool message_equal(const struct message *a, const struct message *b)
         (a->has_stream_offset && a->stream_offset != b->stream_offset))
         return false;
     for (unsigned f = 0; f < PROP_delivery_mode; f++) {
-        struct bytes *x = prop_slot((struct props *)(uintptr_t)&a->props, (enum prop_flag)f);
-        struct bytes *y = prop_slot((struct props *)(uintptr_t)&b->props, (enum prop_flag)f);
+        struct bytes *x = props_slot((struct props *)(uintptr_t)&a->props, (enum prop_flag)f);
+        struct bytes *y = props_slot((struct props *)(uintptr_t)&b->props, (enum prop_flag)f);
         if (!bytes_eq(x, y))
             return false;
     }

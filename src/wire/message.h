@@ -76,6 +76,9 @@ bool message_equal(const struct message *a, const struct message *b);
 
 /* Borrowed string property, or NULL when it was not set. */
 const struct bytes *props_string(const struct props *p, enum prop_flag f);
+/* The storage of string property f (NULL for one that is not a string), for a reader that
+ * moves a value in: the presence bit (p->present) is the caller's to set. */
+struct bytes *props_slot(struct props *p, enum prop_flag f);
 void props_set_string(struct props *p, enum prop_flag f, const void *data, size_t len);
 
 #endif

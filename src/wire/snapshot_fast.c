@@ -464,19 +464,6 @@ static bool value(struct cur *c, struct hval *out, int depth)
     }
 }
 
-static struct bytes *prop_slot(struct props *p, unsigned f)
-{
-    switch (f) {
-#define X(name)                                                                                    \
-    case PROP_##name:                                                                              \
-        return &p->name;
-        PROP_STRING_LIST(X)
-#undef X
-    default:
-        return NULL;
-    }
-}
-
 static bool is_null(struct cur *c)
 {
     skip_ws(c);
@@ -515,7 +502,7 @@ static bool properties(struct cur *c, struct props *out)
                 bytes_free(&b);
                 return false;
             }
-            struct bytes *slot = prop_slot(out, f);
+            struct bytes *slot = props_slot(out, (enum prop_flag)f);
             bytes_free(slot);
             *slot = b;
         } else {
