@@ -124,7 +124,8 @@ struct run {
      * a quorum queue may give one back (its removal was lost with the node, or held back by
      * the queue's client when the channel closed), and then it is removed, never sent again. */
     struct replay_plan *confirmed_before, *unknown_confirmed_before;
-    char gave_up[400]; /* why no further attempt was made, when that ended the pass */
+    size_t confirmed_waiting; /* in those two: each message of a later attempt is looked up */
+    char gave_up[400];        /* why no further attempt was made, when that ended the pass */
 };
 
 /* How a pass ended: the first reason, unless a graver one comes after it (a connection lost

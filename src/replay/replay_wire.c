@@ -28,9 +28,39 @@ static const struct bytes *decoded_id(const struct message *m, struct decoded *d
     return &d->env->id;
 }
 
-/* A message taken from the DLQ: decide (select), or hold it. */
 static amqp_bytes_t consumer_tag(uint32_t no, char *buf, size_t n);
 
+/* A dead letter whose copy an earlier attempt had confirmed, given back by the queue (its
+ * removal was lost with the node, or held back by the queue's client when the channel closed):
+ * it is only removed, never sent again nor selected twice — looked for before the caller's
+ * selection, which may no longer hold it (a plan took it in the earlier attempt). */
+static bool confirmed_given_back(struct run *run, const struct message *m, uint64_t pos,
+                                 struct item *it)
+{
+    if (run->attempt < 2 || !run->confirmed_waiting || run->kind == QK_STREAM)
+        return false;
+    char sha[65];
+    sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, sha);
+    struct decoded d;
+    bool was_done = false;
+    bool found = rr_confirmed_found_again(run, decoded_id(m, &d), sha, &was_done);
+    if (found) {
+        it->out.old_id = bytes_copy(&d.env->id);
+        memcpy(it->old_sha, sha, sizeof it->old_sha);
+        it->is_delete = true;
+        /* Counted done once: if its earlier outcome was unknown, done now (and re-sent in the
+         * report's equation, as a copy found again is). */
+        it->removal_again = was_done;
+        if (!was_done)
+            run->r->resent++;
+        if (run->o->confirmed_again)
+            run->o->confirmed_again(run->o->ctx, &it->out.old_id, sha, pos);
+    }
+    decoded_free(&d);
+    return found;
+}
+
+/* A message taken from the DLQ: decide (select), or hold it. */
 static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool current)
 {
     struct replay_report *r = run->r;
@@ -59,8 +89,10 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
     }
     struct item *it = xcalloc(1, sizeof *it);
     char why[240] = "";
-    enum replay_action a = run->o->select(run->o->ctx, m, pos, &it->out, why, sizeof why);
-    if (a == RA_SEND || a == RA_DELETE || a == RA_KEEP) {
+    bool back = confirmed_given_back(run, m, pos, it);
+    enum replay_action a =
+        back ? RA_DELETE : run->o->select(run->o->ctx, m, pos, &it->out, why, sizeof why);
+    if (!back && (a == RA_SEND || a == RA_DELETE || a == RA_KEEP)) {
         r->selected++;
         if (run->expect && r->selected >= run->expect) {
             run->reading_done = true;
@@ -75,44 +107,30 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
     }
     if (a == RA_SEND || a == RA_DELETE) {
         it->position = pos;
-        it->is_delete = a == RA_DELETE;
-        if (!it->is_delete && it->out.old_body_sha256[0])
-            memcpy(it->old_sha, it->out.old_body_sha256, sizeof it->old_sha);
-        else
-            sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, it->old_sha);
-        if (it->is_delete) {
-            outgoing_free(&it->out);
-            memset(&it->out, 0, sizeof it->out);
-            struct decoded d;
-            it->out.old_id = bytes_copy(decoded_id(m, &d));
-            decoded_free(&d);
-        } else {
-            json_t *dj = restamp_changes_json(m, &it->out);
-            it->diff = json_dumps(dj, JSON_COMPACT | JSON_PRESERVE_ORDER);
-            it->diff_len = it->diff ? strlen(it->diff) : 0;
-            json_decref(dj);
-        }
-        bool was_done = false;
-        if (rr_confirmed_found_again(run, &it->out.old_id, it->old_sha, &was_done)) {
-            /* Its copy was confirmed in an earlier attempt, and the queue gave it back: removed
-             * without a new copy. Not selected twice; counted done once. */
-            r->selected--;
-            if (!was_done)
-                r->resent++; /* its earlier outcome was unknown: done now, the equation holds */
-            it->removal_again = was_done;
-            it->is_delete = true;
-            struct bytes keep_id = bytes_copy(&it->out.old_id);
-            outgoing_free(&it->out);
-            memset(&it->out, 0, sizeof it->out);
-            it->out.old_id = keep_id;
-            free(it->diff);
-            it->diff = NULL;
-            it->diff_len = 0;
-        } else if (rr_left_found_again(run, &it->out.old_id, it->old_sha)) {
-            /* Left unknown by an earlier attempt and still here: sent again, not selected
-             * twice (its earlier copy may be a duplicate: pending in the journal). */
-            r->selected--;
-            r->resent++;
+        if (!back) {
+            it->is_delete = a == RA_DELETE;
+            if (!it->is_delete && it->out.old_body_sha256[0])
+                memcpy(it->old_sha, it->out.old_body_sha256, sizeof it->old_sha);
+            else
+                sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, it->old_sha);
+            if (it->is_delete) {
+                outgoing_free(&it->out);
+                memset(&it->out, 0, sizeof it->out);
+                struct decoded d;
+                it->out.old_id = bytes_copy(decoded_id(m, &d));
+                decoded_free(&d);
+            } else {
+                json_t *dj = restamp_changes_json(m, &it->out);
+                it->diff = json_dumps(dj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+                it->diff_len = it->diff ? strlen(it->diff) : 0;
+                json_decref(dj);
+            }
+            if (rr_left_found_again(run, &it->out.old_id, it->old_sha)) {
+                /* Left unknown by an earlier attempt and still here: sent again, not selected
+                 * twice (its earlier copy may be a duplicate: pending in the journal). */
+                r->selected--;
+                r->resent++;
+            }
         }
         it->delivery_tag = tag;
         it->state = IT_PENDING;
