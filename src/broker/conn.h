@@ -71,6 +71,9 @@ struct conn_opts {
     int heartbeat_s;
     int timeout_ms;        /* connect and RPC timeout; 0: the default (10 s) */
     const char *conn_name; /* shown to operators; NULL: "dlqx@HOSTNAME" */
+    /* May be NULL. When it returns non-zero (a signal asked dlqx to stop) after a node failed,
+     * no further node is tried: each can take the whole connect timeout. */
+    int (*stop_requested)(void);
 };
 
 /* Fills order[0..n) with 0..n-1 in the order `how` says (shuffled: each permutation equally
