@@ -135,12 +135,26 @@ void cli_decode_write(struct cli_decode_out *ctx, const struct decoded *d)
         table_row(ctx, d);
         return;
     }
-    json_t *j = decoded_to_json(d, ctx->now_ms);
     char fp[17], key[GROUP_KEY_TEXT];
     group_of(d, fp, key);
+    sb_reset(&ctx->line);
+    /* The record written directly (decoded_write_json), the group's keys after it; the tree
+     * dumped by jansson when it declines. */
+    if (decoded_write_json(d, ctx->now_ms, ctx->json_flags, &ctx->line)) {
+        ctx->line.len--; /* its closing brace */
+        sb_adds(&ctx->line, ",\"fingerprint\":");
+        bool ok = json_out_string(&ctx->line, fp, strlen(fp));
+        sb_adds(&ctx->line, ",\"group\":");
+        if (ok && json_out_string(&ctx->line, key, strlen(key))) {
+            sb_adds(&ctx->line, "}\n");
+            cli_write_json(ctx->line.buf, ctx->line.len, false, stdout);
+            return;
+        }
+        sb_reset(&ctx->line);
+    }
+    json_t *j = decoded_to_json(d, ctx->now_ms);
     json_object_set_new(j, "fingerprint", json_string(fp));
     json_object_set_new(j, "group", json_string(key));
-    sb_reset(&ctx->line);
     if (!json_out_fast(&ctx->line, j, ctx->json_flags))
         json_dump_callback(j, dump_cb, &ctx->line, ctx->json_flags);
     sb_addc(&ctx->line, '\n');
