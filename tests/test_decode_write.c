@@ -21,7 +21,7 @@
 #include "util.h"
 
 static const size_t FLAGS = JSON_COMPACT | JSON_REAL_PRECISION(15);
-static const int64_t NOWS[] = {1767323000000LL, 0, 4102444800000LL};
+static const int64_t NOWS[] = {1767323000000LL, 0, 4102444800000LL, 1767323000123LL};
 
 static long compared, written;
 
@@ -157,6 +157,16 @@ static const char *const hostile[] = {
     "{\"properties\":{\"content_type\":\"application/json\"},\"body\":\"{\\\"a\\\":1.5,"
     "\\\"b\\\":[1e300,-0.0,0.1],\\\"c\\\":\\\"\\\\u0000\\\",\\\"a\\\":2}\"}",
     "{\"properties\":{\"content_type\":\"application/json\"},\"body\":\"{\\\"a\\\":\"}",
+    "{\"properties\":{\"content_type\":\"application/json\"},\"body\":\" { \\\"k\\\" : [ 1 ,"
+    " -2, 0, -0, true , false,null, 123456789012345678, -123456789012345678, {} , [ ] ],"
+    " \\\"s\\\\n\\\\\\\"\\\\\\\\\\\\t\\\\b\\\\f\\\\r\\\":\\\"\xc3\xa9\\u007f\\\",\\\"n\\\":{"
+    "\\\"a\\\":"
+    "{\\\"b\\\":[[[]]]}}}\\n\"}",
+    "{\"properties\":{\"content_type\":\"application/json\"},\"body\":\"[1234567890123456789,"
+    "\\\"\\\\/\\\\u0041\\\"]\"}",
+    "{\"properties\":{\"content_type\":\"application/json\"},\"body\":\"\\\"top\\\"\"}",
+    "{\"properties\":{\"content_type\":\"application/json\"},\"body\":\"{\\\"u\\\":"
+    "\\\"a\\\\/b\\\"}\"}",
     "{\"properties\":{\"content_type\":\"application/json\"},\"body\":\"3.25\"}",
     "{\"properties\":{\"content_type\":{\"base64\":\"dGV4dC9wbGFpbjsgY2hhcnNldD3/"
     "\"}},\"body\":\"x\"}",

@@ -106,7 +106,11 @@ static void group_of(const struct decoded *d, char fp[17], char key[GROUP_KEY_TE
         h = error_fingerprint(err, d->error.len, NULL);
         memo_put(fm, eh, err, d->error.len, h);
     }
-    snprintf(fp, 17, "%016llx", (unsigned long long)h);
+    uint64_t fpv = h;
+    for (int i = 15; i >= 0; i--, h >>= 4) /* "%016llx" */
+        fp[i] = "0123456789abcdef"[h & 15];
+    fp[16] = '\0';
+    h = fpv;
     const struct bytes *t = &d->env->type;
     const char *type = t->data ? (const char *)t->data : "";
     /* the type's bytes, then the fingerprint's */

@@ -100,6 +100,13 @@ json_t *decoded_own_json(const struct decoded *d, int64_t now_ms);
 struct strbuf;
 bool decoded_write_json(const struct decoded *d, int64_t now_ms, size_t flags, struct strbuf *out);
 
+/* Parts of the record for the dialects' write_json: bytes_to_json's value of data/len or of
+ * b, the same or null when empty, and defaulted_to_json's array, as jansson dumps them. */
+void decode_write_text(struct strbuf *out, const void *data, size_t len);
+void decode_write_bytes(struct strbuf *out, const struct bytes *b);
+void decode_write_bytes_or_null(struct strbuf *out, const struct bytes *b);
+void decode_write_defaulted(struct strbuf *out, unsigned defaulted);
+
 /* Names of the fields that took defaults (ED_* bits), as a new JSON array. */
 json_t *defaulted_to_json(unsigned defaulted);
 

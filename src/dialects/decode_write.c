@@ -24,7 +24,7 @@
 #define KEY(out, lit) sb_add((out), lit, sizeof lit - 1)
 
 /* bytes_to_json's value: a string when UTF-8, else {"base64":"…"}. */
-static void w_bytes(struct strbuf *out, const void *data, size_t len)
+void decode_write_text(struct strbuf *out, const void *data, size_t len)
 {
     if (json_out_string(out, len ? data : "", len))
         return;
@@ -35,15 +35,15 @@ static void w_bytes(struct strbuf *out, const void *data, size_t len)
     free(b64);
 }
 
-static void w_bj(struct strbuf *out, const struct bytes *b)
+void decode_write_bytes(struct strbuf *out, const struct bytes *b)
 {
-    w_bytes(out, b->data ? (const void *)b->data : "", b->len);
+    decode_write_text(out, b->data ? (const void *)b->data : "", b->len);
 }
 
-static void w_bj_or_null(struct strbuf *out, const struct bytes *b)
+void decode_write_bytes_or_null(struct strbuf *out, const struct bytes *b)
 {
     if (b && b->len)
-        w_bj(out, b);
+        decode_write_bytes(out, b);
     else
         KEY(out, "null");
 }
@@ -84,16 +84,45 @@ static bool w_tree(struct strbuf *out, json_t *j, size_t flags)
     return ok;
 }
 
+/* A real that is a whole number of thousandths below 10^12 in magnitude, as jansson dumps it
+ * at JSON_REAL_PRECISION(15): such a decimal has at most 15 significant digits, so "%.15g"
+ * prints it exactly, in fixed notation, trailing zeros dropped, and jansson adds ".0" when no
+ * point is left. Ages are such reals (milliseconds over 1000); anything else (another
+ * precision, -0.0, more digits) is false and goes to jansson (formatting it was 5% of
+ * decode). */
+static bool w_age(struct strbuf *out, double v, size_t flags)
+{
+    if (((flags >> 11) & 31) != 15)
+        return false;
+    if (v == 0.0 ? signbit(v) : !(fabs(v) < 1e12))
+        return false;
+    long long k = llround(v * 1000.0);
+    if ((double)k / 1000.0 != v)
+        return false;
+    unsigned long long a = k < 0 ? 0ULL - (unsigned long long)k : (unsigned long long)k;
+    if (k < 0)
+        sb_addc(out, '-');
+    json_out_integer(out, (long long)(a / 1000));
+    unsigned f = (unsigned)(a % 1000);
+    char frac[4] = {(char)('0' + f / 100), (char)('0' + f / 10 % 10), (char)('0' + f % 10), 0};
+    size_t n = 3;
+    while (n > 1 && frac[n - 1] == '0')
+        n--;
+    sb_addc(out, '.');
+    sb_add(out, frac, n);
+    return true;
+}
+
 static void w_end(struct strbuf *out, const struct bytes *queue, const struct bytes *reason,
                   const struct bytes *exchange)
 {
     KEY(out, "{\"queue\":");
-    w_bj_or_null(out, queue);
+    decode_write_bytes_or_null(out, queue);
     KEY(out, ",\"reason\":");
-    w_bj_or_null(out, reason);
+    decode_write_bytes_or_null(out, reason);
     KEY(out, ",\"exchange\":");
     if (exchange->data)
-        w_bj(out, exchange);
+        decode_write_bytes(out, exchange);
     else
         KEY(out, "null");
     sb_addc(out, '}');
@@ -124,7 +153,7 @@ static bool w_death(struct strbuf *out, const struct death_summary *d)
             if (!first)
                 sb_addc(out, ',');
             first = false;
-            w_bj(out, &d->entries[i].reason);
+            decode_write_bytes(out, &d->entries[i].reason);
         }
     keyset_free(&seen);
     KEY(out, "],\"first\":");
@@ -143,11 +172,11 @@ static bool w_death(struct strbuf *out, const struct death_summary *d)
         if (i)
             sb_addc(out, ',');
         KEY(out, "{\"queue\":");
-        w_bj(out, &e->queue);
+        decode_write_bytes(out, &e->queue);
         KEY(out, ",\"reason\":");
-        w_bj(out, &e->reason);
+        decode_write_bytes(out, &e->reason);
         KEY(out, ",\"exchange\":");
-        w_bj(out, &e->exchange);
+        decode_write_bytes(out, &e->exchange);
         KEY(out, ",\"count\":");
         w_int(out, (long long)e->count);
         KEY(out, ",\"time_ms\":");
@@ -156,12 +185,12 @@ static bool w_death(struct strbuf *out, const struct death_summary *d)
         for (size_t k = 0; k < e->n_routing_keys; k++) {
             if (k)
                 sb_addc(out, ',');
-            w_bj(out, &e->routing_keys[k]);
+            decode_write_bytes(out, &e->routing_keys[k]);
         }
         sb_addc(out, ']');
         if (e->has_original_expiration) {
             KEY(out, ",\"original_expiration\":");
-            w_bj(out, &e->original_expiration);
+            decode_write_bytes(out, &e->original_expiration);
         }
         sb_addc(out, '}');
     }
@@ -183,11 +212,11 @@ static bool w_source(struct strbuf *out, const struct source *s)
         return true;
     }
     KEY(out, "{\"queue\":");
-    w_bj_or_null(out, &s->queue);
+    decode_write_bytes_or_null(out, &s->queue);
     KEY(out, ",\"exchange\":");
-    w_bj(out, &s->exchange);
+    decode_write_bytes(out, &s->exchange);
     KEY(out, ",\"routing_key\":");
-    w_bj(out, &s->routing_key);
+    decode_write_bytes(out, &s->routing_key);
     KEY(out, ",\"how\":");
     if (!w_cstr(out, s->how))
         return false;
@@ -211,7 +240,184 @@ static bool w_headers(struct strbuf *out, const struct htable *h, size_t flags)
 static void w_opt_text(struct strbuf *out, const char *key, const char *s)
 {
     sb_adds(out, key);
-    w_bytes(out, s, strlen(s));
+    decode_write_text(out, s, strlen(s));
+}
+
+/* ---- the body's JSON document, copied ---------------------------------------------------
+ * jansson's dump of json_loadb(body) is the body itself without its white space when the
+ * body holds no escape but \" \\ \b \f \n \r \t, no real, no -0, no integer of more than
+ * 18 digits, no object with a key twice and no more than 64 levels: such a body is copied
+ * token by token (parsing and dumping it was 7% of decode). Anything else is false, and
+ * jansson reads and dumps it. */
+struct jcur {
+    const unsigned char *p, *end;
+    int depth;
+};
+
+static void j_ws(struct jcur *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+/* A string at c->p, copied; its raw bytes (between the quotes) in *s, *n. */
+static bool j_string(struct jcur *c, struct strbuf *out, const unsigned char **s, size_t *n)
+{
+    const unsigned char *start = ++c->p;
+    while (c->p < c->end && *c->p != '"') {
+        if (*c->p < 0x20)
+            return false;
+        if (*c->p == '\\') {
+            if (c->end - c->p < 2 || !memchr("\"\\bfnrt", c->p[1], 7))
+                return false;
+            c->p++;
+        }
+        c->p++;
+    }
+    if (c->p >= c->end)
+        return false;
+    *s = start;
+    *n = (size_t)(c->p - start);
+    sb_addc(out, '"');
+    sb_add(out, start, *n);
+    sb_addc(out, '"');
+    c->p++;
+    return true;
+}
+
+static bool j_value(struct jcur *c, struct strbuf *out);
+
+/* After a member or an element: 1 on a comma (copied), 0 on close (copied), -1 else. */
+static int j_next(struct jcur *c, struct strbuf *out, char close)
+{
+    j_ws(c);
+    if (c->p < c->end && (*c->p == ',' || *c->p == close)) {
+        sb_addc(out, (char)*c->p);
+        return *c->p++ == ',' ? 1 : 0;
+    }
+    return -1;
+}
+
+static bool j_object(struct jcur *c, struct strbuf *out)
+{
+    enum { MAX_KEYS = 64 };
+    const unsigned char *keys[MAX_KEYS];
+    size_t lens[MAX_KEYS], nk = 0;
+    c->p++;
+    sb_addc(out, '{');
+    j_ws(c);
+    if (c->p < c->end && *c->p == '}') {
+        c->p++;
+        sb_addc(out, '}');
+        return true;
+    }
+    for (;;) {
+        j_ws(c);
+        if (c->p >= c->end || *c->p != '"' || nk == MAX_KEYS ||
+            !j_string(c, out, &keys[nk], &lens[nk]))
+            return false;
+        for (size_t i = 0; i < nk; i++)
+            if (lens[i] == lens[nk] && memcmp(keys[i], keys[nk], lens[nk]) == 0)
+                return false; /* jansson keeps one of them */
+        nk++;
+        j_ws(c);
+        if (c->p >= c->end || *c->p != ':')
+            return false;
+        c->p++;
+        sb_addc(out, ':');
+        if (!j_value(c, out))
+            return false;
+        int next = j_next(c, out, '}');
+        if (next <= 0)
+            return next == 0;
+    }
+}
+
+static bool j_array(struct jcur *c, struct strbuf *out)
+{
+    c->p++;
+    sb_addc(out, '[');
+    j_ws(c);
+    if (c->p < c->end && *c->p == ']') {
+        c->p++;
+        sb_addc(out, ']');
+        return true;
+    }
+    for (;;) {
+        if (!j_value(c, out))
+            return false;
+        int next = j_next(c, out, ']');
+        if (next <= 0)
+            return next == 0;
+    }
+}
+
+static bool j_literal(struct jcur *c, struct strbuf *out, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n) != 0)
+        return false;
+    sb_add(out, word, n);
+    c->p += n;
+    return true;
+}
+
+static bool j_value(struct jcur *c, struct strbuf *out)
+{
+    j_ws(c);
+    if (c->p >= c->end)
+        return false;
+    const unsigned char *s;
+    size_t n;
+    bool ok;
+    switch (*c->p) {
+    case '{':
+    case '[':
+        if (++c->depth > 64)
+            return false;
+        ok = *c->p == '{' ? j_object(c, out) : j_array(c, out);
+        c->depth--;
+        return ok;
+    case '"':
+        return j_string(c, out, &s, &n);
+    case 't':
+        return j_literal(c, out, "true");
+    case 'f':
+        return j_literal(c, out, "false");
+    case 'n':
+        return j_literal(c, out, "null");
+    default: {
+        const unsigned char *start = c->p;
+        if (*c->p == '-')
+            c->p++;
+        const unsigned char *digits = c->p;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9')
+            c->p++;
+        size_t nd = (size_t)(c->p - digits);
+        if (nd == 0 || nd > 18 || (nd > 1 && *digits == '0') ||
+            (*digits == '0' && digits != start) ||
+            (c->p < c->end && (*c->p == '.' || *c->p == 'e' || *c->p == 'E')))
+            return false;
+        sb_add(out, start, (size_t)(c->p - start));
+        return true;
+    }
+    }
+}
+
+/* The body's document as jansson's dump writes it, or false with nothing appended. */
+static bool w_json_copy(struct strbuf *out, const void *body, size_t len)
+{
+    size_t start = out->len;
+    if (!utf8_valid(body, len))
+        return false;
+    struct jcur c = {body, (const unsigned char *)body + len, 0};
+    bool ok = j_value(&c, out);
+    j_ws(&c);
+    if (ok && c.p == c.end)
+        return true;
+    out->len = start;
+    out->buf[start] = '\0';
+    return false;
 }
 
 static bool w_body(struct strbuf *out, const struct decoded *d, size_t flags)
@@ -236,7 +442,7 @@ static bool w_body(struct strbuf *out, const struct decoded *d, size_t flags)
     struct strbuf sb;
     sb_init(&sb);
     body_summary(b, &sb);
-    w_bytes(out, sb.buf, sb.len);
+    decode_write_text(out, sb.buf, sb.len);
     sb_free(&sb);
     if (b->note[0])
         w_opt_text(out, ",\"note\":", b->note);
@@ -250,7 +456,7 @@ static bool w_body(struct strbuf *out, const struct decoded *d, size_t flags)
     }
     if (b->json_checked && !b->json_valid) {
         KEY(out, ",\"json_error\":{\"text\":");
-        w_bytes(out, b->json_error, strlen(b->json_error));
+        decode_write_text(out, b->json_error, strlen(b->json_error));
         KEY(out, ",\"line\":");
         w_int(out, b->json_line);
         KEY(out, ",\"column\":");
@@ -268,6 +474,12 @@ static bool w_body(struct strbuf *out, const struct decoded *d, size_t flags)
         free(b64);
     }
     if (b->kind == BODY_JSON && b->json_valid) {
+        KEY(out, ",\"json\":");
+        if (w_json_copy(out, data, m->body.len)) {
+            sb_addc(out, '}');
+            return true;
+        }
+        out->len -= sizeof ",\"json\":" - 1;
         json_t *doc = json_loadb(data, m->body.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
         if (doc) {
             KEY(out, ",\"json\":");
@@ -286,7 +498,7 @@ static void w_replay(struct strbuf *out, const struct acemq_replay *r)
         return;
     }
     KEY(out, "{\"from\":");
-    w_bj_or_null(out, &r->from);
+    decode_write_bytes_or_null(out, &r->from);
     KEY(out, ",\"at_ms\":");
     w_int_or_null(out, r->has_at, r->at_ms);
     KEY(out, ",\"at\":");
@@ -302,7 +514,7 @@ static void w_replay(struct strbuf *out, const struct acemq_replay *r)
 }
 
 /* The names of the defaulted fields (defaulted_to_json), all ASCII. */
-static void w_defaulted(struct strbuf *out, unsigned d)
+void decode_write_defaulted(struct strbuf *out, unsigned d)
 {
     static const struct {
         unsigned bit;
@@ -375,15 +587,15 @@ static bool w_record(struct strbuf *out, const struct decoded *d, int64_t now_ms
     if (!w_cstr(out, d->dialect->name) || name_is_a_key(d->dialect->name))
         return false;
     KEY(out, ",\"id\":");
-    w_bj(out, &e->id);
+    decode_write_bytes(out, &e->id);
     KEY(out, ",\"type\":");
-    w_bj(out, &e->type);
+    decode_write_bytes(out, &e->type);
     KEY(out, ",\"version\":");
     w_int(out, e->version);
     KEY(out, ",\"correlation_id\":");
-    w_bj(out, &e->correlation_id);
+    decode_write_bytes(out, &e->correlation_id);
     KEY(out, ",\"causation_id\":");
-    w_bj_or_null(out, &e->causation_id);
+    decode_write_bytes_or_null(out, &e->causation_id);
     KEY(out, ",\"attempt\":");
     w_int(out, e->attempt);
     KEY(out, ",\"first_seen_ms\":");
@@ -394,20 +606,20 @@ static bool w_record(struct strbuf *out, const struct decoded *d, int64_t now_ms
     if (!isfinite(age)) /* json_real refuses it: the key is left out */
         return false;
     KEY(out, ",\"age_s\":");
-    if (!w_tree(out, json_real(age), flags))
+    if (!w_age(out, age, flags) && !w_tree(out, json_real(age), flags))
         return false;
     KEY(out, ",\"origin\":");
-    w_bj_or_null(out, &e->origin);
+    decode_write_bytes_or_null(out, &e->origin);
     KEY(out, ",\"error\":");
-    w_bj_or_null(out, &d->error);
+    decode_write_bytes_or_null(out, &d->error);
     KEY(out, ",\"error_from_broker\":");
     w_bool(out, d->error_from_broker);
     KEY(out, ",\"error_type\":");
-    w_bj_or_null(out, &d->error_type);
+    decode_write_bytes_or_null(out, &d->error_type);
     KEY(out, ",\"error_message\":");
-    w_bj_or_null(out, &d->error_message);
+    decode_write_bytes_or_null(out, &d->error_message);
     KEY(out, ",\"stack_trace\":");
-    w_bj_or_null(out, &d->stack_trace);
+    decode_write_bytes_or_null(out, &d->stack_trace);
     KEY(out, ",\"failed_at_ms\":");
     w_int_or_null(out, d->failed_at_ms != 0, d->failed_at_ms);
     KEY(out, ",\"failed_at\":");
@@ -425,11 +637,11 @@ static bool w_record(struct strbuf *out, const struct decoded *d, int64_t now_ms
             return false;
     }
     KEY(out, "]},\"queue\":");
-    w_bj(out, &m->queue);
+    decode_write_bytes(out, &m->queue);
     KEY(out, ",\"exchange\":");
-    w_bj(out, &m->exchange);
+    decode_write_bytes(out, &m->exchange);
     KEY(out, ",\"routing_key\":");
-    w_bj(out, &m->routing_key);
+    decode_write_bytes(out, &m->routing_key);
     KEY(out, ",\"redelivered\":");
     w_bool(out, m->redelivered);
     KEY(out, ",\"source\":");
@@ -447,7 +659,7 @@ static bool w_record(struct strbuf *out, const struct decoded *d, int64_t now_ms
     if (d->reject_reason ? !w_cstr(out, d->reject_reason) : (KEY(out, "null"), false))
         return false;
     KEY(out, ",\"defaulted\":");
-    w_defaulted(out, e->defaulted);
+    decode_write_defaulted(out, e->defaulted);
     KEY(out, ",\"replay\":");
     w_replay(out, &d->replay);
     KEY(out, ",\"properties\":");
@@ -460,8 +672,12 @@ static bool w_record(struct strbuf *out, const struct decoded *d, int64_t now_ms
     sb_addc(out, ',');
     json_out_string(out, d->dialect->name, strlen(d->dialect->name));
     sb_addc(out, ':');
-    if (!w_tree(out, decoded_own_json(d, now_ms), flags))
-        return false;
+    size_t own = out->len;
+    if (!(d->dialect->write_json && d->dialect->write_json(d, out))) {
+        out->len = own;
+        if (!w_tree(out, decoded_own_json(d, now_ms), flags))
+            return false;
+    }
     sb_addc(out, '}');
     return true;
 }
