@@ -459,19 +459,21 @@ void check_nothing_lost(struct conn *c, const struct names *nm, uint32_t n, uint
 
 static void usage(void)
 {
-    fputs("usage: replay_bench [--count N] [--size B] [--windows W[,W...]] [--w1-count N]\n"
-          "                    [--seed-bin PATH] [--journal-dir DIR] [--prefetch P] "
-          "[--keep-journal] [--passes abcr]\n"
-          "                    [--pass-limit S] [--progress] [--rounds R] [--shovel-uri U]\n"
-          "  --windows: pipelined windows for replay_run (0 = its default, 1000); default 0,2000\n"
-          "  --w1-count: N for the window-1 pass (default: --count)\n"
-          "  --passes: which passes to run, e.g. c (default abcr; r: the shovel rounds)\n"
-          "  --rounds R: rounds of shovel, dlqx replay, dlqx move (default 3)\n"
-          "  --shovel-uri U: the shovel's src-uri and dest-uri (default amqp://, direct)\n"
-          "  --pass-limit S: cancel an engine pass after S seconds (its figure is then partial)\n"
-          "  --progress: the engine's progress every 5 s (stderr)\n"
-          "environment: DLQX_URL, DLQX_PASSWORD_FILE (scripts/broker env)\n",
-          stderr);
+    fputs(
+        "usage: replay_bench [--count N] [--size B] [--windows W[,W...]] [--w1-count N]\n"
+        "                    [--seed-bin PATH] [--journal-dir DIR] [--prefetch P] "
+        "[--keep-journal] [--passes abcr]\n"
+        "                    [--pass-limit S] [--progress] [--rounds R] [--shovel-uri U]\n"
+        "  --windows: pipelined windows for replay_run (0 = its default, 1000); default 0,2000\n"
+        "  --w1-count: N for the window-1 pass (default: --count)\n"
+        "  --passes: which passes to run, e.g. c (default abcr; r: the shovel rounds)\n"
+        "  --rounds R: rounds of shovel, dlqx replay, dlqx move (default 3)\n"
+        "  --shovel-uri U: the shovel's src-uri and dest-uri (default amqp://, direct; net: over\n"
+        "                TCP as dlqx connects, DLQX_URL with the password)\n"
+        "  --pass-limit S: cancel an engine pass after S seconds (its figure is then partial)\n"
+        "  --progress: the engine's progress every 5 s (stderr)\n"
+        "environment: DLQX_URL, DLQX_PASSWORD_FILE (scripts/broker env)\n",
+        stderr);
     exit(2);
 }
 

@@ -86,6 +86,16 @@ bool shovel_rounds(const struct broker *brk, const char *jdir, const struct conf
     if (!mg || !*mg)
         die("--rounds needs DLQX_MGMT_URL (scripts/broker env)");
     struct shovel_api api = {mg, user && *user ? user : "dlqx", brk->password, cfg->shovel_uri};
+    char *net = NULL;
+    if (strcmp(cfg->shovel_uri, "net") == 0) {
+        /* Over TCP as dlqx connects: amqp://USER:PASSWORD@HOST:PORT/VHOST from DLQX_URL
+         * (scripts/broker's passwords are alphanumeric: nothing to escape). */
+        const char *at = strchr(brk->url, '@');
+        if (strncmp(brk->url, "amqp://", 7) != 0 || !at)
+            die("--shovel-uri net needs DLQX_URL as amqp://USER@HOST:PORT/VHOST");
+        net = xasprintf("%.*s:%s%s", (int)(at - brk->url), brk->url, brk->password, at);
+        api.src_uri = net;
+    }
     struct round_fig sum[RK_N];
     memset(sum, 0, sizeof sum);
     double ratio_min[RK_N] = {0, 1e9, 1e9}, ratio_max[RK_N] = {0, 0, 0};
@@ -93,7 +103,8 @@ bool shovel_rounds(const struct broker *brk, const char *jdir, const struct conf
     printf("== %" PRIu32 " rounds of: the shovel (src/dest uri %s, ack-mode on-confirm, "
            "prefetch 1000), dlqx replay, dlqx move; %" PRIu32 " x %zu B each, target the "
            "source (quorum)\n",
-           cfg->rounds, cfg->shovel_uri, cfg->count, cfg->size);
+           cfg->rounds, net ? "amqp://USER:PASSWORD@ (TCP, as dlqx)" : cfg->shovel_uri, cfg->count,
+           cfg->size);
     for (uint32_t r = 0; r < cfg->rounds; r++) {
         struct round_fig f[RK_N];
         for (int i = 0; i < RK_N; i++) {
@@ -122,5 +133,6 @@ bool shovel_rounds(const struct broker *brk, const char *jdir, const struct conf
         printf("ratio %s / shovel: %.2fx (rounds %.2f-%.2f; target >= %.1fx)%s\n", rk_name[k], q,
                ratio_min[k], ratio_max[k], target[k], q >= target[k] ? "" : "  ** below target **");
     }
+    free(net);
     return failed;
 }

@@ -414,10 +414,34 @@ enum bq_detected bq_detect_doc(const json_t *doc, const struct bq_props *props)
     return BQ_DETECT_NONE;
 }
 
+/* Whether the body's text holds "KEY" (with its quotes) or a backslash. Every shape detection
+ * looks for needs a top-level key job, urn, raw or meta; a key appears in the text as it is
+ * unless it is written with escapes. A body with none of them and no backslash cannot be an
+ * envelope, and is not parsed (most bodies of other dialects: a bulk replay reads this for
+ * every message). */
+static bool may_have_shape(const char *s, size_t len)
+{
+    static const char *const keys[] = {"job\"", "urn\"", "raw\"", "meta\""};
+    if (memchr(s, '\\', len))
+        return true;
+    const char *end = s + len, *q = s;
+    while ((q = memchr(q, '"', (size_t)(end - q))) != NULL) {
+        q++;
+        for (size_t i = 0; i < NELEM(keys); i++) {
+            size_t kl = strlen(keys[i]);
+            if ((size_t)(end - q) >= kl && memcmp(q, keys[i], kl) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 enum bq_detected bq_detect_how(const void *body, size_t len, const struct bq_props *props)
 {
     if (app_id_is_bq(props))
         return BQ_DETECT_APP_ID;
+    if (!len || !may_have_shape(body, len))
+        return BQ_DETECT_NONE;
     json_error_t jerr;
     json_t *doc = json_loadb(len ? body : "", len, BQ_JSON_FLAGS, &jerr);
     enum bq_detected r = bq_detect_doc(doc, props);
