@@ -563,6 +563,8 @@ int main(int argc, char **argv)
                 die("--passes takes letters from abcr");
         } else if (strcmp(a, "--rounds") == 0 && more)
             cfg.rounds = (uint32_t)number_arg(a, argv[++i], 1, 100);
+        else if (strcmp(a, "--round-window") == 0 && more)
+            cfg.round_window = (uint32_t)number_arg(a, argv[++i], 2, 65535);
         else if (strcmp(a, "--shovel-uri") == 0 && more) {
             cfg.shovel_uri = argv[++i];
         } else

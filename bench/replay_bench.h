@@ -33,6 +33,7 @@ struct config {
     bool run_r;               /* the shovel rounds (--passes r) */
     uint32_t rounds;          /* --rounds: how many (default 3) */
     const char *shovel_uri;   /* --shovel-uri: the shovel's src-uri and dest-uri */
+    uint32_t round_window;    /* --round-window: dlqx's window in the rounds (0: default) */
     double pass_limit_s;      /* > 0: an engine pass is cancelled after this long */
     bool progress;            /* print the engine's progress every 5 s */
 };

@@ -28,8 +28,7 @@ static const char *load_now(void)
 /* --- the shovel rounds: RabbitMQ's own move against dlqx's replay and move -------------- */
 
 enum { RK_SHOVEL, RK_REPLAY, RK_MOVE, RK_N };
-static const char *const rk_name[RK_N] = {"shovel (on-confirm)", "dlqx replay (dflt window)",
-                                          "dlqx move (dflt window)"};
+static const char *const rk_name[RK_N] = {"shovel (on-confirm)", "dlqx replay", "dlqx move"};
 
 struct round_fig {
     double rate, cpu_us, broker_us;
@@ -53,8 +52,9 @@ static struct round_fig round_pass(int k, int round, const struct broker *brk,
         secs = shovel_pass(api, ctl(), CTL_CH, sname, nm.dlq, nm.src, n, 600.0);
     } else {
         char *jpath = xasprintf("%s/journal-round%d-%d.jsonl", jdir, round, k);
-        struct engine_result er = engine_pass(
-            ctl(), brk, &nm, n, 0, k == RK_MOVE ? RESTAMP_MOVE : RESTAMP_REPLAY, jpath, cfg);
+        struct engine_result er =
+            engine_pass(ctl(), brk, &nm, n, cfg->round_window,
+                        k == RK_MOVE ? RESTAMP_MOVE : RESTAMP_REPLAY, jpath, cfg);
         unlink(jpath);
         free(jpath);
         /* The plan is read inside engine_pass, not timed: count only replay_run's CPU. */
@@ -101,10 +101,11 @@ bool shovel_rounds(const struct broker *brk, const char *jdir, const struct conf
     double ratio_min[RK_N] = {0, 1e9, 1e9}, ratio_max[RK_N] = {0, 0, 0};
     bool failed = false;
     printf("== %" PRIu32 " rounds of: the shovel (src/dest uri %s, ack-mode on-confirm, "
-           "prefetch 1000), dlqx replay, dlqx move; %" PRIu32 " x %zu B each, target the "
-           "source (quorum)\n",
-           cfg->rounds, net ? "amqp://USER:PASSWORD@ (TCP, as dlqx)" : cfg->shovel_uri, cfg->count,
-           cfg->size);
+           "prefetch 1000), dlqx replay, dlqx move (window %" PRIu32 "%s); %" PRIu32
+           " x %zu B each, target the source (quorum)\n",
+           cfg->rounds, net ? "amqp://USER:PASSWORD@ (TCP, as dlqx)" : cfg->shovel_uri,
+           cfg->round_window ? cfg->round_window : 1000, cfg->round_window ? "" : ", the default",
+           cfg->count, cfg->size);
     for (uint32_t r = 0; r < cfg->rounds; r++) {
         struct round_fig f[RK_N];
         for (int i = 0; i < RK_N; i++) {

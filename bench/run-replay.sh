@@ -3,8 +3,8 @@
 #
 #   bench/run-replay.sh [quick|full] [BUILD_DIR]
 #
-# quick (a smoke test, ~1-2 min): 20,000 x 1 KB per pass.
-# full (the figures in bench/README.md, ~8-12 min): 100,000 x 1 KB per pass.
+# quick (a smoke test, ~6-8 min with the shovel rounds): 20,000 x 1 KB per pass.
+# full (the figures in bench/README.md, ~20-25 min): 100,000 x 1 KB per pass.
 # One replay_bench process runs every pass on the same node, each on a DLQ freshly filled by
 # dlqx-seed: (a) the libraries' way (one confirm per message, plain rabbitmq-c), (b) dlqx's
 # replay_run with window 1, (c) replay_run with its default window (1000) and with 2000, and
