@@ -56,6 +56,13 @@ static void assert_changes_and_digests(const struct message *old, const struct o
     char *a = json_dumps(whole, JSON_COMPACT | JSON_PRESERVE_ORDER);
     char *b = json_dumps(changes, JSON_COMPACT | JSON_PRESERVE_ORDER);
     assert_string_equal(a, b);
+    /* ... and the text the journal holds is that dump, byte for byte, written without it. */
+    size_t tl = 0;
+    char *t = restamp_changes_text(old, out, &tl);
+    assert_non_null(t);
+    assert_int_equal(tl, strlen(b));
+    assert_string_equal(t, b);
+    free(t);
     free(a);
     free(b);
     json_decref(whole);
@@ -71,18 +78,46 @@ static void assert_changes_and_digests(const struct message *old, const struct o
         assert_string_not_equal(out->body_sha256, out->old_body_sha256);
 }
 
+/* plain_msg() replayed with the changes specs, and its diff (freed by the caller: diff_free,
+ * run_free, changes_free). */
+static void replay_diff(const char *const *specs, struct changes *cs, struct run *r, struct diff *d)
+{
+    changes_parse(cs, specs);
+    struct restamp_opts o = {
+        .mode = RESTAMP_REPLAY, .now_ms = NOW, .changes = cs->c, .n_changes = cs->n};
+    run(r, plain_msg(), &o);
+    assert_ok(r);
+    restamp_diff(r->m, &r->out, d);
+}
+
+/* Texts the journal's diff must escape as jansson does (quotes, backslashes, control bytes,
+ * non-ASCII) or hold as base64 (not UTF-8): restamp_changes_text is still json_dumps's. */
+static void test_diff_escapes(void **state)
+{
+    (void)state;
+    const char *specs[][3] = {
+        {"header.note=a\"b\\c\td\x01e\x7f\xc3\xa9/\xe2\x80\xa8", "type=t\n", NULL},
+        {"header.bin=\xff\xfe", "header.ok=plain", NULL},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        struct changes cs;
+        struct run r;
+        struct diff d;
+        replay_diff(specs[k], &cs, &r, &d);
+        assert_changes_and_digests(r.m, &r.out, &d, true);
+        diff_free(&d);
+        run_free(&r);
+        changes_free(&cs);
+    }
+}
+
 static void test_diff_simple(void **state)
 {
     const char *specs[] = {"type=order.v2", "header.tenant=acme", NULL};
     struct changes cs;
-    changes_parse(&cs, specs);
-    struct restamp_opts o = {
-        .mode = RESTAMP_REPLAY, .now_ms = NOW, .changes = cs.c, .n_changes = cs.n};
     struct run r;
-    run(&r, plain_msg(), &o);
-    assert_ok(&r);
     struct diff d;
-    restamp_diff(r.m, &r.out, &d);
+    replay_diff(specs, &cs, &r, &d);
     assert_row(row(&d, DIFF_TARGET, "exchange"), DIFF_CHANGED, "", "orders-x");
     assert_row(row(&d, DIFF_TARGET, "routing_key"), DIFF_SAME, "orders.created", "orders.created");
     assert_row(row(&d, DIFF_PROPERTY, "type"), DIFF_CHANGED, "order", "order.v2");
@@ -310,6 +345,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diff_simple),
+        cmocka_unit_test(test_diff_escapes),
         cmocka_unit_test(test_diff_body),
         cmocka_unit_test(test_header_kinds),
     };

@@ -114,6 +114,7 @@ static enum status open_attempt(struct run *run, enum conn_err *kind, struct err
     if ((st = conn_channel_open(run->c, READ_CHANNEL, kind, err)) != ST_OK ||
         (st = conn_channel_open(run->c, PUB_CHANNEL, kind, err)) != ST_OK)
         return st;
+    rr_acks_reset(run); /* a new reading channel: its delivery tags start again at 1 */
     amqp_confirm_select(run->st, PUB_CHANNEL);
     if ((st = conn_check_reply(run->c, PUB_CHANNEL, amqp_get_rpc_reply(run->st),
                                "putting the publishing channel in confirm mode", kind, err)) !=

@@ -120,10 +120,9 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
                 it->out.old_id = bytes_copy(decoded_id(m, &d));
                 decoded_free(&d);
             } else {
-                json_t *dj = restamp_changes_json(m, &it->out);
-                it->diff = json_dumps(dj, JSON_COMPACT | JSON_PRESERVE_ORDER);
-                it->diff_len = it->diff ? strlen(it->diff) : 0;
-                json_decref(dj);
+                it->diff = restamp_changes_text(m, &it->out, &it->diff_len);
+                if (!it->diff)
+                    it->diff_len = 0;
             }
             if (rr_left_found_again(run, &it->out.old_id, it->old_sha)) {
                 /* Left unknown by an earlier attempt and still here: sent again, not selected
@@ -224,7 +223,7 @@ static void confirmed(struct run *run, struct item *it, bool ack)
         return;
     }
     it->confirmed = true;
-    amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
+    rr_ack(run, it->delivery_tag);
     rr_acked(run, it);
 }
 
@@ -472,6 +471,65 @@ bool rr_pump(struct run *run, int timeout_ms)
 
 /* ---- proving removals ------------------------------------------------------------------- */
 
+void rr_ack(struct run *run, uint64_t tag)
+{
+    xgrow((void **)&run->ack_pending, &run->cap_ack_pending, run->n_ack_pending + 1,
+          sizeof *run->ack_pending);
+    run->ack_pending[run->n_ack_pending++] = tag;
+}
+
+static bool ack_bit(const struct run *run, uint64_t tag)
+{
+    return tag / 8 < run->cap_ack_bits && (run->ack_bits[tag / 8] >> (tag % 8)) & 1;
+}
+
+static int cmp_tag(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void rr_flush_acks(struct run *run)
+{
+    size_t n = run->n_ack_pending;
+    run->n_ack_pending = 0;
+    if (!n || !run->read_alive)
+        return; /* unsent: unproven, as a removal sent on a channel that failed */
+    uint64_t *t = run->ack_pending;
+    qsort(t, n, sizeof *t, cmp_tag);
+    for (size_t i = 0; i < n; i++) {
+        size_t byte = (size_t)(t[i] / 8);
+        if (byte >= run->cap_ack_bits) {
+            size_t old = run->cap_ack_bits;
+            xgrow((void **)&run->ack_bits, &run->cap_ack_bits, byte + 1, 1);
+            memset(run->ack_bits + old, 0, run->cap_ack_bits - old);
+        }
+        run->ack_bits[byte] |= (unsigned char)(1u << (t[i] % 8));
+    }
+    while (ack_bit(run, run->ack_floor + 1))
+        run->ack_floor++;
+    /* Every tag up to the floor is removed (now or before): one multiple ack up to the highest
+     * gathered tag below it removes exactly those gathered (the others are gone already). */
+    size_t below = 0;
+    while (below < n && t[below] <= run->ack_floor)
+        below++;
+    size_t i = 0;
+    if (below >= 2) {
+        amqp_basic_ack(run->st, READ_CHANNEL, t[below - 1], 1);
+        i = below;
+    }
+    for (; i < n; i++)
+        amqp_basic_ack(run->st, READ_CHANNEL, t[i], 0);
+}
+
+void rr_acks_reset(struct run *run)
+{
+    run->n_ack_pending = 0;
+    run->ack_floor = 0;
+    if (run->ack_bits)
+        memset(run->ack_bits, 0, run->cap_ack_bits);
+}
+
 void rr_acked(struct run *run, struct item *it)
 {
     it->state = IT_ACKED;
@@ -533,6 +591,7 @@ bool rr_probe_awaited(const struct run *run)
  * sent before it (one probe is out at a time, so each qos-ok is matched to its own). */
 static void send_probe(struct run *run, const char *doing)
 {
+    rr_flush_acks(run); /* the probe proves what was sent before it */
     amqp_basic_qos_t q = {.prefetch_size = 0, .prefetch_count = run->prefetch, .global = 0};
     int rc = amqp_send_method(run->st, READ_CHANNEL, AMQP_BASIC_QOS_METHOD, &q);
     if (rc != AMQP_STATUS_OK) {
