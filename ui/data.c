@@ -142,19 +142,42 @@ void app_group_again(struct app *a)
 
 /* ---- the causal forest --------------------------------------------------------------- */
 
+/* Ids kept as UUIDs, formatted for the forest in blocks that never move (owned by the forest
+ * that names them: a->forest_text). */
+#define UUID_LEN 36
+#define UUIDS_PER_BLOCK 1820
+struct forest_texts {
+    char **block;
+    size_t n, cap;
+    size_t count; /* UUIDs formatted */
+};
+
+static void texts_free(struct forest_texts *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        free(t->block[i]);
+    free(t->block);
+    free(t);
+}
+
 struct forest_job {
     uint64_t store_gen;
     size_t n, i; /* entries, and the next to gather */
-    /* The id, correlation and causation of each entry: spans of the store's own bytes (its
-     * arena never moves them, and the store outlives the forest: app_forest_drop), each
-     * cut at a NUL of its own as the forest has always read them; an id kept as a UUID's
-     * 16 bytes is formatted into texts, blocks that never move either. */
-    struct tree_msg *msgs;
-    char *texts; /* the newest block; each starts with a pointer to the one before */
-    size_t texts_used;
+    /* The id, correlation and causation of each entry as 12 bytes: the store's refs, whose
+     * bytes its arena never moves (and the store outlives the forest: app_forest_drop), or
+     * for an id kept as a UUID's 16 bytes (its bit in uuid) the number of its text in
+     * texts. tree_build_from asks for the spans (a struct tree_msg a message would be 48 B,
+     * 480 MB at ten million); each is cut at a NUL of its own as the forest has always read
+     * them. */
+    const struct store *store;
+    uint32_t *refs;
+    uint8_t *uuid;
+    struct forest_texts *texts;
     bool building;
-    /* the worker's: it reads msgs and the bytes they name, writes forest, st and err, then
-     * sets done */
+    /* the worker's: it reads the above and the bytes they name, writes forest, st and err,
+     * then sets done */
     pthread_t thread;
     atomic_bool done;
     struct forest forest;
@@ -162,62 +185,60 @@ struct forest_job {
     struct error err;
 };
 
-#define TEXT_BLOCK 65536
-
-static void texts_free(char *b)
-{
-    while (b) {
-        char *prev;
-        memcpy(&prev, b, sizeof prev);
-        free(b);
-        b = prev;
-    }
-}
-
-static const char *texts_add(struct forest_job *f, const char *s, size_t len)
-{
-    if (!f->texts || f->texts_used + len > TEXT_BLOCK) {
-        char *b = xmalloc(TEXT_BLOCK);
-        memcpy(b, &f->texts, sizeof f->texts);
-        f->texts = b;
-        f->texts_used = sizeof f->texts;
-    }
-    char *w = f->texts + f->texts_used;
-    memcpy(w, s, len);
-    f->texts_used += len;
-    return w;
-}
-
 static void forest_job_free(struct forest_job *f)
 {
-    free(f->msgs);
+    free(f->refs);
+    free(f->uuid);
     texts_free(f->texts);
     tree_free(&f->forest);
     free(f);
+}
+
+static struct tree_span forest_get(void *ctx, uint32_t i, int what)
+{
+    const struct forest_job *f = ctx;
+    uint32_t r = f->refs[(size_t)i * 3 + (size_t)what];
+    if (f->uuid[i] & (1u << what))
+        return (struct tree_span){f->texts->block[r / UUIDS_PER_BLOCK] +
+                                      (size_t)(r % UUIDS_PER_BLOCK) * UUID_LEN,
+                                  UUID_LEN};
+    size_t len;
+    const unsigned char *p = store_text_view(f->store, r, &len);
+    const unsigned char *nul = memchr(p, '\0', len);
+    return (struct tree_span){p, nul ? (size_t)(nul - p) : len};
 }
 
 static void *forest_worker(void *arg)
 {
     struct forest_job *f = arg;
     error_clear(&f->err);
-    f->st = tree_build(&f->forest, f->msgs, f->n, &f->err);
-    free(f->msgs); /* the forest keeps the bytes, not the spans */
-    f->msgs = NULL;
+    f->st = tree_build_from(&f->forest, forest_get, f, f->n, &f->err);
+    free(f->refs); /* the forest keeps the bytes, not the refs */
+    free(f->uuid);
+    f->refs = NULL;
+    f->uuid = NULL;
     atomic_store(&f->done, true);
     return NULL;
 }
 
-static struct tree_span forest_span(struct forest_job *f, const struct store *s, store_ref r,
-                                    char *buf)
+/* The ref of message i's span `what`, or (a UUID) the number of its text. */
+static void forest_gather(struct forest_job *f, size_t i, int what, store_ref r, char *buf)
 {
     size_t len;
-    const unsigned char *p = store_text_view(s, r, &len);
-    if (!p) {
-        len = store_text(s, r, buf);
-        return (struct tree_span){texts_add(f, buf, len), len};
+    if (store_text_view(f->store, r, &len)) {
+        f->refs[i * 3 + (size_t)what] = r;
+        return;
     }
-    const unsigned char *nul = memchr(p, '\0', len);
-    return (struct tree_span){p, nul ? (size_t)(nul - p) : len};
+    struct forest_texts *t = f->texts;
+    if (t->count == t->n * UUIDS_PER_BLOCK) {
+        xgrow((void **)&t->block, &t->cap, t->n + 1, sizeof *t->block);
+        t->block[t->n++] = xmalloc(UUIDS_PER_BLOCK * UUID_LEN);
+    }
+    store_text(f->store, r, buf); /* a UUID: 36 characters */
+    memcpy(t->block[t->count / UUIDS_PER_BLOCK] + (t->count % UUIDS_PER_BLOCK) * UUID_LEN, buf,
+           UUID_LEN);
+    f->refs[i * 3 + (size_t)what] = (uint32_t)t->count++;
+    f->uuid[i] |= (uint8_t)(1u << what);
 }
 
 static enum job_rc forest_step(struct app *a, struct job *j, double until)
@@ -237,11 +258,14 @@ static enum job_rc forest_step(struct app *a, struct job *j, double until)
             return JOB_MORE;
         }
         const struct store_entry *e = store_entry_at(a->store, f->i);
-        struct tree_msg *m = &f->msgs[f->i];
-        m->id = forest_span(f, a->store, e->id, buf);
-        m->correlation =
-            e->correlation == e->id ? m->id : forest_span(f, a->store, e->correlation, buf);
-        m->causation = forest_span(f, a->store, e->causation, buf);
+        forest_gather(f, f->i, 0, e->id, buf);
+        if (e->correlation == e->id) { /* the same text: the same span */
+            f->refs[f->i * 3 + 1] = f->refs[f->i * 3];
+            f->uuid[f->i] |= (uint8_t)((f->uuid[f->i] & 1u) << 1);
+        } else {
+            forest_gather(f, f->i, 1, e->correlation, buf);
+        }
+        forest_gather(f, f->i, 2, e->causation, buf);
     }
     f->building = true;
     j->done = j->total = 0; /* linking: no measure of how far it has got */
@@ -327,7 +351,10 @@ void app_build_forest(struct app *a)
     struct forest_job *f = xcalloc(1, sizeof *f);
     f->store_gen = a->store_gen;
     f->n = store_count(a->store);
-    f->msgs = xmalloc((f->n ? f->n : 1) * sizeof *f->msgs);
+    f->store = a->store;
+    f->refs = xmalloc((f->n ? f->n : 1) * 3 * sizeof *f->refs);
+    f->uuid = xcalloc(f->n ? f->n : 1, 1);
+    f->texts = xcalloc(1, sizeof *f->texts);
     tree_init(&f->forest);
     atomic_init(&f->done, false);
     job_start(a, JOB_FOREST, &forest_ops, f);
