@@ -165,7 +165,7 @@ static void msort_init(struct msort *m, struct ritem *items, struct ritem *tmp, 
 
 /* ---- the job --------------------------------------------------------------------------- */
 
-enum rows_phase { P_MARK, P_SCAN, P_KEYS, P_TEXT_SORT, P_RANKS, P_SORT, P_DONE };
+enum rows_phase { P_MARK, P_SCAN, P_KEYS, P_TEXT_SORT, P_TEXT_RANKS, P_RANKS, P_SORT, P_DONE };
 enum rows_note { NOTE_NONE, NOTE_SORT, NOTE_REVERSE, NOTE_FILTER };
 
 struct rows_job {
@@ -195,6 +195,8 @@ struct rows_job {
     struct ritem *dt, *dtmp;
     size_t nd, cap_d;
     uint32_t *rank;
+    size_t d;          /* P_TEXT_RANKS: the next of the sorted texts */
+    uint32_t rank_now; /* and the rank of the one before */
     struct msort ms;
     bool sorting;
 };
@@ -359,6 +361,9 @@ static void progress(struct app *a, const struct rows_job *r, struct job *j)
     case P_TEXT_SORT:
         p = scan_share + rest * (0.3 + 0.2 * log2_of(r->ms.width) / (log2_of(r->nd) + 1));
         break;
+    case P_TEXT_RANKS:
+        p = scan_share + rest * 0.5;
+        break;
     case P_RANKS:
         p = scan_share + rest * (0.5 + 0.1 * (double)r->k / (double)n);
         break;
@@ -451,16 +456,23 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
     if (r->phase == P_TEXT_SORT) {
         if (!msort_step(&r->ms, until))
             goto out;
-        /* Equal texts get equal ranks; ranks start at 1. */
-        struct ritem *sorted = r->ms.a;
         r->rank = xmalloc((r->nd ? r->nd : 1) * sizeof *r->rank);
-        uint32_t rank = 0;
-        for (size_t d = 0; d < r->nd; d++) {
+        r->d = 0;
+        r->rank_now = 0;
+        r->phase = P_TEXT_RANKS;
+    }
+    if (r->phase == P_TEXT_RANKS) {
+        /* Equal texts get equal ranks; ranks start at 1. */
+        const struct ritem *sorted = r->ms.a;
+        for (; r->d < r->nd; r->d++) {
+            if (out_of_time(&tick, until))
+                goto out;
+            size_t d = r->d;
             const struct ritem *t = &sorted[d], *p = d ? &sorted[d - 1] : NULL;
             if (!p || p->key != t->key || p->len != t->len ||
                 memcmp(r->texts.buf + r->off[p->pos], r->texts.buf + r->off[t->pos], t->len))
-                rank++;
-            r->rank[t->pos] = rank;
+                r->rank_now++;
+            r->rank[t->pos] = r->rank_now;
         }
         r->k = 0;
         r->phase = P_RANKS;
