@@ -424,7 +424,6 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
             goto out;
         }
         r->items = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->items);
-        r->tmp = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->tmp);
     }
     if (r->phase == P_KEYS) {
         bool text = text_column(r->column);
@@ -444,6 +443,9 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
             r->items[r->k] = (struct ritem){key, (uint32_t)r->k, 0};
         }
         if (text) {
+            free(r->slot_ref); /* the texts are numbered: memory for the sorts (issue #15) */
+            free(r->slot_id);
+            r->slot_ref = r->slot_id = NULL;
             r->dtmp = xmalloc((r->nd ? r->nd : 1) * sizeof *r->dtmp);
             msort_init(&r->ms, r->dt, r->dtmp, r->nd);
             r->ms.texts = r->texts.buf;
@@ -474,6 +476,12 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
                 r->rank_now++;
             r->rank[t->pos] = r->rank_now;
         }
+        sb_free(&r->texts); /* ranked: the texts are not needed again */
+        free(r->off);
+        free(r->dt);
+        free(r->dtmp);
+        r->off = NULL;
+        r->dt = r->dtmp = NULL;
         r->k = 0;
         r->phase = P_RANKS;
     }
@@ -487,6 +495,8 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
     }
     if (r->phase == P_SORT) {
         if (!r->sorting) {
+            if (!r->tmp)
+                r->tmp = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->tmp);
             if (r->reverse)
                 for (size_t i = 0; i < r->n_asc; i++)
                     r->items[i].key = ~r->items[i].key;
