@@ -27,6 +27,9 @@ static void usage(FILE *to)
         "                 [--url URL]... [--password-file FILE | --ask-password]\n"
         "                 [--cacert FILE] [--cert FILE --key FILE] [--tls-no-verify]\n"
         "                 [--node-order given|shuffle] [--heartbeat S] [--peek-attempts N]\n"
+        "                 [--idle-timeout S]\n"
+        "  --idle-timeout S   end the read as incomplete after S seconds without a delivery\n"
+        "                     (default 30; 5 when other consumers are attached)\n"
         "  --peek-attempts N  reads of the queue in all when nodes are lost (default 3; 1: none):\n"
         "                     a read that loses its node starts again on the next one\n",
         to);
@@ -92,6 +95,16 @@ int cmd_peek(int argc, char **argv)
                 goto out;
             }
             po.attempts = (unsigned)v;
+        } else if (strcmp(a, "--idle-timeout") == 0 && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (errno || *end || argv[i][0] < '1' || argv[i][0] > '9' || v > 86400) {
+                san_eprintf("dlqx peek: --idle-timeout takes seconds from 1 to 86400\n");
+                rc = EXIT_USAGE;
+                goto out;
+            }
+            po.idle_timeout_ms = (int)v * 1000;
         } else if (strcmp(a, "--force") == 0) {
             po.force = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

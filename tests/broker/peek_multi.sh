@@ -88,6 +88,7 @@ ok term-no-snapshot '[ ! -e "$tmp/term/pmbig.bulk.dlq.jsonl" ]' \
 check no-dir 2 'several queues need -o DIR' "$dlqx" peek pm1.bulk.dlq pm2.bulk.dlq
 check no-report 2 'no --report' "$dlqx" peek pm1.bulk.dlq pm2.bulk.dlq -o "$tmp/x" --report "$tmp/r"
 check twice 2 'named twice' "$dlqx" peek pm1.bulk.dlq pm1.bulk.dlq -o "$tmp/x"
+check idle-timeout-bad 2 "idle-timeout takes seconds" "$dlqx" peek pm1.bulk.dlq --idle-timeout 0
 : >"$tmp/file"
 check not-a-dir 74 'is not a directory' "$dlqx" peek pm1.bulk.dlq pm2.bulk.dlq -o "$tmp/file"
 
