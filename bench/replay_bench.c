@@ -17,6 +17,11 @@
  *       journal (intent and outcome fsync'd) and the round trip that proves the ack.
  *   (c) dlqx's engine pipelined: replay_run with each window of --windows (0 = the default,
  *       1000), journal in a temporary directory.
+ *   (r) --rounds R (3) rounds of RabbitMQ's own move, a dynamic shovel (ack-mode on-confirm,
+ *       created and deleted through the management API: replay_shovel.c), dlqx replay and dlqx
+ *       move (replay_run at the default window, RESTAMP_MOVE to the source), the order
+ *       rotated each round, with client and broker CPU per message and the ratios dlqx/shovel
+ *       (replay_rounds.c). bench/run-replay.sh enables rabbitmq_shovel on the node.
  *
  * The engine is driven as the UI and the CLI drive it: a plan of the exact dead letters (id
  * and body digest, read from the DLQ before the pass and not timed) and a select callback
@@ -49,29 +54,13 @@
 #include "replay.h"
 #include "replay_baseline.h"
 #include "replay_setup.h"
+#include "replay_bench.h"
 #include "restamp.h"
 #include "sha256.h"
 #include "util.h"
 
-#define CTL_CH 1  /* declares, deletes, passive declares (replay_run checks on it too) */
 #define PLAN_CH 4 /* reading the DLQ to make the plan */
 #define RATIO_TARGET 5.0
-#define MAX_WINDOWS 8
-
-struct config {
-    uint32_t count;
-    uint32_t w1_count; /* (b)'s N; 0 = count */
-    size_t size;
-    uint32_t windows[MAX_WINDOWS];
-    size_t n_windows;
-    uint16_t prefetch; /* the baseline consumer's prefetch */
-    const char *seed_bin;
-    const char *journal_dir;
-    bool keep_journal;
-    bool run_a, run_b, run_c; /* --passes (for profiling one of them) */
-    double pass_limit_s;      /* > 0: an engine pass is cancelled after this long */
-    bool progress;            /* print the engine's progress every 5 s */
-};
 
 static const char *fs_name(const char *path)
 {
@@ -113,12 +102,6 @@ static uint32_t depth_settled(struct conn *c, const char *q, uint32_t want)
     return n;
 }
 
-/* A connection of its own for each measured pass (a pass that loses its connection leaves
- * the bench's own, which checks and cleans up, intact). */
-struct broker {
-    const char *url, *password;
-};
-
 static struct conn *connect_broker(const struct broker *b, const char *name)
 {
     return bench_connect(b->url, b->password, name, CTL_CH);
@@ -133,7 +116,7 @@ static const struct broker *g_brk;
 static struct conn *g_ctl;
 static double g_ctl_used;
 
-static struct conn *ctl(void)
+struct conn *ctl(void)
 {
     double t = clock_mono_s();
     if (g_ctl && (t - g_ctl_used > 20.0 || !conn_alive(g_ctl))) {
@@ -153,12 +136,7 @@ static void ctl_drop(void)
     g_ctl = NULL;
 }
 
-struct names {
-    char prefix[64];
-    char src[96], dlq[96], dlx[96];
-};
-
-static void names_for(struct names *n, int pass)
+void names_for(struct names *n, int pass)
 {
     snprintf(n->prefix, sizeof n->prefix, "rb%ld-%d-", (long)getpid(), pass);
     snprintf(n->src, sizeof n->src, "%sbulk", n->prefix);
@@ -166,7 +144,7 @@ static void names_for(struct names *n, int pass)
     snprintf(n->dlx, sizeof n->dlx, "%sacemq.dlx", n->prefix);
 }
 
-static void drop(struct conn *c, const struct names *n)
+void drop(struct conn *c, const struct names *n)
 {
     amqp_connection_state_t st = conn_state(c);
     amqp_queue_delete(st, CTL_CH, amqp_cstring_bytes(n->src), 0, 0);
@@ -179,7 +157,7 @@ static void drop(struct conn *c, const struct names *n)
 
 /* Fills P+bulk.dlq with count messages (dlqx-seed, which reads DLQX_URL and
  * DLQX_PASSWORD_FILE from the environment) and checks the depth. */
-static void seed(struct conn *c, const struct config *cfg, const struct names *n, uint32_t count)
+void seed(struct conn *c, const struct config *cfg, const struct names *n, uint32_t count)
 {
     char *cmd = xasprintf("'%s' --scenario bulk --count %" PRIu32 " --size %zu --prefix '%s' 2>&1",
                           cfg->seed_bin, count, cfg->size, n->prefix);
@@ -217,6 +195,8 @@ struct sel {
     struct replay_plan *plan;
     const char *dlq;
     int64_t now_ms;
+    enum restamp_mode mode; /* RESTAMP_REPLAY, or RESTAMP_MOVE to to_queue */
+    const char *to_queue;
     uint64_t keep_reasons;
     char last_reason[300];
     double started, last_print, limit_s;
@@ -235,8 +215,12 @@ static enum replay_action sel_cb(void *ctx, const struct message *m, uint64_t po
     if (replay_plan_take_message(s->plan, m, &d)) {
         struct restamp_opts ro;
         memset(&ro, 0, sizeof ro);
-        ro.mode = RESTAMP_REPLAY;
+        ro.mode = s->mode;
         ro.dlq = s->dlq;
+        if (s->mode == RESTAMP_MOVE) {
+            ro.to_exchange = "";
+            ro.to_routing_key = s->to_queue;
+        }
         ro.now_ms = s->now_ms;
         struct error err;
         error_clear(&err);
@@ -319,19 +303,11 @@ static struct replay_plan *make_plan(struct conn *c, const char *dlq, uint32_t n
     return p;
 }
 
-struct engine_result {
-    double seconds, engine_seconds, cpu_s;
-    uint64_t done, unknown;
-    uint64_t peak_active; /* the most copies read and not yet settled at once */
-    uint32_t read_limit, read_consumers;
-    bool cancelled, failed;
-    char how[600];
-    uint64_t journal_bytes;
-};
-
-__attribute__((noinline)) static struct engine_result
-engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint32_t n,
-            uint32_t window, const char *journal_path, const struct config *cfg)
+__attribute__((noinline)) struct engine_result engine_pass(struct conn *c, const struct broker *b,
+                                                           const struct names *nm, uint32_t n,
+                                                           uint32_t window, enum restamp_mode mode,
+                                                           const char *journal_path,
+                                                           const struct config *cfg)
 {
     struct replay_plan *plan = make_plan(c, nm->dlq, n);
     ctl_drop(); /* it would idle while the pass runs */
@@ -340,7 +316,7 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
     struct replay_setup_args ra = {.conn = connect_broker(b, "dlqx replay_bench (engine)"),
                                    .journal_path = journal_path,
                                    .queue = nm->dlq,
-                                   .op = restamp_mode_name(RESTAMP_REPLAY),
+                                   .op = restamp_mode_name(mode),
                                    .kind = QK_CLASSIC, /* what the management API tells dlqx */
                                    .delivery_limit = -1,
                                    .expect = replay_plan_size(plan)};
@@ -352,6 +328,8 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
     memset(&s, 0, sizeof s);
     s.plan = plan;
     s.dlq = nm->dlq;
+    s.mode = mode;
+    s.to_queue = nm->src;
     s.now_ms = clock_now_ms();
     s.progress = cfg->progress;
     s.limit_s = cfg->pass_limit_s;
@@ -407,8 +385,10 @@ engine_pass(struct conn *c, const struct broker *b, const struct names *nm, uint
 
 /* --- checks ------------------------------------------------------------------------------ */
 
-/* The DLQ is empty, the source holds exactly n, and its first message is a replayed copy. */
-static void check_after(struct conn *c, const struct names *nm, uint32_t n, const char *what)
+/* The DLQ is empty, the source holds exactly n, and its first message is a replayed copy
+ * (restamped), or the dead letter as it was (a move, the shovel: x-acemq-error kept). */
+void check_after(struct conn *c, const struct names *nm, uint32_t n, const char *what,
+                 bool restamped)
 {
     uint32_t d = depth(c, nm->dlq);
     uint32_t s = depth_settled(c, nm->src, n);
@@ -439,6 +419,12 @@ static void check_after(struct conn *c, const struct names *nm, uint32_t n, cons
         }
     }
     amqp_destroy_message(&m);
+    if (!restamped) {
+        if (error_gone || from)
+            die("after %s the first copy at the source is not the dead letter as it was", what);
+        printf("  check: DLQ 0, source %" PRIu32 ", copies as they were: ok\n", s);
+        return;
+    }
     if (!attempt1 || !from || !error_gone)
         die("after %s the first copy at the source is not re-stamped (attempt 1: %d, "
             "replayed-from: %d, error cleared: %d)",
@@ -449,8 +435,8 @@ static void check_after(struct conn *c, const struct names *nm, uint32_t n, cons
 /* After a pass that was cancelled or failed: every message is in the DLQ or its copy at the
  * source (nothing lost), the source holds the ones done plus at most the unknown ones, and
  * the DLQ has lost only the ones done. */
-static void check_nothing_lost(struct conn *c, const struct names *nm, uint32_t n, uint32_t done,
-                               uint32_t unknown, const char *what)
+void check_nothing_lost(struct conn *c, const struct names *nm, uint32_t n, uint32_t done,
+                        uint32_t unknown, const char *what)
 {
     uint32_t s = 0, d = 0;
     for (int i = 0; i < 100; i++) { /* a dead connection's messages come back a moment late */
@@ -473,17 +459,21 @@ static void check_nothing_lost(struct conn *c, const struct names *nm, uint32_t 
 
 static void usage(void)
 {
-    fputs("usage: replay_bench [--count N] [--size B] [--windows W[,W...]] [--w1-count N]\n"
-          "                    [--seed-bin PATH] [--journal-dir DIR] [--prefetch P] "
-          "[--keep-journal] [--passes abc]\n"
-          "                    [--pass-limit S] [--progress]\n"
-          "  --windows: pipelined windows for replay_run (0 = its default, 1000); default 0,2000\n"
-          "  --w1-count: N for the window-1 pass (default: --count)\n"
-          "  --passes: which passes to run, e.g. c (default abc)\n"
-          "  --pass-limit S: cancel an engine pass after S seconds (its figure is then partial)\n"
-          "  --progress: the engine's progress every 5 s (stderr)\n"
-          "environment: DLQX_URL, DLQX_PASSWORD_FILE (scripts/broker env)\n",
-          stderr);
+    fputs(
+        "usage: replay_bench [--count N] [--size B] [--windows W[,W...]] [--w1-count N]\n"
+        "                    [--seed-bin PATH] [--journal-dir DIR] [--prefetch P] "
+        "[--keep-journal] [--passes abcr]\n"
+        "                    [--pass-limit S] [--progress] [--rounds R] [--shovel-uri U]\n"
+        "  --windows: pipelined windows for replay_run (0 = its default, 1000); default 0,2000\n"
+        "  --w1-count: N for the window-1 pass (default: --count)\n"
+        "  --passes: which passes to run, e.g. c (default abcr; r: the shovel rounds)\n"
+        "  --rounds R: rounds of shovel, dlqx replay, dlqx move (default 3)\n"
+        "  --shovel-uri U: the shovel's src-uri and dest-uri (default amqp://, direct; net: over\n"
+        "                TCP as dlqx connects, DLQX_URL with the password)\n"
+        "  --pass-limit S: cancel an engine pass after S seconds (its figure is then partial)\n"
+        "  --progress: the engine's progress every 5 s (stderr)\n"
+        "environment: DLQX_URL, DLQX_PASSWORD_FILE (scripts/broker env)\n",
+        stderr);
     exit(2);
 }
 
@@ -535,7 +525,10 @@ int main(int argc, char **argv)
                          .seed_bin = "build/dlqx-seed",
                          .run_a = true,
                          .run_b = true,
-                         .run_c = true};
+                         .run_c = true,
+                         .run_r = true,
+                         .rounds = 3,
+                         .shovel_uri = "amqp://"};
     parse_windows(&cfg, "0,2000");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -565,8 +558,15 @@ int main(int argc, char **argv)
             cfg.run_a = strchr(ps, 'a') != NULL;
             cfg.run_b = strchr(ps, 'b') != NULL;
             cfg.run_c = strchr(ps, 'c') != NULL;
-            if (!*ps || strspn(ps, "abc") != strlen(ps))
-                die("--passes takes letters from abc");
+            cfg.run_r = strchr(ps, 'r') != NULL;
+            if (!*ps || strspn(ps, "abcr") != strlen(ps))
+                die("--passes takes letters from abcr");
+        } else if (strcmp(a, "--rounds") == 0 && more)
+            cfg.rounds = (uint32_t)number_arg(a, argv[++i], 1, 100);
+        else if (strcmp(a, "--round-window") == 0 && more)
+            cfg.round_window = (uint32_t)number_arg(a, argv[++i], 2, 65535);
+        else if (strcmp(a, "--shovel-uri") == 0 && more) {
+            cfg.shovel_uri = argv[++i];
         } else
             usage();
     }
@@ -634,7 +634,7 @@ int main(int argc, char **argv)
         figs[nf++] = f;
         print_figure(&f, "");
         c = ctl();
-        check_after(c, &nm, cfg.count, "the baseline");
+        check_after(c, &nm, cfg.count, "the baseline", true);
         drop(c, &nm);
     }
     /* (b) and (c) */
@@ -656,7 +656,8 @@ int main(int argc, char **argv)
         seed(ctl(), &cfg, &nm, n);
         char *jpath = xasprintf("%s/journal-w%" PRIu32 ".jsonl", jdir, window);
         /* The plan is read inside engine_pass, before replay_run, and not timed. */
-        struct engine_result er = engine_pass(ctl(), &brk, &nm, n, window, jpath, &cfg);
+        struct engine_result er =
+            engine_pass(ctl(), &brk, &nm, n, window, RESTAMP_REPLAY, jpath, &cfg);
         c = ctl();
         struct figure f;
         memset(&f, 0, sizeof f);
@@ -682,12 +683,15 @@ int main(int argc, char **argv)
             check_nothing_lost(c, &nm, n, (uint32_t)er.done, (uint32_t)er.unknown, name);
             any_failed |= er.failed;
         } else
-            check_after(c, &nm, n, name);
+            check_after(c, &nm, n, name, true);
         drop(c, &nm);
         if (!cfg.keep_journal)
             unlink(jpath);
         free(jpath);
     }
+
+    if (cfg.run_r)
+        any_failed |= shovel_rounds(&brk, jdir, &cfg, &pass);
 
     printf("== figures (%" PRIu32 " x %zu B, RabbitMQ %s, peak RSS %.1f MB)\n", cfg.count, cfg.size,
            conn_server_version(ctl()), peak_rss_mb());

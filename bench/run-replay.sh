@@ -3,11 +3,14 @@
 #
 #   bench/run-replay.sh [quick|full] [BUILD_DIR]
 #
-# quick (a smoke test, ~1-2 min): 20,000 x 1 KB per pass.
-# full (the figures in bench/README.md, ~8-12 min): 100,000 x 1 KB per pass.
+# quick (a smoke test, ~6-8 min with the shovel rounds): 20,000 x 1 KB per pass.
+# full (the figures in bench/README.md, ~20-25 min): 100,000 x 1 KB per pass.
 # One replay_bench process runs every pass on the same node, each on a DLQ freshly filled by
 # dlqx-seed: (a) the libraries' way (one confirm per message, plain rabbitmq-c), (b) dlqx's
-# replay_run with window 1, (c) replay_run with its default window (1000) and with 2000.
+# replay_run with window 1, (c) replay_run with its default window (1000) and with 2000, and
+# (r) 3 rounds of RabbitMQ's own dynamic shovel (ack-mode on-confirm; the rabbitmq_shovel
+# plugin is enabled on the node), dlqx replay and dlqx move, in rotated order, with the
+# ratios dlqx/shovel.
 # It starts a node with scripts/broker, stops it whatever happens, prints every figure, and
 # exits non-zero only when something failed — a missed target is printed as "below target".
 #
@@ -46,7 +49,11 @@ fi
 echo "== run-replay $mode: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 . "$root/bench/broker.sh"
 bench_broker_start run-replay
-
+# RabbitMQ's own move, the anchor of the shovel rounds: the plugin ships with the server.
+"$root/scripts/broker" plugins "$dir" enable rabbitmq_shovel rabbitmq_shovel_management >/dev/null ||
+    { echo "run-replay: cannot enable rabbitmq_shovel on the node" >&2; exit 1; }
+export DLQX_BROKER_DIR DLQX_BROKER_USER
+echo "== uptime: $(uptime)"
 
 failed=0
 # shellcheck disable=SC2086 # REPLAY_BENCH_ARGS is a list of words
@@ -61,6 +68,6 @@ if [ -n "${DLQX_BROKER_LOG:-}" ] && [ -f "$DLQX_BROKER_LOG" ]; then
         printf '%s\n' "$closed" | cut -c1-300
     fi
 fi
-echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); uptime: $(uptime)"
 bench_cleanup
 exit $failed

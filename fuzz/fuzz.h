@@ -92,7 +92,12 @@ static inline void fuzz_message_with(struct message *m, struct htable *h)
     m->queue = bytes_from_cstr("orders.dlq");
 }
 
-/* decode_message and decoded_to_json (dumped) of m; aborts when the record is NULL. */
+/* Prints "harness: what", then up to 512 bytes of p in hex, and aborts (below). */
+static inline void fuzz_fail_bytes(const char *harness, const char *what, const void *p, size_t n)
+    __attribute__((noreturn));
+
+/* decode_message and decoded_to_json (dumped) of m; aborts when the record is NULL, or when
+ * decoded_write_json (the record without its tree) writes other bytes than its dump. */
 static inline void fuzz_decode(const struct message *m, const char *harness)
 {
     struct decoded d;
@@ -102,14 +107,21 @@ static inline void fuzz_decode(const struct message *m, const char *harness)
         fprintf(stderr, "%s: decoded_to_json returned NULL\n", harness);
         abort();
     }
-    free(json_dumps(rec, JSON_COMPACT));
+    size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(15);
+    char *tree = json_dumps(rec, flags);
+    struct strbuf direct;
+    sb_init(&direct);
+    if (tree && decoded_write_json(&d, FUZZ_NOW_MS, flags, &direct) &&
+        strcmp(direct.buf, tree) != 0)
+        fuzz_fail_bytes(harness, "decoded_write_json wrote otherwise than decoded_to_json's dump",
+                        direct.buf, direct.len);
+    sb_free(&direct);
+    free(tree);
     json_decref(rec);
     decoded_free(&d);
 }
 
 /* Prints "harness: what", then up to 512 bytes of p in hex, and aborts. */
-static inline void fuzz_fail_bytes(const char *harness, const char *what, const void *p, size_t n)
-    __attribute__((noreturn));
 static inline void fuzz_fail_bytes(const char *harness, const char *what, const void *p, size_t n)
 {
     fprintf(stderr, "%s: %s\n  bytes (%zu):", harness, what, n);

@@ -5,7 +5,8 @@
  * Checks, beyond the sanitizers: the fast path (snapshot_fast.c) and jansson read the line
  * alike — where the fast path reads it, jansson reads the same message, and the reader gives
  * the same message or the same error either way; a line that parses decodes and renders as a
- * decode record without failing, and json_out writes that record as jansson's dump does; and
+ * decode record without failing, and json_out writes that record as jansson's dump does, and
+ * so does decoded_write_json (the record written without its tree) where it writes it; and
  * the snapshot writer is lossless — snapshot_format of the message parses back (after the
  * writer's own newline is taken off) into a message_equal message.
  */
@@ -95,6 +96,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_dump_callback(rec, dump_cb, &b, flags);
         if (a.len != b.len || memcmp(a.buf, b.buf, a.len) != 0)
             fail("json_out wrote the decode record otherwise than jansson", data, size, &a, NULL);
+    }
+    /* the decode record written without the tree (decoded_write_json): the same bytes */
+    sb_reset(&a);
+    sb_reset(&b);
+    if (decoded_write_json(&d, FUZZ_NOW_MS, flags, &a)) {
+        json_dump_callback(rec, dump_cb, &b, flags);
+        if (a.len != b.len || memcmp(a.buf, b.buf, a.len) != 0)
+            fail("decoded_write_json wrote otherwise than decoded_to_json's dump", data, size, &a,
+                 NULL);
     }
     sb_free(&a);
     sb_free(&b);

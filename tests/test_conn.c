@@ -1,13 +1,18 @@
 /*
  * conn's secrets: URLs are shown without their password whatever characters it holds, and
- * reading a password makes the process undumpable (no core file, no ptrace) first.
+ * reading a password makes the process undumpable (no core file, no ptrace) first. The nodes'
+ * order, and a stop asked for between nodes.
  */
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,12 +97,100 @@ static void test_node_order(void **state)
     assert_string_equal(conn_order_name(CONN_ORDER_SHUFFLE), "shuffle");
 }
 
+/* A listener that never answers: the kernel completes the TCP handshake into its backlog and
+ * the AMQP one waits (a hung node). Returns the socket; *port its port. */
+static int hung_listener(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 8), 0);
+    socklen_t len = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* How many connections came to the listener (taken from its backlog, without waiting). */
+static int connections_to(int fd)
+{
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    int n = 0, c;
+    while ((c = accept(fd, NULL, NULL)) >= 0) {
+        close(c);
+        n++;
+    }
+    return n;
+}
+
+static int stops;
+static int stop_now(void)
+{
+    stops++;
+    return 1;
+}
+
+/* Three hung nodes: conn_open tries each in turn; but once a signal asked dlqx to stop
+ * (conn_opts.stop_requested), no node after the failed one is tried (each could take the whole
+ * connect timeout), and it says why. Counted by the connections each node got, not by time. */
+static void run_hung_nodes(int (*stop)(void), int want_tried)
+{
+    int fd[3], port[3];
+    char url[3][80];
+    const char *urls[3];
+    for (int i = 0; i < 3; i++) {
+        fd[i] = hung_listener(&port[i]);
+        snprintf(url[i], sizeof url[i], "amqp://guest@127.0.0.1:%d/", port[i]);
+        urls[i] = url[i];
+    }
+    struct conn_opts o;
+    memset(&o, 0, sizeof o);
+    o.urls = urls;
+    o.n_urls = 3;
+    o.password = "guest";
+    o.timeout_ms = 200;
+    o.stop_requested = stop;
+    struct conn *c = NULL;
+    enum conn_err kind = CONN_OK;
+    struct error err;
+    error_clear(&err);
+    assert_int_not_equal(conn_open(&o, &c, &kind, &err), ST_OK);
+    assert_null(c);
+    int tried = 0;
+    for (int i = 0; i < 3; i++) {
+        int n = connections_to(fd[i]);
+        assert_true(n <= 1);
+        tried += n;
+        assert_int_equal(n, i < want_tried ? 1 : 0);
+        close(fd[i]);
+    }
+    assert_int_equal(tried, want_tried);
+    if (stop)
+        assert_non_null(strstr(err.msg, "stopped by a signal before the next node was tried"));
+    else
+        assert_non_null(strstr(err.msg, "no broker answered"));
+}
+
+static void test_stop_between_nodes(void **state)
+{
+    (void)state;
+    run_hung_nodes(NULL, 3);
+    stops = 0;
+    run_hung_nodes(stop_now, 1);
+    assert_int_equal(stops, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mask_url),
         cmocka_unit_test(test_password_file_not_dumpable),
         cmocka_unit_test(test_node_order),
+        cmocka_unit_test(test_stop_between_nodes),
     };
     return cmocka_run_group_tests_name("conn", tests, NULL, NULL);
 }

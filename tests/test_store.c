@@ -92,6 +92,58 @@ static void test_round_trip_and_spill(void **state)
     store_free(s);
 }
 
+/* Texts stay where they are while the store grows past a chunk of its arena (16 MiB): the
+ * forest borrows them. Ids in the UUID form have no bytes to lend (NULL). */
+static void test_text_views_stay(void **state)
+{
+    struct store *s = NULL;
+    struct error err;
+    assert_int_equal(store_new(1u << 20, NULL, &s, &err), ST_OK);
+    enum { N = 400, LEN = 50000 };
+    char *cause = malloc(LEN + 1);
+    assert_non_null(cause);
+    const unsigned char *first = NULL;
+    for (size_t i = 0; i < N; i++) {
+        struct message m;
+        make(&m, i * 4 + 1); /* no causation of its own */
+        memset(cause, 'a' + (int)(i % 26), LEN);
+        snprintf(cause, 16, "%08zu", i);
+        cause[8] = '-';
+        cause[LEN] = '\0';
+        htable_add(m.headers, "x-acemq-causation", hval_cstring(cause));
+        assert_int_equal(store_append(s, &m, 1767330000000LL, &err), ST_OK);
+        message_free(&m);
+        if (i == 0) {
+            size_t len = 0;
+            first = store_text_view(s, store_entry_at(s, 0)->causation, &len);
+            assert_non_null(first);
+            assert_int_equal(len, LEN);
+        }
+    }
+    assert_true(store_memory(s) > (size_t)N * LEN);
+    char *buf = malloc(STORE_TEXT_MAX);
+    assert_non_null(buf);
+    for (size_t i = 0; i < N; i++) {
+        const struct store_entry *e = store_entry_at(s, i);
+        size_t len = 0, n = store_text(s, e->causation, buf);
+        const unsigned char *v = store_text_view(s, e->causation, &len);
+        assert_non_null(v);
+        assert_int_equal(len, n);
+        assert_memory_equal(v, buf, n);
+        if (i == 0)
+            assert_ptr_equal(v, first);
+        assert_null(store_text_view(s, e->id, &len)); /* a UUID's 16 bytes */
+    }
+    size_t len = 1;
+    const unsigned char *none = store_text_view(s, STORE_NONE, &len);
+    assert_non_null(none);
+    assert_int_equal(len, 0);
+    free(buf);
+    free(cause);
+    store_free(s);
+    (void)state;
+}
+
 static void test_write_is_the_snapshot(void **state)
 {
     struct store *s = NULL;
@@ -213,6 +265,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_and_spill),
+        cmocka_unit_test(test_text_views_stay),
         cmocka_unit_test(test_write_is_the_snapshot),
         cmocka_unit_test(test_hostile_and_rejected),
         cmocka_unit_test(test_spill_file_not_inherited),

@@ -84,6 +84,8 @@ bool app_groups_building(const struct app *a);
 bool app_forest(struct app *a);
 void app_build_forest(struct app *a); /* after a cancel */
 bool app_forest_building(const struct app *a);
+/* Before the store is freed: the forest (and a build under way) that read its bytes go. */
+void app_forest_drop(struct app *a);
 /* The store was replaced: everything made from the old one is dropped and made again. */
 void app_data_changed(struct app *a);
 void app_data_free(struct app *a);

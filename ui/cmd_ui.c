@@ -171,6 +171,7 @@ int cmd_ui(int argc, char **argv, bool open_files)
     a.queues_refresh_s = 5.0; /* the queues view's refresh; --refresh */
     struct broker_opts b;
     broker_opts_init(&b);
+    b.stop_requested = term_stop_signal; /* the explorer notes its signals itself (term.c) */
     char **names = xcalloc((size_t)argc + 1, sizeof *names);
     int n = 0, rc = EXIT_OK;
     for (int i = 0; i < argc; i++) {

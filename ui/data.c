@@ -2,8 +2,9 @@
  * data: what the views make of the rows, computed once per generation of the data and kept —
  * the failure groups of the rows, and the causal forest of the store — each by a job (job.h)
  * so that a million messages never freeze the screen. Grouping runs a slice at a time; the
- * forest's texts are gathered a slice at a time and then linked by tree_build on a worker
- * thread (one call, ~0.3-0.6 s for a million), which touches nothing but its own copies.
+ * forest's spans (of the store's own bytes) are gathered a slice at a time and then linked by
+ * tree_build on a worker thread (one call, ~0.3-0.6 s for a million), which touches nothing
+ * but those spans and the bytes they name (the store goes only after app_forest_drop).
  *
  * Generations: a->store_gen changes with the store (a new snapshot), a->set_gen with the set
  * of rows (a filter, the end of reading). What was made for an older set stays on screen
@@ -141,49 +142,103 @@ void app_group_again(struct app *a)
 
 /* ---- the causal forest --------------------------------------------------------------- */
 
+/* Ids kept as UUIDs, formatted for the forest in blocks that never move (owned by the forest
+ * that names them: a->forest_text). */
+#define UUID_LEN 36
+#define UUIDS_PER_BLOCK 1820
+struct forest_texts {
+    char **block;
+    size_t n, cap;
+    size_t count; /* UUIDs formatted */
+};
+
+static void texts_free(struct forest_texts *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        free(t->block[i]);
+    free(t->block);
+    free(t);
+}
+
 struct forest_job {
     uint64_t store_gen;
     size_t n, i; /* entries, and the next to gather */
-    struct strbuf text;
-    /* id, correlation and causation of each entry in turn, each ended by a NUL (cut at a
-     * NUL of its own, as the forest has always read them): the worker walks it in order, so
-     * no offsets are kept (24 bytes a message, 240 MB at ten million). */
+    /* The id, correlation and causation of each entry as 12 bytes: the store's refs, whose
+     * bytes its arena never moves (and the store outlives the forest: app_forest_drop), or
+     * for an id kept as a UUID's 16 bytes (its bit in uuid) the number of its text in
+     * texts. tree_build_from asks for the spans (a struct tree_msg a message would be 48 B,
+     * 480 MB at ten million); each is cut at a NUL of its own as the forest has always read
+     * them. */
+    const struct store *store;
+    uint32_t *refs;
+    uint8_t *uuid;
+    struct forest_texts *texts;
     bool building;
-    /* the worker's: it reads text, writes forest, st and err, then sets done */
+    /* the worker's: it reads the above and the bytes they name, writes forest, st and err,
+     * then sets done */
     pthread_t thread;
     atomic_bool done;
     struct forest forest;
     enum status st;
     struct error err;
-    char *text_buf;
 };
 
 static void forest_job_free(struct forest_job *f)
 {
-    sb_free(&f->text);
-    free(f->text_buf);
+    free(f->refs);
+    free(f->uuid);
+    texts_free(f->texts);
     tree_free(&f->forest);
     free(f);
+}
+
+static struct tree_span forest_get(void *ctx, uint32_t i, int what)
+{
+    const struct forest_job *f = ctx;
+    uint32_t r = f->refs[(size_t)i * 3 + (size_t)what];
+    if (f->uuid[i] & (1u << what))
+        return (struct tree_span){f->texts->block[r / UUIDS_PER_BLOCK] +
+                                      (size_t)(r % UUIDS_PER_BLOCK) * UUID_LEN,
+                                  UUID_LEN};
+    size_t len;
+    const unsigned char *p = store_text_view(f->store, r, &len);
+    const unsigned char *nul = memchr(p, '\0', len);
+    return (struct tree_span){p, nul ? (size_t)(nul - p) : len};
 }
 
 static void *forest_worker(void *arg)
 {
     struct forest_job *f = arg;
-    struct tree_msg *msgs = xcalloc(f->n ? f->n : 1, sizeof *msgs);
-    const char *p = f->text_buf;
-    for (size_t i = 0; i < f->n; i++) {
-        struct tree_span *span[3] = {&msgs[i].id, &msgs[i].correlation, &msgs[i].causation};
-        for (int k = 0; k < 3; k++) {
-            size_t len = strlen(p);
-            *span[k] = (struct tree_span){p, len};
-            p += len + 1;
-        }
-    }
     error_clear(&f->err);
-    f->st = tree_build(&f->forest, msgs, f->n, &f->err);
-    free(msgs);
+    f->st = tree_build_from(&f->forest, forest_get, f, f->n, &f->err);
+    free(f->refs); /* the forest keeps the bytes, not the refs */
+    free(f->uuid);
+    f->refs = NULL;
+    f->uuid = NULL;
     atomic_store(&f->done, true);
     return NULL;
+}
+
+/* The ref of message i's span `what`, or (a UUID) the number of its text. */
+static void forest_gather(struct forest_job *f, size_t i, int what, store_ref r, char *buf)
+{
+    size_t len;
+    if (store_text_view(f->store, r, &len)) {
+        f->refs[i * 3 + (size_t)what] = r;
+        return;
+    }
+    struct forest_texts *t = f->texts;
+    if (t->count == t->n * UUIDS_PER_BLOCK) {
+        xgrow((void **)&t->block, &t->cap, t->n + 1, sizeof *t->block);
+        t->block[t->n++] = xmalloc(UUIDS_PER_BLOCK * UUID_LEN);
+    }
+    store_text(f->store, r, buf); /* a UUID: 36 characters */
+    memcpy(t->block[t->count / UUIDS_PER_BLOCK] + (t->count % UUIDS_PER_BLOCK) * UUID_LEN, buf,
+           UUID_LEN);
+    f->refs[i * 3 + (size_t)what] = (uint32_t)t->count++;
+    f->uuid[i] |= (uint8_t)(1u << what);
 }
 
 static enum job_rc forest_step(struct app *a, struct job *j, double until)
@@ -197,22 +252,21 @@ static enum job_rc forest_step(struct app *a, struct job *j, double until)
     }
     char buf[STORE_TEXT_MAX];
     for (unsigned tick = 1; f->i < f->n; f->i++, tick++) {
-        if (tick % 512 == 0 && job_yield(until)) {
+        if (tick % 4096 == 0 && job_yield(until)) {
             j->done = f->i;
             j->total = f->n;
             return JOB_MORE;
         }
         const struct store_entry *e = store_entry_at(a->store, f->i);
-        store_ref refs[3] = {e->id, e->correlation, e->causation};
-        for (int k = 0; k < 3; k++) {
-            size_t len = store_text(a->store, refs[k], buf);
-            const char *nul = memchr(buf, '\0', len);
-            sb_add(&f->text, buf, nul ? (size_t)(nul - buf) : len);
-            sb_addc(&f->text, '\0');
+        forest_gather(f, f->i, 0, e->id, buf);
+        if (e->correlation == e->id) { /* the same text: the same span */
+            f->refs[f->i * 3 + 1] = f->refs[f->i * 3];
+            f->uuid[f->i] |= (uint8_t)((f->uuid[f->i] & 1u) << 1);
+        } else {
+            forest_gather(f, f->i, 1, e->correlation, buf);
         }
+        forest_gather(f, f->i, 2, e->causation, buf);
     }
-    /* The forest borrows its strings: they live in one buffer for as long as the forest. */
-    f->text_buf = sb_detach(&f->text, NULL);
     f->building = true;
     j->done = j->total = 0; /* linking: no measure of how far it has got */
     if (pthread_create(&f->thread, NULL, forest_worker, f) != 0) {
@@ -262,9 +316,9 @@ static void forest_end(struct app *a, struct job *j, bool cancelled)
             tree_free(&a->forest);
             a->forest = f->forest;
             tree_init(&f->forest);
-            free(a->forest_text);
-            a->forest_text = f->text_buf;
-            f->text_buf = NULL;
+            texts_free(a->forest_text);
+            a->forest_text = f->texts;
+            f->texts = NULL;
             a->forest_store_gen = f->store_gen;
             a->forest_count = f->n;
             a->data_gen++;
@@ -297,7 +351,10 @@ void app_build_forest(struct app *a)
     struct forest_job *f = xcalloc(1, sizeof *f);
     f->store_gen = a->store_gen;
     f->n = store_count(a->store);
-    sb_init(&f->text);
+    f->store = a->store;
+    f->refs = xmalloc((f->n ? f->n : 1) * 3 * sizeof *f->refs);
+    f->uuid = xcalloc(f->n ? f->n : 1, 1);
+    f->texts = xcalloc(1, sizeof *f->texts);
     tree_init(&f->forest);
     atomic_init(&f->done, false);
     job_start(a, JOB_FOREST, &forest_ops, f);
@@ -314,6 +371,20 @@ bool app_groups_building(const struct app *a)
 }
 
 /* ---- a new store ------------------------------------------------------------------------ */
+
+void app_forest_drop(struct app *a)
+{
+    /* The forest and a build under way read the store's bytes: both go before it does (a
+     * worker still linking is waited for). The generation first: not the user's doing. */
+    a->store_gen++;
+    job_cancel(a, JOB_FOREST);
+    reap(a, true);
+    tree_free(&a->forest);
+    tree_init(&a->forest);
+    a->forest_count = 0;
+    texts_free(a->forest_text);
+    a->forest_text = NULL;
+}
 
 void app_data_changed(struct app *a)
 {
@@ -345,7 +416,7 @@ void app_data_free(struct app *a)
     groups_free(a->groups);
     a->groups = NULL;
     tree_free(&a->forest);
-    free(a->forest_text);
+    texts_free(a->forest_text);
     a->forest_text = NULL;
     if (a->timeline)
         timeline_free(a->timeline);

@@ -223,12 +223,9 @@ bool plan_pending_check(struct app *a, struct conn *c, const char *queue, bool *
 struct pass_job {
     struct replay *p;
     struct replay_opts o; /* the caller's, with our progress callback; borrowed by p */
-    /* the caller's callbacks and their ctx: the engine gives all of them one ctx, ours */
-    replay_select_fn their_select;
-    replay_progress_fn their_progress;
-    replay_outcome_fn their_outcome;
-    void (*their_again)(void *ctx, const struct bytes *old_id, const char sha256_hex[65]);
-    void *their_ctx;
+    /* the caller's options, for their callbacks and their ctx: the engine gives all of them
+     * one ctx, ours */
+    struct replay_opts theirs;
     struct replay_setup rs; /* the connection and the journal: closed when it ends */
     char *title;
     const struct plan_pace *pace;
@@ -245,8 +242,8 @@ static enum replay_ctl pass_progress(void *ctx, const struct replay_progress *p)
     struct pass_job *pj = ctx;
     pj->last = *p;
     pj->have_last = true;
-    if (pj->their_progress)
-        pj->their_progress(pj->their_ctx, p);
+    if (pj->theirs.progress)
+        pj->theirs.progress(pj->theirs.ctx, p);
     /* SIGINT, SIGTERM, SIGHUP: cancelled as Esc does (what is in flight is settled). */
     if (term_stop_signal())
         return RC_CANCEL;
@@ -257,22 +254,30 @@ static enum replay_action pass_select(void *ctx, const struct message *m, uint64
                                       struct outgoing *out, char *why, size_t whylen)
 {
     struct pass_job *pj = ctx;
-    return pj->their_select(pj->their_ctx, m, position, out, why, whylen);
+    return pj->theirs.select(pj->theirs.ctx, m, position, out, why, whylen);
 }
 
 static void pass_outcome(void *ctx, uint64_t seq, uint64_t position, const struct bytes *old_id,
                          enum journal_result res, const char *reason)
 {
     struct pass_job *pj = ctx;
-    if (pj->their_outcome)
-        pj->their_outcome(pj->their_ctx, seq, position, old_id, res, reason);
+    if (pj->theirs.outcome)
+        pj->theirs.outcome(pj->theirs.ctx, seq, position, old_id, res, reason);
 }
 
 static void pass_again(void *ctx, const struct bytes *old_id, const char sha256_hex[65])
 {
     struct pass_job *pj = ctx;
-    if (pj->their_again)
-        pj->their_again(pj->their_ctx, old_id, sha256_hex);
+    if (pj->theirs.again)
+        pj->theirs.again(pj->theirs.ctx, old_id, sha256_hex);
+}
+
+static void pass_confirmed_again(void *ctx, const struct bytes *old_id, const char sha256_hex[65],
+                                 uint64_t position)
+{
+    struct pass_job *pj = ctx;
+    if (pj->theirs.confirmed_again)
+        pj->theirs.confirmed_again(pj->theirs.ctx, old_id, sha256_hex, position);
 }
 
 static enum job_rc pass_step(struct app *a, struct job *j, double until)
@@ -321,15 +326,12 @@ bool plan_pass_begin(struct app *a, struct replay_setup *rs, const struct replay
 {
     struct pass_job *pj = xcalloc(1, sizeof *pj);
     pj->o = *o;
-    pj->their_select = o->select;
-    pj->their_progress = o->progress;
-    pj->their_outcome = o->outcome;
-    pj->their_again = o->again;
-    pj->their_ctx = o->ctx;
+    pj->theirs = *o;
     pj->o.select = pass_select;
     pj->o.progress = pass_progress;
     pj->o.outcome = pass_outcome;
     pj->o.again = pass_again;
+    pj->o.confirmed_again = pass_confirmed_again;
     pj->o.ctx = pj;
     /* A lost node: the pass goes on from the next URL as the next attempt of its run
      * (docs/replay.md, "On a cluster"); conn_reopen replaces the set-up's connection, which

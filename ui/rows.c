@@ -165,7 +165,7 @@ static void msort_init(struct msort *m, struct ritem *items, struct ritem *tmp, 
 
 /* ---- the job --------------------------------------------------------------------------- */
 
-enum rows_phase { P_SCAN, P_KEYS, P_TEXT_SORT, P_RANKS, P_SORT, P_DONE };
+enum rows_phase { P_MARK, P_SCAN, P_KEYS, P_TEXT_SORT, P_TEXT_RANKS, P_RANKS, P_SORT, P_DONE };
 enum rows_note { NOTE_NONE, NOTE_SORT, NOTE_REVERSE, NOTE_FILTER };
 
 struct rows_job {
@@ -182,7 +182,9 @@ struct rows_job {
     enum rows_phase phase;
     size_t scan_at, scan_end; /* store entries: the next to look at, and where the set ends */
     uint8_t *mark;            /* !scan: the store entries in the set */
-    size_t *asc, n_asc;       /* the rows in store order */
+    size_t mark_at, mark_n, mark_size; /* !scan: the rows marked so far, of a->rows's first
+                                          mark_n; the store's entries when it started */
+    size_t *asc, n_asc;                /* the rows in store order */
     struct ritem *items, *tmp;
     size_t k;
     /* a text column: its distinct texts */
@@ -193,6 +195,8 @@ struct rows_job {
     struct ritem *dt, *dtmp;
     size_t nd, cap_d;
     uint32_t *rank;
+    size_t d;          /* P_TEXT_RANKS: the next of the sorted texts */
+    uint32_t rank_now; /* and the rank of the one before */
     struct msort ms;
     bool sorting;
 };
@@ -346,6 +350,8 @@ static void progress(struct app *a, const struct rows_job *r, struct job *j)
     size_t end = r->scan ? store_count(a->store) : r->scan_end;
     size_t n = r->n_asc ? r->n_asc : 1;
     switch (r->phase) {
+    case P_MARK:
+        break;
     case P_SCAN:
         p = scan_share * (double)r->scan_at / (double)(end ? end : 1);
         break;
@@ -354,6 +360,9 @@ static void progress(struct app *a, const struct rows_job *r, struct job *j)
         break;
     case P_TEXT_SORT:
         p = scan_share + rest * (0.3 + 0.2 * log2_of(r->ms.width) / (log2_of(r->nd) + 1));
+        break;
+    case P_TEXT_RANKS:
+        p = scan_share + rest * 0.5;
         break;
     case P_RANKS:
         p = scan_share + rest * (0.5 + 0.1 * (double)r->k / (double)n);
@@ -376,6 +385,16 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
     unsigned tick = 0;
     char *buf = NULL;
     enum job_rc rc = JOB_MORE;
+    if (r->phase == P_MARK) {
+        /* a->rows only grows at its end meanwhile (the loader): its first mark_n stay. */
+        for (; r->mark_at < r->mark_n; r->mark_at++) {
+            if (out_of_time(&tick, until))
+                goto out;
+            if (a->rows[r->mark_at] < r->mark_size)
+                r->mark[a->rows[r->mark_at]] = 1;
+        }
+        r->phase = P_SCAN;
+    }
     if (r->phase == P_SCAN) {
         size_t end = r->scan ? store_count(a->store) : r->scan_end;
         if (r->scan)
@@ -405,7 +424,6 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
             goto out;
         }
         r->items = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->items);
-        r->tmp = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->tmp);
     }
     if (r->phase == P_KEYS) {
         bool text = text_column(r->column);
@@ -425,6 +443,9 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
             r->items[r->k] = (struct ritem){key, (uint32_t)r->k, 0};
         }
         if (text) {
+            free(r->slot_ref); /* the texts are numbered: memory for the sorts (issue #15) */
+            free(r->slot_id);
+            r->slot_ref = r->slot_id = NULL;
             r->dtmp = xmalloc((r->nd ? r->nd : 1) * sizeof *r->dtmp);
             msort_init(&r->ms, r->dt, r->dtmp, r->nd);
             r->ms.texts = r->texts.buf;
@@ -437,17 +458,30 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
     if (r->phase == P_TEXT_SORT) {
         if (!msort_step(&r->ms, until))
             goto out;
-        /* Equal texts get equal ranks; ranks start at 1. */
-        struct ritem *sorted = r->ms.a;
         r->rank = xmalloc((r->nd ? r->nd : 1) * sizeof *r->rank);
-        uint32_t rank = 0;
-        for (size_t d = 0; d < r->nd; d++) {
+        r->d = 0;
+        r->rank_now = 0;
+        r->phase = P_TEXT_RANKS;
+    }
+    if (r->phase == P_TEXT_RANKS) {
+        /* Equal texts get equal ranks; ranks start at 1. */
+        const struct ritem *sorted = r->ms.a;
+        for (; r->d < r->nd; r->d++) {
+            if (out_of_time(&tick, until))
+                goto out;
+            size_t d = r->d;
             const struct ritem *t = &sorted[d], *p = d ? &sorted[d - 1] : NULL;
             if (!p || p->key != t->key || p->len != t->len ||
                 memcmp(r->texts.buf + r->off[p->pos], r->texts.buf + r->off[t->pos], t->len))
-                rank++;
-            r->rank[t->pos] = rank;
+                r->rank_now++;
+            r->rank[t->pos] = r->rank_now;
         }
+        sb_free(&r->texts); /* ranked: the texts are not needed again */
+        free(r->off);
+        free(r->dt);
+        free(r->dtmp);
+        r->off = NULL;
+        r->dt = r->dtmp = NULL;
         r->k = 0;
         r->phase = P_RANKS;
     }
@@ -461,6 +495,8 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
     }
     if (r->phase == P_SORT) {
         if (!r->sorting) {
+            if (!r->tmp)
+                r->tmp = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->tmp);
             if (r->reverse)
                 for (size_t i = 0; i < r->n_asc; i++)
                     r->items[i].key = ~r->items[i].key;
@@ -489,11 +525,12 @@ static void rows_describe(struct app *a, const struct job *j, struct strbuf *out
 {
     const struct rows_job *r = j->state;
     char n[32];
-    if (r->phase == P_SCAN && r->scan && r->filter) {
+    bool scanning = r->phase == P_MARK || r->phase == P_SCAN;
+    if (scanning && r->scan && r->filter) {
         sb_addf(out, "filtering %s messages", fmt_thousands(store_count(a->store), n));
         return;
     }
-    size_t count = r->phase == P_SCAN ? (r->scan ? store_count(a->store) : r->scan_end) : r->n_asc;
+    size_t count = scanning ? (r->scan ? store_count(a->store) : r->scan_end) : r->n_asc;
     if (r->column == SORT_ORDER)
         sb_addf(out, "listing %s messages", fmt_thousands(count, n));
     else
@@ -640,10 +677,10 @@ static void rows_start(struct app *a, bool new_filter, struct filter *filter, ch
     if (!scan) {
         /* The set as it is (rows read later join it when the loader gets to them). */
         size_t n = store_count(a->store);
-        r->mark = xcalloc(n ? n : 1, 1);
-        for (size_t i = 0; i < a->n_rows; i++)
-            if (a->rows[i] < n)
-                r->mark[a->rows[i]] = 1;
+        r->mark = xcalloc(n ? n : 1, 1); /* marked a slice at a time (P_MARK) */
+        r->mark_n = a->n_rows;
+        r->mark_size = n;
+        r->phase = P_MARK;
         r->scan_end = a->rows_upto < n ? a->rows_upto : n;
         r->asc = xmalloc((a->n_rows ? a->n_rows : 1) * sizeof *r->asc);
     }

@@ -33,6 +33,7 @@ bool app_source_fresh_store(struct app *a)
         app_message(a, true, "%s", err.msg);
         return false;
     }
+    app_forest_drop(a);
     store_free(a->store);
     a->store = s;
     app_data_changed(a);

@@ -26,6 +26,7 @@ struct broker_opts;
 struct filter;
 struct groups;
 struct forest_job;
+struct forest_texts;
 struct live;
 
 /* Attributes the views draw with; term.c maps them to colours (8 or 256) or, with NO_COLOR,
@@ -171,7 +172,8 @@ struct app {
     int exit_code; /* app_run's: that of a pass a signal stopped (0 otherwise) */
     int rows_on_screen, cols_on_screen;
 
-    char *forest_text;                  /* the strings the forest borrows */
+    struct forest_texts *forest_text;   /* ids the forest borrows that the store keeps as
+                              UUIDs (the rest it borrows from the store) */
     char *source_label;                 /* shown in the title: the file or the queues */
     void (*after_start)(struct app *a); /* work to do once the screen is up (loading) */
     struct mgmt *mgmt;                  /* the management API, when there is one (a broker) */

@@ -164,17 +164,41 @@ static int request(struct app *a, struct view *v, enum action act)
     }
 }
 
-static bool contains_ci(const char *hay, const char *needle)
+/* A needle for contains_ci: its bytes lowered, and the lowering of every byte (tolower's,
+ * so the locale decides as it always has). */
+struct ci_needle {
+    unsigned char lower[256];
+    const unsigned char *text;
+    size_t n;
+};
+
+static void ci_needle_init(struct ci_needle *c, const char *text)
 {
-    size_t n = strlen(needle);
-    if (!n)
+    for (int i = 0; i < 256; i++)
+        c->lower[i] = (unsigned char)tolower(i);
+    c->text = (const unsigned char *)text;
+    c->n = strlen(text);
+}
+
+/* Whether hay[0..len) holds the needle, case aside; the hay ends at a NUL of its own. */
+static bool contains_ci(const struct ci_needle *c, const unsigned char *hay, size_t len)
+{
+    if (!c->n)
         return true;
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < n && hay[k] &&
-               tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
+    const unsigned char *nul = memchr(hay, '\0', len);
+    if (nul)
+        len = (size_t)(nul - hay);
+    if (len < c->n)
+        return false;
+    const unsigned char *lw = c->lower, *t = c->text;
+    const unsigned char first = lw[t[0]];
+    for (size_t i = 0; i + c->n <= len; i++) {
+        if (lw[hay[i]] != first)
+            continue;
+        size_t k = 1;
+        while (k < c->n && lw[hay[i + k]] == lw[t[k]])
             k++;
-        if (k == n)
+        if (k == c->n)
             return true;
     }
     return false;
@@ -193,17 +217,24 @@ static int search(struct app *a, struct view *v, const char *text, int dir, stru
     if (p->gen != a->rows_gen)
         return SEARCH_LOST;
     size_t n = p->total;
+    struct ci_needle needle;
+    ci_needle_init(&needle, text);
     char buf[STORE_TEXT_MAX];
     for (unsigned tick = 1; p->done < n; p->done++, tick++) {
-        if (tick % 256 == 0 && job_yield(until))
+        if (tick % 1024 == 0 && job_yield(until))
             return SEARCH_MORE;
         size_t i = dir > 0 ? (p->at + 1) % n : (p->at + n - 1) % n;
         p->at = i;
         const struct store_entry *e = store_entry_at(a->store, a->rows[i]);
         store_ref refs[] = {e->id, e->type, e->error, e->queue, e->correlation};
         for (size_t k = 0; k < sizeof refs / sizeof *refs; k++) {
-            store_text(a->store, refs[k], buf);
-            if (contains_ci(buf, text)) {
+            size_t len;
+            const unsigned char *t = store_text_view(a->store, refs[k], &len);
+            if (!t) { /* a UUID: formatted */
+                len = store_text(a->store, refs[k], buf);
+                t = (const unsigned char *)buf;
+            }
+            if (contains_ci(&needle, t, len)) {
                 v->cursor = i;
                 view_scroll_to_cursor(v, app_page(a));
                 return SEARCH_FOUND;

@@ -89,6 +89,18 @@ static void outcome_cb(void *vctx, uint64_t seq, uint64_t position, const struct
     c->gone++;
 }
 
+/* Which row the dead letter at position (in the pass's current attempt) is. */
+static void pos_entry_set(struct run_ctx *c, uint64_t position, size_t entry)
+{
+    if (position >= c->cap_pos) {
+        size_t was = c->cap_pos;
+        xgrow((void **)&c->pos_entry, &c->cap_pos, position + 1, sizeof *c->pos_entry);
+        for (size_t i = was; i < c->cap_pos; i++)
+            c->pos_entry[i] = SIZE_MAX;
+    }
+    c->pos_entry[position] = entry;
+}
+
 static enum replay_action select_cb(void *vctx, const struct message *m, uint64_t position,
                                     struct outgoing *out, char *why, size_t whylen)
 {
@@ -99,13 +111,7 @@ static enum replay_action select_cb(void *vctx, const struct message *m, uint64_
     size_t entry = SIZE_MAX;
     if (replay_plan_take_tagged(c->find, m, &d, &entry)) {
         replay_plan_add_tagged(c->taken, m, &d, entry);
-        if (position >= c->cap_pos) {
-            size_t was = c->cap_pos;
-            xgrow((void **)&c->pos_entry, &c->cap_pos, position + 1, sizeof *c->pos_entry);
-            for (size_t i = was; i < c->cap_pos; i++)
-                c->pos_entry[i] = SIZE_MAX;
-        }
-        c->pos_entry[position] = entry;
+        pos_entry_set(c, position, entry);
         if (c->s->op == PLAN_DELETE) {
             act = RA_DELETE;
         } else {
@@ -128,6 +134,18 @@ static void again_cb(void *vctx, const struct bytes *old_id, const char sha256_h
     size_t entry = SIZE_MAX;
     if (replay_plan_take_id_tagged(c->taken, old_id, sha256_hex, &entry))
         replay_plan_add_id_tagged(c->find, old_id, sha256_hex, entry);
+}
+
+/* A dead letter the lost attempt took and whose copy was confirmed, given back by the queue:
+ * the pass removes it (its outcome comes at position), so its row goes as the others do. */
+static void confirmed_again_cb(void *vctx, const struct bytes *old_id, const char sha256_hex[65],
+                               uint64_t position)
+{
+    struct run_ctx *c = vctx;
+    size_t entry = SIZE_MAX;
+    if (!replay_plan_take_id_tagged(c->taken, old_id, sha256_hex, &entry))
+        entry = SIZE_MAX;
+    pos_entry_set(c, position, entry);
 }
 
 /* The pass is over (plan_pass.c ran it as a job): its summary replaces the plan. */
@@ -219,6 +237,7 @@ static void run_pass(struct app *a, struct plan_state *s)
     o.select = select_cb;
     o.outcome = outcome_cb;
     o.again = again_cb;
+    o.confirmed_again = confirmed_again_cb;
     o.ctx = c;
     char title[600];
     snprintf(title, sizeof title, "%s %s of %s", plan_op_name(s->op), s->scope, s->queue);

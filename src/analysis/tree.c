@@ -245,28 +245,45 @@ static uint64_t node_key_of(const struct forest *f, uint32_t v)
     return id_key(f, f->group[v], tag_hash_bytes(f->id[v], f->id_len[v]));
 }
 
-static enum status check_msg(const struct tree_msg *m, size_t i, struct error *err)
+/* The input: an array of messages, or a function that gives their spans. */
+struct tree_in {
+    const struct tree_msg *msgs;
+    tree_span_fn get;
+    void *ctx;
+};
+
+static struct tree_span in_span(const struct tree_in *in, uint32_t i, int what)
 {
-    const struct tree_span *sp[3] = {&m->id, &m->correlation, &m->causation};
+    if (!in->msgs)
+        return in->get(in->ctx, i, what);
+    const struct tree_msg *m = &in->msgs[i];
+    return what == 0 ? m->id : what == 1 ? m->correlation : m->causation;
+}
+
+static enum status check_msg(const struct tree_in *in, uint32_t i, struct error *err)
+{
+    struct tree_span spans[3] = {in_span(in, i, 0), in_span(in, i, 1), in_span(in, i, 2)};
+    const struct tree_span *sp[3] = {&spans[0], &spans[1], &spans[2]};
     static const char *const what[3] = {"id", "correlation id", "causation id"};
     for (int k = 0; k < 3; k++) {
         if (sp[k]->len && !sp[k]->data)
-            return error_set(err, ST_EINVAL, "message %zu: %s has a length but no data", i,
+            return error_set(err, ST_EINVAL, "message %zu: %s has a length but no data", (size_t)i,
                              what[k]);
         if (sp[k]->len > UINT32_MAX)
-            return error_set(err, ST_ERANGE, "message %zu: %s is too long", i, what[k]);
+            return error_set(err, ST_ERANGE, "message %zu: %s is too long", (size_t)i, what[k]);
     }
     return ST_OK;
 }
 
 /* Checks message j (the first look at it) and hashes its correlation id into *h. */
-static enum status groups_ahead(struct forest *f, const struct tree_msg *msgs, uint32_t j,
-                                uint64_t *h, struct error *err)
+static enum status groups_ahead(struct forest *f, const struct tree_in *in, uint32_t j, uint64_t *h,
+                                struct error *err)
 {
-    enum status st = check_msg(&msgs[j], j, err);
+    enum status st = check_msg(in, j, err);
     if (st != ST_OK)
         return st;
-    *h = tag_hash_bytes(msgs[j].correlation.data, msgs[j].correlation.len);
+    struct tree_span c = in_span(in, j, 1);
+    *h = tag_hash_bytes(c.data, c.len);
     PREFETCH(first_slot(&f->by_group, group_key(f, *h)));
     return ST_OK;
 }
@@ -275,19 +292,20 @@ static enum status groups_ahead(struct forest *f, const struct tree_msg *msgs, u
  * starts at the size the previous build needed (rebuilds are usually of similar sets).
  * The input is checked here too, each message before anything reads it (that saves a
  * sweep over the input). */
-static enum status build_groups(struct forest *f, const struct tree_msg *msgs, uint32_t n,
+static enum status build_groups(struct forest *f, const struct tree_in *in, uint32_t n,
                                 uint32_t hint, struct error *err)
 {
     uint64_t ring[RING];
     index_alloc(&f->by_group, hint > 64 ? hint : 64);
     enum status st = ST_OK;
     for (uint32_t j = 0; j < n && j < AHEAD && st == ST_OK; j++)
-        st = groups_ahead(f, msgs, j, &ring[j % RING], err);
+        st = groups_ahead(f, in, j, &ring[j % RING], err);
     for (uint32_t i = 0; i < n && st == ST_OK; i++) {
         if (i + AHEAD < n &&
-            (st = groups_ahead(f, msgs, i + AHEAD, &ring[(i + AHEAD) % RING], err)) != ST_OK)
+            (st = groups_ahead(f, in, i + AHEAD, &ring[(i + AHEAD) % RING], err)) != ST_OK)
             break;
-        const struct tree_span *c = &msgs[i].correlation;
+        struct tree_span corr = in_span(in, i, 1), id = in_span(in, i, 0);
+        const struct tree_span *c = &corr;
         uint64_t h = ring[i % RING], key = group_key(f, h);
         uint32_t g = group_lookup(f, key, c->data, c->len);
         if (g == TREE_NONE) {
@@ -305,8 +323,8 @@ static enum status build_groups(struct forest *f, const struct tree_msg *msgs, u
         f->groups[g].n_messages++;
         f->tag[i] = f->groups[g].tag; /* for build_ids, which reads it in order */
         f->group[i] = g;
-        f->id[i] = msgs[i].id.data;
-        f->id_len[i] = (uint32_t)msgs[i].id.len;
+        f->id[i] = id.data;
+        f->id_len[i] = (uint32_t)id.len;
     }
     return st;
 }
@@ -354,9 +372,10 @@ static void build_ids(struct forest *f, uint32_t *last, uint32_t *first_of, uint
 /* build_parents looks at message j three times before it links it: stage 0 hashes its
  * cause and prefetches the slot; stage 1 (the slot now in cache) prefetches the node the
  * slot names; stage 2 prefetches that node's id bytes, which the lookup will compare. */
-static uint64_t parents_stage0(struct forest *f, const struct tree_msg *msgs, uint32_t j)
+static uint64_t parents_stage0(struct forest *f, const struct tree_in *in, uint32_t j)
 {
-    const struct tree_span *cause = &msgs[j].causation;
+    struct tree_span c = in_span(in, j, 2);
+    const struct tree_span *cause = &c;
     f->parent[j] = TREE_NONE;
     if (!cause->len)
         return 0;
@@ -365,10 +384,10 @@ static uint64_t parents_stage0(struct forest *f, const struct tree_msg *msgs, ui
     return key;
 }
 
-static void parents_stage(const struct forest *f, const struct tree_msg *msgs, uint32_t j,
+static void parents_stage(const struct forest *f, const struct tree_in *in, uint32_t j,
                           uint64_t key, int stage)
 {
-    if (!msgs[j].causation.len)
+    if (!in_span(in, j, 2).len)
         return;
     uint32_t e = first_slot(&f->by_id, key)->entry;
     if (e == TREE_NONE)
@@ -403,19 +422,20 @@ static uint32_t placeholder_add(struct forest *f, const struct tree_span *id, ui
  * A cause that is the message's own id finds the first copy of the message in the index
  * (build_ids left it in pre[], which placeholders may move: hence no cached pointer), so
  * the bytes need not be compared twice. */
-static void build_parents(struct forest *f, const struct tree_msg *msgs, uint32_t n)
+static void build_parents(struct forest *f, const struct tree_in *in, uint32_t n)
 {
     uint64_t ring[RING]; /* keys, by message */
     for (uint32_t j = 0; j < n && j < 3 * AHEAD; j++)
-        ring[j % RING] = parents_stage0(f, msgs, j);
+        ring[j % RING] = parents_stage0(f, in, j);
     for (uint32_t i = 0; i < n; i++) {
         if (i + 3 * AHEAD < n)
-            ring[(i + 3 * AHEAD) % RING] = parents_stage0(f, msgs, i + 3 * AHEAD);
+            ring[(i + 3 * AHEAD) % RING] = parents_stage0(f, in, i + 3 * AHEAD);
         if (i + 2 * AHEAD < n)
-            parents_stage(f, msgs, i + 2 * AHEAD, ring[(i + 2 * AHEAD) % RING], 1);
+            parents_stage(f, in, i + 2 * AHEAD, ring[(i + 2 * AHEAD) % RING], 1);
         if (i + AHEAD < n)
-            parents_stage(f, msgs, i + AHEAD, ring[(i + AHEAD) % RING], 2);
-        const struct tree_span *cause = &msgs[i].causation;
+            parents_stage(f, in, i + AHEAD, ring[(i + AHEAD) % RING], 2);
+        struct tree_span c = in_span(in, i, 2);
+        const struct tree_span *cause = &c;
         if (!cause->len)
             continue;
         uint32_t g = f->group[i];
@@ -532,7 +552,7 @@ static void build_order(struct forest *f)
     assert(pos == f->n_nodes); /* every node hangs off a root once cycles are broken */
 }
 
-enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, struct error *err)
+static enum status build(struct forest *f, const struct tree_in *in, size_t n, struct error *err)
 {
     /* Keep the arrays (and their pages) for reuse; forget the contents. */
     uint32_t prev_groups = f->n_groups;
@@ -547,7 +567,7 @@ enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, 
 
     index_alloc(&f->by_id, (size_t)nm + nm / 16);
 
-    enum status st = build_groups(f, msgs, nm, prev_groups < nm ? prev_groups : nm, err);
+    enum status st = build_groups(f, in, nm, prev_groups < nm ? prev_groups : nm, err);
     if (st != ST_OK) {
         f->n_nodes = f->n_messages = f->n_groups = 0;
         return st;
@@ -556,12 +576,25 @@ enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, 
      * (dup chain tails, cycle stamps, last children; first copies): no allocation per
      * build. */
     build_ids(f, f->depth, f->pre, nm);
-    build_parents(f, msgs, nm);
+    build_parents(f, in, nm);
     build_break_cycles(f, f->depth, nm);
     build_links(f, f->depth, nm);
     build_order(f);
     error_clear(err);
     return ST_OK;
+}
+
+enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, struct error *err)
+{
+    struct tree_in in = {msgs, NULL, NULL};
+    return build(f, &in, n, err);
+}
+
+enum status tree_build_from(struct forest *f, tree_span_fn get, void *ctx, size_t n,
+                            struct error *err)
+{
+    struct tree_in in = {NULL, get, ctx};
+    return build(f, &in, n, err);
 }
 
 /* ---- queries ---------------------------------------------------------------------------- */

@@ -119,6 +119,13 @@ void tree_init(struct forest *f);
  * Errors: ST_ERANGE (n > TREE_MAX_MESSAGES, or an id longer than 4 GiB), ST_EINVAL (a span
  * with len > 0 and no data). On error f is left empty and err says which message. */
 enum status tree_build(struct forest *f, const struct tree_msg *msgs, size_t n, struct error *err);
+/* The same from a function that gives message i's spans (what: 0 its id, 1 its correlation,
+ * 2 its causation), for inputs too large to hold as struct tree_msg (48 B a message). It may
+ * be asked for one span several times and must give the same each time; the bytes it names
+ * are borrowed as tree_build's are. */
+typedef struct tree_span (*tree_span_fn)(void *ctx, uint32_t i, int what);
+enum status tree_build_from(struct forest *f, tree_span_fn get, void *ctx, size_t n,
+                            struct error *err);
 /* Releases what the forest owns and leaves it empty (ready for tree_build again). */
 void tree_free(struct forest *f);
 

@@ -47,8 +47,12 @@ bool bytes_eq(const struct bytes *a, const struct bytes *b)
 
 bool bytes_eq_cstr(const struct bytes *a, const char *s)
 {
-    size_t n = strlen(s);
-    return a->len == n && (n == 0 || memcmp(a->data, s, n) == 0);
+    /* Byte by byte, stopping at the first difference: the dialects compare each header's
+     * name with dozens of names that share a prefix (a strlen of each was 4% of dlqx tree). */
+    for (size_t i = 0; i < a->len; i++)
+        if (s[i] == '\0' || (unsigned char)s[i] != a->data[i])
+            return false;
+    return s[a->len] == '\0';
 }
 
 bool bytes_has_prefix(const struct bytes *a, const char *prefix)

@@ -218,11 +218,24 @@ void time_format_rfc3339(int64_t ms, bool with_ms, char out[32])
         snprintf(out, 32, "%lld", (long long)ms);
         return;
     }
-    if (with_ms || frac)
-        snprintf(out, 32, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", (int)y, mo, d, hh, mi, ss,
-                 (int)frac);
-    else
-        snprintf(out, 32, "%04d-%02u-%02uT%02d:%02d:%02dZ", (int)y, mo, d, hh, mi, ss);
+    /* "%04d-%02u-%02uT%02d:%02d:%02d[.%03d]Z", digit by digit (snprintf was 3% of decode) */
+    const int field[] = {(int)y / 100, (int)y % 100, (int)mo, (int)d, hh, mi, ss};
+    static const char before[7] = {0, 0, '-', '-', 'T', ':', ':'};
+    char *p = out;
+    for (int i = 0; i < 7; i++) {
+        if (before[i])
+            *p++ = before[i];
+        *p++ = (char)('0' + field[i] / 10);
+        *p++ = (char)('0' + field[i] % 10);
+    }
+    if (with_ms || frac) {
+        *p++ = '.';
+        *p++ = (char)('0' + frac / 100);
+        *p++ = (char)('0' + frac / 10 % 10);
+        *p++ = (char)('0' + frac % 10);
+    }
+    *p++ = 'Z';
+    *p = '\0';
 }
 
 static bool digits(const char *s, size_t n, size_t at, size_t count, int *out)

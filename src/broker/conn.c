@@ -260,16 +260,33 @@ static void send_timeout(amqp_connection_state_t st, int heartbeat_s)
 
 /* Whether the node has sent nothing for 1.5 heartbeat intervals, by the kernel's count
  * (TCP_INFO: the time since data last arrived). A live node sends a heartbeat every half
- * interval, so this is a hung one. */
-static bool node_silent(const struct conn *c)
+ * interval, so this is a hung one. A node found talking is not asked again for 0.1 s (a bulk
+ * replay publishes thousands a second, each one a getsockopt otherwise): by then it can have
+ * been silent for at most 1.5 intervals + 0.1 s, still short of the two (heartbeats are whole
+ * seconds) after which rabbitmq-c 0.11 would wait without a deadline. */
+static bool node_silent(struct conn *c)
 {
+    double now = clock_mono_s();
+    if (c->heard_at > 0 && now - c->heard_at < 0.1)
+        return false;
     int fd = amqp_get_sockfd(c->st);
     int hb = amqp_get_heartbeat(c->st);
     struct tcp_info ti;
     socklen_t n = sizeof ti;
     if (fd < 0 || hb <= 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &n) != 0)
         return false;
-    return ti.tcpi_last_data_recv >= (uint32_t)hb * 1500u;
+    if (ti.tcpi_last_data_recv >= (uint32_t)hb * 1500u)
+        return true;
+    c->heard_at = now;
+    return false;
+}
+
+void conn_cork(struct conn *c, bool on)
+{
+    int fd = c && c->alive ? amqp_get_sockfd(c->st) : -1;
+    int v = on ? 1 : 0;
+    if (fd >= 0)
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_CORK, &v, sizeof v);
 }
 
 int conn_publish(struct conn *c, amqp_channel_t ch, amqp_bytes_t exchange, amqp_bytes_t routing_key,

@@ -71,6 +71,9 @@ struct conn_opts {
     int heartbeat_s;
     int timeout_ms;        /* connect and RPC timeout; 0: the default (10 s) */
     const char *conn_name; /* shown to operators; NULL: "dlqx@HOSTNAME" */
+    /* May be NULL. When it returns non-zero (a signal asked dlqx to stop) after a node failed,
+     * no further node is tried: each can take the whole connect timeout. */
+    int (*stop_requested)(void);
 };
 
 /* Fills order[0..n) with 0..n-1 in the order `how` says (shuffled: each permutation equally
@@ -118,6 +121,12 @@ bool conn_alive(const struct conn *c);
  * it with no deadline. Every publish of dlqx goes through here. Returns an AMQP_STATUS_*. */
 int conn_publish(struct conn *c, amqp_channel_t ch, amqp_bytes_t exchange, amqp_bytes_t routing_key,
                  bool mandatory, const amqp_basic_properties_t *props, amqp_bytes_t body);
+
+/* TCP_CORK on (what is sent is held to fill whole segments) or off (everything held goes out
+ * now). A bulk replay corks while it publishes a batch and acks what was confirmed, and uncorks
+ * before it waits: the broker then reads many frames a segment, not one publish or ack each.
+ * Only ever a delay (Linux sends a corked segment after 200 ms anyway); nothing reorders. */
+void conn_cork(struct conn *c, bool on);
 
 /* Opens channel ch. */
 enum status conn_channel_open(struct conn *c, amqp_channel_t ch, enum conn_err *kind,

@@ -32,6 +32,7 @@ struct conn {
     bool alive;
     struct conn_cfg *cfg; /* owned; NULL for a connection conn_open_one made alone */
     size_t url_index;     /* into cfg's urls */
+    double heard_at;      /* clock_mono_s when node_silent last found the node talking */
 };
 
 /* Connects to one URL with options o (conn.c). */

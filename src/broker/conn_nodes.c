@@ -118,6 +118,13 @@ static enum status try_nodes(struct conn_cfg *cfg, size_t from, struct conn **ou
     sb_init(&tried);
     enum status st = ST_EIO;
     for (size_t k = 0; k < o->n_urls; k++) {
+        if (k > 0 && o->stop_requested && o->stop_requested()) {
+            *kind = CONN_UNREACHABLE;
+            error_set(err, st, "stopped by a signal before the next node was tried: %s",
+                      tried.buf ? tried.buf : "");
+            sb_free(&tried);
+            return st;
+        }
         size_t idx = cfg->order[(from + k) % o->n_urls];
         struct error e;
         enum conn_err ek = CONN_OK;

@@ -35,6 +35,9 @@ struct cli_inputs {
 void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats);
 int cli_exit_code(const struct cli_inputs *stats);
+/* Inside a cli_record_fn: the text the record was read from (without its newline; valid for
+ * the call), or NULL, for store_append_line. */
+void cli_current_record(const char **line, size_t *len);
 
 /* Writes JSON text to f. With ascii (JSON on a terminal, already dumped with
  * JSON_ENSURE_ASCII) DEL is written as \u007f too: jansson escapes every other control and

@@ -36,7 +36,12 @@ static bool add(struct message *m, bool *keep, void *vctx)
 {
     struct report_ctx *ctx = vctx;
     struct error err;
-    if (store_append(ctx->store, m, ctx->now_ms, &err) != ST_OK) {
+    /* The line the record was read from is kept as it is (as the explorer's loader
+     * keeps it), not written anew. */
+    const char *line;
+    size_t len;
+    cli_current_record(&line, &len);
+    if (store_append_line(ctx->store, m, line, len, ctx->now_ms, &err) != ST_OK) {
         san_eprintf("dlqx report: %s: the report is of the messages before it\n", err.msg);
         ctx->full = true;
         return false;

@@ -36,7 +36,9 @@ static bool collect(struct message *m, bool *keep, void *vctx)
     if (ctx->n >= TREE_MAX_MESSAGES)
         return false;
     struct decoded d;
-    decode_message(m, ctx->now_ms, &d);
+    /* The tree shows nothing of the body: its digest and classification are skipped (a
+     * filter may ask for them). */
+    decode_message_ex(m, ctx->now_ms, ctx->filter ? 0 : DECODE_NO_BODY, &d);
     if (ctx->filter && !filter_match_message(ctx->filter, m, &d, ctx->now_ms)) {
         decoded_free(&d);
         return true;

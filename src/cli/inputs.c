@@ -24,6 +24,16 @@ static void sanitize_name(const char *in, char *out, size_t cap)
     out[w] = '\0';
 }
 
+/* The text of the record being handed to the callback (cli_current_record). */
+static const char *current_line;
+static size_t current_len;
+
+void cli_current_record(const char **line, size_t *len)
+{
+    *line = current_line;
+    *len = current_len;
+}
+
 static bool read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats)
 {
@@ -52,7 +62,11 @@ static bool read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx,
         }
         stats->records++;
         bool keep = false;
+        current_line = r.last;
+        current_len = r.last_len;
         go_on = fn(&m, &keep, ctx);
+        current_line = NULL;
+        current_len = 0;
         if (!keep)
             message_free(&m);
         if (!go_on)

@@ -7,25 +7,31 @@
 
 #include "util.h"
 
-static const char *const known_reserved[] = {
-    ACEMQ_ID,        ACEMQ_TYPE,    ACEMQ_VERSION,    ACEMQ_CORRELATION,
-    ACEMQ_CAUSATION, ACEMQ_ATTEMPT, ACEMQ_FIRST_SEEN, ACEMQ_ORIGIN,
-    ACEMQ_ERROR,     ACEMQ_CLAIM,   ACEMQ_ROUTE,      ACEMQ_ROUTE_POSITION,
-    ACEMQ_ROUTE_ID,  NULL,
+/* The reserved names, each with its length: a name is compared only with those of its length
+ * (bytes_eq_cstr with each in turn, through their shared "x-acemq-", was 6% of dlqx tree). */
+#define NAME(s)                                                                                    \
+    {                                                                                              \
+        s, sizeof s - 1                                                                            \
+    }
+static const struct {
+    const char *s;
+    size_t n;
+} known_reserved[] = {
+    NAME(ACEMQ_ID),        NAME(ACEMQ_TYPE),    NAME(ACEMQ_VERSION),    NAME(ACEMQ_CORRELATION),
+    NAME(ACEMQ_CAUSATION), NAME(ACEMQ_ATTEMPT), NAME(ACEMQ_FIRST_SEEN), NAME(ACEMQ_ORIGIN),
+    NAME(ACEMQ_ERROR),     NAME(ACEMQ_CLAIM),   NAME(ACEMQ_ROUTE),      NAME(ACEMQ_ROUTE_POSITION),
+    NAME(ACEMQ_ROUTE_ID),
 };
+#undef NAME
+enum { FIRST_ROUTE = 10 }; /* known_reserved[10..12]: the route's names */
 
-static bool is_route(const struct bytes *k)
+/* The index of k in known_reserved, or -1. */
+static int reserved_index(const struct bytes *k)
 {
-    return bytes_eq_cstr(k, ACEMQ_ROUTE) || bytes_eq_cstr(k, ACEMQ_ROUTE_POSITION) ||
-           bytes_eq_cstr(k, ACEMQ_ROUTE_ID);
-}
-
-static bool is_known(const struct bytes *k)
-{
-    for (size_t i = 0; known_reserved[i]; i++)
-        if (bytes_eq_cstr(k, known_reserved[i]))
-            return true;
-    return false;
+    for (size_t i = 0; i < sizeof known_reserved / sizeof *known_reserved; i++)
+        if (k->len == known_reserved[i].n && memcmp(k->data, known_reserved[i].s, k->len) == 0)
+            return (int)i;
+    return -1;
 }
 
 bool acemq_detect(const struct htable *headers)
@@ -69,9 +75,9 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
         const struct hentry *e = &h->e[i];
         if (!acemq_reserved_name(e->key.data, e->key.len))
             htable_addn(app, e->key.data, e->key.len, hval_copy(&e->val));
-        else if (is_route(&e->key))
+        else if (reserved_index(&e->key) >= FIRST_ROUTE)
             htable_addn(route, e->key.data, e->key.len, hval_copy(&e->val));
-        else if (!is_known(&e->key))
+        else if (reserved_index(&e->key) < 0)
             htable_addn(unknown, e->key.data, e->key.len, hval_copy(&e->val));
     }
 

@@ -13,6 +13,7 @@
 #include "decode.h"
 #include "dialect.h"
 #include "hval_json.h"
+#include "json_out.h"
 #include "restamp_kit.h"
 #include "util.h"
 
@@ -248,6 +249,51 @@ static json_t *to_json(const struct decoded *d)
     return o;
 }
 
+/* to_json's object written directly (dialect.h, write_json): false when a header of the
+ * patterns is there (hval_to_json's forms are jansson's) or a table needs jansson. */
+static bool write_json(const struct decoded *d, struct strbuf *out)
+{
+    const struct envelope *e = d->env;
+    const struct htable *h = d->msg->headers;
+    static const char *const patterns[] = {"acemq-reply-to", "acemq-routing-slip", "acemq-error",
+                                           "traceparent", "tracestate"};
+    for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++)
+        if (htable_get(h, patterns[i]))
+            return false;
+    sb_adds(out, "{\"id\":");
+    decode_write_bytes(out, &e->id);
+    sb_adds(out, ",\"type\":");
+    decode_write_bytes(out, &e->type);
+    sb_adds(out, ",\"version\":");
+    json_out_integer(out, e->version);
+    sb_adds(out, ",\"correlation_id\":");
+    decode_write_bytes(out, &e->correlation_id);
+    sb_adds(out, ",\"causation_id\":");
+    decode_write_bytes_or_null(out, &e->causation_id);
+    sb_adds(out, ",\"attempt\":");
+    json_out_integer(out, e->attempt);
+    sb_adds(out, ",\"first_seen_ms\":");
+    json_out_integer(out, e->first_seen_ms);
+    sb_adds(out, ",\"origin\":");
+    decode_write_bytes_or_null(out, &e->origin);
+    sb_adds(out, ",\"error\":");
+    decode_write_bytes_or_null(out, &e->error);
+    sb_adds(out, ",\"claim\":");
+    decode_write_bytes_or_null(out, &e->claim);
+    sb_adds(out, ",\"route\":");
+    if (!e->route->n)
+        sb_adds(out, "null");
+    else if (!htable_write_json(e->route, out))
+        return false;
+    sb_adds(out, ",\"unknown_reserved\":");
+    if (!htable_write_json(e->reserved_unknown, out))
+        return false;
+    sb_adds(out, ",\"defaulted\":");
+    decode_write_defaulted(out, e->defaulted);
+    sb_addc(out, '}');
+    return true;
+}
+
 static enum status build_acemq(const struct decoded *d, const struct restamp_opts *o,
                                const struct bytes *dlq, struct outgoing *out, struct error *err)
 {
@@ -348,6 +394,7 @@ const struct dialect_ops dialect_acemq = {
     .decode = decode,
     .fields = fields,
     .to_json = to_json,
+    .write_json = write_json,
     .restamp = restamp,
     .replay_rule = "same id, correlation, causation and first-seen; attempt back to 1, "
                    "x-acemq-error cleared, acemq-replayed-* stamped; to the DLQ's source queue",

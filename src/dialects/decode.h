@@ -89,6 +89,24 @@ void decoded_free(struct decoded *d);
 /* The decode record (docs/decode-format.md): a new JSON object. */
 json_t *decoded_to_json(const struct decoded *d, int64_t now_ms);
 
+/* The record's last part: the dialect's own section (its to_json, or its fields), a new
+ * object. */
+json_t *decoded_own_json(const struct decoded *d, int64_t now_ms);
+
+/* decoded_to_json's dump (json_dump with flags) written straight into out, without the tree;
+ * false, with nothing appended, when it cannot be sure of jansson's bytes (a flag other than
+ * JSON_COMPACT and a real precision, a part that needs jansson): the caller dumps
+ * decoded_to_json then. tests/test_decode_write.c holds the two to each other. */
+struct strbuf;
+bool decoded_write_json(const struct decoded *d, int64_t now_ms, size_t flags, struct strbuf *out);
+
+/* Parts of the record for the dialects' write_json: bytes_to_json's value of data/len or of
+ * b, the same or null when empty, and defaulted_to_json's array, as jansson dumps them. */
+void decode_write_text(struct strbuf *out, const void *data, size_t len);
+void decode_write_bytes(struct strbuf *out, const struct bytes *b);
+void decode_write_bytes_or_null(struct strbuf *out, const struct bytes *b);
+void decode_write_defaulted(struct strbuf *out, unsigned defaulted);
+
 /* Names of the fields that took defaults (ED_* bits), as a new JSON array. */
 json_t *defaulted_to_json(unsigned defaulted);
 

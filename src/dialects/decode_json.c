@@ -175,6 +175,20 @@ static json_t *replay_json(const struct acemq_replay *r)
     return o;
 }
 
+json_t *decoded_own_json(const struct decoded *d, int64_t now_ms)
+{
+    json_t *own = NULL;
+    if (d->dialect->to_json) {
+        own = d->dialect->to_json(d);
+    } else if (d->dialect->fields) {
+        struct dfields f = {0};
+        d->dialect->fields(d, now_ms, &f);
+        own = dfields_to_json(&f);
+        dfields_free(&f);
+    }
+    return own ? own : json_object();
+}
+
 json_t *decoded_to_json(const struct decoded *d, int64_t now_ms)
 {
     const struct envelope *e = d->env;
@@ -218,15 +232,6 @@ json_t *decoded_to_json(const struct decoded *d, int64_t now_ms)
     json_object_set_new(o, "replay", replay_json(&d->replay));
     json_object_set_new(o, "properties", snapshot_props_to_json(&m->props));
     json_object_set_new(o, "body", body_json(d));
-    json_t *own = NULL;
-    if (d->dialect->to_json) {
-        own = d->dialect->to_json(d);
-    } else if (d->dialect->fields) {
-        struct dfields f = {0};
-        d->dialect->fields(d, now_ms, &f);
-        own = dfields_to_json(&f);
-        dfields_free(&f);
-    }
-    json_object_set_new(o, d->dialect->name, own ? own : json_object());
+    json_object_set_new(o, d->dialect->name, decoded_own_json(d, now_ms));
     return o;
 }

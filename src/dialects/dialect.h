@@ -26,6 +26,9 @@
  *              are shown, so that loading a million messages does not build them.
  *   to_json    the dialect's own object in the decode record ("nservicebus": {…}); NULL: the
  *              object is made from `fields` (every field with a key).
+ *   write_json to_json's object dumped (JSON_COMPACT), written straight into out; false
+ *              when it cannot be sure of jansson's bytes (out is then cut back and to_json's
+ *              tree dumped). NULL: to_json. Held to to_json by tests/test_decode_write.c.
  *   restamp    the replay and re-issue rules (restamp.h; a move is the same for every
  *              dialect and never reaches the dialect). restamp_kit.h has the common parts.
  *
@@ -147,6 +150,7 @@ struct dialect_ops {
     void (*release)(struct decoded *d);
     void (*fields)(const struct decoded *d, int64_t now_ms, struct dfields *out);
     json_t *(*to_json)(const struct decoded *d);
+    bool (*write_json)(const struct decoded *d, struct strbuf *out);
     /* Builds the REPLAY or REISSUE copy (see restamp.h and restamp_kit.h). dlq is the queue
      * the dead letter is read from (never NULL; may be empty). */
     enum status (*restamp)(const struct decoded *d, const struct restamp_opts *o,

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "sanitize.h"
+#include "stopsig.h"
 #include "util.h"
 
 void broker_opts_init(struct broker_opts *b)
@@ -414,6 +415,7 @@ void broker_opts_conn(const struct broker_opts *b, struct conn_opts *o)
     o->tls_no_verify = b->tls_no_verify;
     o->order = b->order;
     o->heartbeat_s = b->heartbeat_s;
+    o->stop_requested = b->stop_requested ? b->stop_requested : stopsig_caught;
 }
 
 int broker_exit_code(enum conn_err k)

@@ -44,6 +44,9 @@ struct broker_opts {
     bool order_given, heartbeat_given; /* on the command line (else from the environment) */
     enum conn_order order;             /* --node-order, DLQX_NODE_ORDER (default: given) */
     int heartbeat_s; /* --heartbeat, DLQX_HEARTBEAT: 1-600 (0: unset, the default 5) */
+    /* Whether a signal asked dlqx to stop (conn_opts.stop_requested): the caller's, or NULL
+     * for stopsig_caught (the commands that catch SIGINT, SIGTERM and SIGHUP). */
+    int (*stop_requested)(void);
 };
 
 void broker_opts_init(struct broker_opts *b);

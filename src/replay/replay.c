@@ -376,13 +376,15 @@ static void send_some(struct run *run)
         run->next_pending = end;
         return;
     }
+    /* The batch leaves in full segments (conn_cork), not one publish a segment. */
+    conn_cork(run->c, true);
     for (size_t i = start; i < end && run->pub_alive; i++) {
         struct item *it = run->items[i];
         run->next_pending = i + 1;
         if (it->state != IT_PENDING)
             continue;
         if (it->is_delete) {
-            amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
+            rr_ack(run, it->delivery_tag);
             it->confirmed = true; /* nothing to confirm: given back, it is only removed again */
             rr_acked(run, it);
             continue;
@@ -396,6 +398,8 @@ static void send_some(struct run *run)
         if (rate > 0)
             run->pace_tokens -= 1;
     }
+    rr_flush_acks(run);
+    conn_cork(run->c, false);
 }
 
 /* ---- progress --------------------------------------------------------------------------- */
@@ -454,6 +458,8 @@ static void replay_free(struct replay *p)
         if (p->run.items[i])
             item_free(p->run.items[i]);
     free(p->run.items);
+    free(p->run.ack_pending);
+    free(p->run.ack_bits);
     bytes_free(&p->run.canary_id);
     sb_free(&p->run.checked_exchanges);
     rr_attempts_free(&p->run);
@@ -634,6 +640,7 @@ static bool turn(struct replay *p, double deadline)
         rr_get_one(run);
         for (int i = 0; i < 256 && rr_pump(run, 0); i++)
             ;
+        rr_flush_acks(run);
         return true;
     }
     int wait = pending_left ? pace_wait_ms(run) : 100;
@@ -656,9 +663,13 @@ static bool turn(struct replay *p, double deadline)
             in_flight_unknown(run, "no confirm from the broker within the timeout: the copy may "
                                    "or may not be at the target; the dead letter stays");
     } else {
-        /* Drain what is already there without waiting (until the deadline). */
+        /* Drain what is already there without waiting (until the deadline); the acks of what
+         * it confirms leave together when it is done. */
+        conn_cork(run->c, true);
         for (int i = 0; i < 256 && clock_mono_s() < deadline && rr_pump(run, 0); i++)
             ;
+        rr_flush_acks(run);
+        conn_cork(run->c, false);
     }
     return true;
 }
@@ -714,7 +725,9 @@ bool replay_step(struct replay *p, double deadline)
     for (bool first = true; !p->finished; first = false) {
         if (!first && clock_mono_s() >= deadline)
             return true;
-        if (!turn(p, deadline) && !rr_next_attempt(&p->run))
+        bool more = turn(p, deadline);
+        rr_flush_acks(&p->run);
+        if (!more && !rr_next_attempt(&p->run))
             wrap_up(p);
     }
     return false;

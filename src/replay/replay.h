@@ -128,6 +128,12 @@ struct replay_opts {
     struct conn **reopen;
     uint32_t max_attempts;
     void (*again)(void *ctx, const struct bytes *old_id, const char sha256_hex[65]);
+    /* A later attempt found a dead letter whose copy an earlier attempt had confirmed (the
+     * queue gave it back: its removal was lost): it is removed without a new copy and without
+     * asking select, and its outcome (done) comes at position. confirmed_again (may be NULL)
+     * is called first, so a caller that tracks positions knows which dead letter that is. */
+    void (*confirmed_again)(void *ctx, const struct bytes *old_id, const char sha256_hex[65],
+                            uint64_t position);
 };
 
 #define REPLAY_DEFAULT_ATTEMPTS 5

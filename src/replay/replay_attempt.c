@@ -51,15 +51,21 @@ void rr_confirmed_add(struct run *run, const struct item *it, bool done)
     if (!*p)
         *p = replay_plan_new();
     replay_plan_add(*p, &it->out.old_id, it->old_sha);
+    run->confirmed_waiting++;
 }
 
 bool rr_confirmed_found_again(struct run *run, const struct bytes *id, const char sha[65],
                               bool *was_done)
 {
     *was_done = false;
-    if (run->unknown_confirmed_before && replay_plan_take(run->unknown_confirmed_before, id, sha))
+    if (!run->confirmed_waiting)
+        return false;
+    if (run->unknown_confirmed_before && replay_plan_take(run->unknown_confirmed_before, id, sha)) {
+        run->confirmed_waiting--;
         return true;
+    }
     if (run->confirmed_before && replay_plan_take(run->confirmed_before, id, sha)) {
+        run->confirmed_waiting--;
         *was_done = true;
         return true;
     }
@@ -75,6 +81,7 @@ void rr_attempts_free(struct run *run)
     replay_plan_free(run->confirmed_before);
     replay_plan_free(run->unknown_confirmed_before);
     run->unknown_before = run->confirmed_before = run->unknown_confirmed_before = NULL;
+    run->confirmed_waiting = 0;
 }
 
 /* The channels and the reading of a new attempt, as replay_start opens them. */
@@ -107,6 +114,7 @@ static enum status open_attempt(struct run *run, enum conn_err *kind, struct err
     if ((st = conn_channel_open(run->c, READ_CHANNEL, kind, err)) != ST_OK ||
         (st = conn_channel_open(run->c, PUB_CHANNEL, kind, err)) != ST_OK)
         return st;
+    rr_acks_reset(run); /* a new reading channel: its delivery tags start again at 1 */
     amqp_confirm_select(run->st, PUB_CHANNEL);
     if ((st = conn_check_reply(run->c, PUB_CHANNEL, amqp_get_rpc_reply(run->st),
                                "putting the publishing channel in confirm mode", kind, err)) !=

@@ -85,6 +85,13 @@ struct run {
     bool probe_out;        /* a probe awaits its qos-ok */
     bool probe_given_up;   /* ... and no answer came within the timeout: none will be sent */
     uint64_t stream_unacked, stream_last_tag;
+    /* removals waiting to be sent (rr_ack), and what the reading channel has removed: a bit
+     * for every delivery tag acked, every tag up to ack_floor acked (rr_flush_acks) */
+    uint64_t *ack_pending;
+    size_t n_ack_pending, cap_ack_pending;
+    unsigned char *ack_bits;
+    size_t cap_ack_bits; /* bytes */
+    uint64_t ack_floor;
     /* canary */
     bool canary_wanted, canary_waiting, canary_passed;
     size_t canary_item;
@@ -124,7 +131,8 @@ struct run {
      * a quorum queue may give one back (its removal was lost with the node, or held back by
      * the queue's client when the channel closed), and then it is removed, never sent again. */
     struct replay_plan *confirmed_before, *unknown_confirmed_before;
-    char gave_up[400]; /* why no further attempt was made, when that ended the pass */
+    size_t confirmed_waiting; /* in those two: each message of a later attempt is looked up */
+    char gave_up[400];        /* why no further attempt was made, when that ended the pass */
 };
 
 /* How a pass ended: the first reason, unless a graver one comes after it (a connection lost
@@ -166,6 +174,15 @@ void rr_describe(struct run *run);
 bool rr_pump(struct run *run, int timeout_ms);
 /* Marks it removed (its ack was sent). */
 void rr_acked(struct run *run, struct item *it);
+/* The removal of the delivery tag (a classic or quorum DLQ): held until rr_flush_acks, which
+ * sends what was gathered — one basic.ack with multiple for the tags that, with every lower
+ * tag, are all removed, one each for the others — so a tag that stays (a dead letter held, not
+ * selected) is never acked. Flushed before a probe is sent, at the end of a batch of
+ * publishes and of every turn; a removal not yet sent when the connection fails is unproven,
+ * as one sent is. rr_acks_reset: a new reading channel (its tags start again at 1). */
+void rr_ack(struct run *run, uint64_t tag);
+void rr_flush_acks(struct run *run);
+void rr_acks_reset(struct run *run);
 /* Sends a probe for the removals not yet proven, if none is out; settles them as unknown
  * when the reading channel is gone. */
 void rr_sync_acks(struct run *run);

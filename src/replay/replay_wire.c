@@ -28,9 +28,39 @@ static const struct bytes *decoded_id(const struct message *m, struct decoded *d
     return &d->env->id;
 }
 
-/* A message taken from the DLQ: decide (select), or hold it. */
 static amqp_bytes_t consumer_tag(uint32_t no, char *buf, size_t n);
 
+/* A dead letter whose copy an earlier attempt had confirmed, given back by the queue (its
+ * removal was lost with the node, or held back by the queue's client when the channel closed):
+ * it is only removed, never sent again nor selected twice — looked for before the caller's
+ * selection, which may no longer hold it (a plan took it in the earlier attempt). */
+static bool confirmed_given_back(struct run *run, const struct message *m, uint64_t pos,
+                                 struct item *it)
+{
+    if (run->attempt < 2 || !run->confirmed_waiting || run->kind == QK_STREAM)
+        return false;
+    char sha[65];
+    sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, sha);
+    struct decoded d;
+    bool was_done = false;
+    bool found = rr_confirmed_found_again(run, decoded_id(m, &d), sha, &was_done);
+    if (found) {
+        it->out.old_id = bytes_copy(&d.env->id);
+        memcpy(it->old_sha, sha, sizeof it->old_sha);
+        it->is_delete = true;
+        /* Counted done once: if its earlier outcome was unknown, done now (and re-sent in the
+         * report's equation, as a copy found again is). */
+        it->removal_again = was_done;
+        if (!was_done)
+            run->r->resent++;
+        if (run->o->confirmed_again)
+            run->o->confirmed_again(run->o->ctx, &it->out.old_id, sha, pos);
+    }
+    decoded_free(&d);
+    return found;
+}
+
+/* A message taken from the DLQ: decide (select), or hold it. */
 static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool current)
 {
     struct replay_report *r = run->r;
@@ -59,8 +89,10 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
     }
     struct item *it = xcalloc(1, sizeof *it);
     char why[240] = "";
-    enum replay_action a = run->o->select(run->o->ctx, m, pos, &it->out, why, sizeof why);
-    if (a == RA_SEND || a == RA_DELETE || a == RA_KEEP) {
+    bool back = confirmed_given_back(run, m, pos, it);
+    enum replay_action a =
+        back ? RA_DELETE : run->o->select(run->o->ctx, m, pos, &it->out, why, sizeof why);
+    if (!back && (a == RA_SEND || a == RA_DELETE || a == RA_KEEP)) {
         r->selected++;
         if (run->expect && r->selected >= run->expect) {
             run->reading_done = true;
@@ -75,44 +107,29 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
     }
     if (a == RA_SEND || a == RA_DELETE) {
         it->position = pos;
-        it->is_delete = a == RA_DELETE;
-        if (!it->is_delete && it->out.old_body_sha256[0])
-            memcpy(it->old_sha, it->out.old_body_sha256, sizeof it->old_sha);
-        else
-            sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, it->old_sha);
-        if (it->is_delete) {
-            outgoing_free(&it->out);
-            memset(&it->out, 0, sizeof it->out);
-            struct decoded d;
-            it->out.old_id = bytes_copy(decoded_id(m, &d));
-            decoded_free(&d);
-        } else {
-            json_t *dj = restamp_changes_json(m, &it->out);
-            it->diff = json_dumps(dj, JSON_COMPACT | JSON_PRESERVE_ORDER);
-            it->diff_len = it->diff ? strlen(it->diff) : 0;
-            json_decref(dj);
-        }
-        bool was_done = false;
-        if (rr_confirmed_found_again(run, &it->out.old_id, it->old_sha, &was_done)) {
-            /* Its copy was confirmed in an earlier attempt, and the queue gave it back: removed
-             * without a new copy. Not selected twice; counted done once. */
-            r->selected--;
-            if (!was_done)
-                r->resent++; /* its earlier outcome was unknown: done now, the equation holds */
-            it->removal_again = was_done;
-            it->is_delete = true;
-            struct bytes keep_id = bytes_copy(&it->out.old_id);
-            outgoing_free(&it->out);
-            memset(&it->out, 0, sizeof it->out);
-            it->out.old_id = keep_id;
-            free(it->diff);
-            it->diff = NULL;
-            it->diff_len = 0;
-        } else if (rr_left_found_again(run, &it->out.old_id, it->old_sha)) {
-            /* Left unknown by an earlier attempt and still here: sent again, not selected
-             * twice (its earlier copy may be a duplicate: pending in the journal). */
-            r->selected--;
-            r->resent++;
+        if (!back) {
+            it->is_delete = a == RA_DELETE;
+            if (!it->is_delete && it->out.old_body_sha256[0])
+                memcpy(it->old_sha, it->out.old_body_sha256, sizeof it->old_sha);
+            else
+                sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, it->old_sha);
+            if (it->is_delete) {
+                outgoing_free(&it->out);
+                memset(&it->out, 0, sizeof it->out);
+                struct decoded d;
+                it->out.old_id = bytes_copy(decoded_id(m, &d));
+                decoded_free(&d);
+            } else {
+                it->diff = restamp_changes_text(m, &it->out, &it->diff_len);
+                if (!it->diff)
+                    it->diff_len = 0;
+            }
+            if (rr_left_found_again(run, &it->out.old_id, it->old_sha)) {
+                /* Left unknown by an earlier attempt and still here: sent again, not selected
+                 * twice (its earlier copy may be a duplicate: pending in the journal). */
+                r->selected--;
+                r->resent++;
+            }
         }
         it->delivery_tag = tag;
         it->state = IT_PENDING;
@@ -206,7 +223,7 @@ static void confirmed(struct run *run, struct item *it, bool ack)
         return;
     }
     it->confirmed = true;
-    amqp_basic_ack(run->st, READ_CHANNEL, it->delivery_tag, 0);
+    rr_ack(run, it->delivery_tag);
     rr_acked(run, it);
 }
 
@@ -454,6 +471,65 @@ bool rr_pump(struct run *run, int timeout_ms)
 
 /* ---- proving removals ------------------------------------------------------------------- */
 
+void rr_ack(struct run *run, uint64_t tag)
+{
+    xgrow((void **)&run->ack_pending, &run->cap_ack_pending, run->n_ack_pending + 1,
+          sizeof *run->ack_pending);
+    run->ack_pending[run->n_ack_pending++] = tag;
+}
+
+static bool ack_bit(const struct run *run, uint64_t tag)
+{
+    return tag / 8 < run->cap_ack_bits && (run->ack_bits[tag / 8] >> (tag % 8)) & 1;
+}
+
+static int cmp_tag(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void rr_flush_acks(struct run *run)
+{
+    size_t n = run->n_ack_pending;
+    run->n_ack_pending = 0;
+    if (!n || !run->read_alive)
+        return; /* unsent: unproven, as a removal sent on a channel that failed */
+    uint64_t *t = run->ack_pending;
+    qsort(t, n, sizeof *t, cmp_tag);
+    for (size_t i = 0; i < n; i++) {
+        size_t byte = (size_t)(t[i] / 8);
+        if (byte >= run->cap_ack_bits) {
+            size_t old = run->cap_ack_bits;
+            xgrow((void **)&run->ack_bits, &run->cap_ack_bits, byte + 1, 1);
+            memset(run->ack_bits + old, 0, run->cap_ack_bits - old);
+        }
+        run->ack_bits[byte] |= (unsigned char)(1u << (t[i] % 8));
+    }
+    while (ack_bit(run, run->ack_floor + 1))
+        run->ack_floor++;
+    /* Every tag up to the floor is removed (now or before): one multiple ack up to the highest
+     * gathered tag below it removes exactly those gathered (the others are gone already). */
+    size_t below = 0;
+    while (below < n && t[below] <= run->ack_floor)
+        below++;
+    size_t i = 0;
+    if (below >= 2) {
+        amqp_basic_ack(run->st, READ_CHANNEL, t[below - 1], 1);
+        i = below;
+    }
+    for (; i < n; i++)
+        amqp_basic_ack(run->st, READ_CHANNEL, t[i], 0);
+}
+
+void rr_acks_reset(struct run *run)
+{
+    run->n_ack_pending = 0;
+    run->ack_floor = 0;
+    if (run->ack_bits)
+        memset(run->ack_bits, 0, run->cap_ack_bits);
+}
+
 void rr_acked(struct run *run, struct item *it)
 {
     it->state = IT_ACKED;
@@ -515,6 +591,7 @@ bool rr_probe_awaited(const struct run *run)
  * sent before it (one probe is out at a time, so each qos-ok is matched to its own). */
 static void send_probe(struct run *run, const char *doing)
 {
+    rr_flush_acks(run); /* the probe proves what was sent before it */
     amqp_basic_qos_t q = {.prefetch_size = 0, .prefetch_count = run->prefetch, .global = 0};
     int rc = amqp_send_method(run->st, READ_CHANNEL, AMQP_BASIC_QOS_METHOD, &q);
     if (rc != AMQP_STATUS_OK) {

@@ -13,6 +13,7 @@
 #include "body.h"
 #include "hval.h"
 #include "hval_json.h"
+#include "json_out.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -443,6 +444,72 @@ json_t *restamp_changes_json(const struct message *old, const struct outgoing *c
     json_t *j = diff_to_json(&d);
     diff_free(&d);
     return j;
+}
+
+/* One text of a row as diff_to_json's text_json holds it, written as json_dumps writes it;
+ * false (the caller falls back to jansson) for what is not valid UTF-8, which text_json holds
+ * as {"base64": …}. */
+static bool text_out(struct strbuf *sb, const char *s)
+{
+    if (!s) {
+        sb_adds(sb, "null");
+        return true;
+    }
+    size_t n = strlen(s);
+    return utf8_valid(s, n) && json_out_string(sb, s, n);
+}
+
+/* diff_to_json(d) dumped with JSON_COMPACT | JSON_PRESERVE_ORDER, written directly; false
+ * when a text needs jansson's own dump. */
+static bool diff_text(struct strbuf *sb, const struct diff *d)
+{
+    bool first = true;
+    sb_addc(sb, '[');
+    for (size_t i = 0; i < d->n; i++) {
+        const struct diff_row *r = &d->rows[i];
+        if (r->op == DIFF_SAME)
+            continue;
+        sb_adds(sb, first ? "{\"section\":" : ",{\"section\":");
+        first = false;
+        const char *sec = diff_section_name(r->section), *op = diff_op_name(r->op);
+        if (!json_out_string(sb, sec, strlen(sec)))
+            return false;
+        sb_adds(sb, ",\"op\":");
+        if (!json_out_string(sb, op, strlen(op)))
+            return false;
+        sb_adds(sb, ",\"name\":");
+        if (!text_out(sb, r->name))
+            return false;
+        sb_adds(sb, ",\"old\":");
+        if (!text_out(sb, r->old_text))
+            return false;
+        sb_adds(sb, ",\"new\":");
+        if (!text_out(sb, r->new_text))
+            return false;
+        sb_addc(sb, '}');
+    }
+    sb_addc(sb, ']');
+    return true;
+}
+
+char *restamp_changes_text(const struct message *old, const struct outgoing *copy, size_t *len)
+{
+    struct diff d;
+    diff_all(old, copy, true, &d);
+    struct strbuf sb;
+    sb_init(&sb);
+    char *out;
+    if (diff_text(&sb, &d)) {
+        out = sb_detach(&sb, len);
+    } else {
+        sb_free(&sb);
+        json_t *j = diff_to_json(&d);
+        out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        *len = out ? strlen(out) : 0;
+        json_decref(j);
+    }
+    diff_free(&d);
+    return out;
 }
 
 void diff_free(struct diff *d)

@@ -53,5 +53,10 @@ json_t *diff_to_json(const struct diff *d);
 /* diff_to_json(restamp_diff(old, copy)) without the work of rendering a body that did not
  * change (the rows it would add are all the same): what the journal records. */
 json_t *restamp_changes_json(const struct message *old, const struct outgoing *copy);
+/* The same as json_dumps(restamp_changes_json(old, copy), JSON_COMPACT | JSON_PRESERVE_ORDER),
+ * byte for byte, written without building the tree (a bulk replay keeps one for every copy
+ * until its intent is written); *len its length. Owned by the caller (free); NULL only where
+ * json_dumps would fail. */
+char *restamp_changes_text(const struct message *old, const struct outgoing *copy, size_t *len);
 
 #endif

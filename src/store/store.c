@@ -15,6 +15,12 @@
 
 #define DEFAULT_BUDGET (64u << 20)
 #define ARENA_MAX UINT32_MAX
+/* The arena is made of chunks that never move (a text never straddles two), so a text's
+ * bytes stay where they are for the store's life (store_text_view) and growing copies
+ * nothing. */
+#define CHUNK_BITS 24
+#define CHUNK_SIZE ((size_t)1 << CHUNK_BITS)
+#define N_CHUNKS ((size_t)1 << (32 - CHUNK_BITS))
 #define TAG_TEXT 0x00 /* varint length, bytes */
 #define TAG_UUID 0x01 /* 16 bytes, shown as canonical lowercase */
 
@@ -27,8 +33,9 @@ struct intern {
 struct store {
     struct store_entry *e;
     size_t n, cap;
-    unsigned char *arena;
-    size_t arena_len, arena_cap;
+    unsigned char *chunk[N_CHUNKS];
+    size_t arena_len; /* the next ref */
+    size_t n_chunks;
     struct intern types; /* types, queues, errors and reject reasons share one table */
     struct strbuf mem;   /* records in memory */
     size_t budget;
@@ -82,7 +89,8 @@ void store_free(struct store *s)
     if (!s)
         return;
     free(s->e);
-    free(s->arena);
+    for (size_t c = 0; c < s->n_chunks; c++)
+        free(s->chunk[c]);
     free(s->types.slots);
     sb_free(&s->mem);
     if (s->spill)
@@ -121,14 +129,25 @@ static bool uuid_pack(const unsigned char *s, size_t n, unsigned char out[16])
     return w == 16;
 }
 
+static unsigned char *at(const struct store *s, size_t r)
+{
+    return s->chunk[r >> CHUNK_BITS] + (r & (CHUNK_SIZE - 1));
+}
+
+/* Room for n bytes (n < CHUNK_SIZE) at arena_len, in one chunk. */
 static bool arena_reserve(struct store *s, size_t n, struct error *err)
 {
-    if (s->arena_len + n >= ARENA_MAX) {
+    size_t end = s->arena_len + n;
+    if (((end - 1) >> CHUNK_BITS) != (s->arena_len >> CHUNK_BITS))
+        end = ((s->arena_len >> CHUNK_BITS) + 1) * CHUNK_SIZE + n; /* the next chunk */
+    if (end >= ARENA_MAX) {
         s->full = true;
         error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
         return false;
     }
-    xgrow((void **)&s->arena, &s->arena_cap, s->arena_len + n, 1);
+    s->arena_len = end - n;
+    while (s->n_chunks <= (s->arena_len >> CHUNK_BITS))
+        s->chunk[s->n_chunks++] = xmalloc(CHUNK_SIZE);
     return true;
 }
 
@@ -141,9 +160,10 @@ static store_ref arena_put(struct store *s, const unsigned char *data, size_t n,
         if (!arena_reserve(s, 17, err))
             return STORE_NONE;
         store_ref r = (store_ref)s->arena_len;
-        s->arena[s->arena_len++] = TAG_UUID;
-        memcpy(s->arena + s->arena_len, u, 16);
-        s->arena_len += 16;
+        unsigned char *p = at(s, r);
+        p[0] = TAG_UUID;
+        memcpy(p + 1, u, 16);
+        s->arena_len += 17;
         return r;
     }
     if (n > STORE_TEXT_MAX - 1)
@@ -151,22 +171,23 @@ static store_ref arena_put(struct store *s, const unsigned char *data, size_t n,
     if (!arena_reserve(s, n + 6, err))
         return STORE_NONE;
     store_ref r = (store_ref)s->arena_len;
-    s->arena[s->arena_len++] = TAG_TEXT;
+    unsigned char *p = at(s, r), *w = p;
+    *w++ = TAG_TEXT;
     size_t v = n;
     do {
         unsigned char b = v & 0x7f;
         v >>= 7;
-        s->arena[s->arena_len++] = (unsigned char)(b | (v ? 0x80 : 0));
+        *w++ = (unsigned char)(b | (v ? 0x80 : 0));
     } while (v);
-    memcpy(s->arena + s->arena_len, data, n);
-    s->arena_len += n;
+    memcpy(w, data, n);
+    s->arena_len += (size_t)(w - p) + n;
     return r;
 }
 
 /* A view of a TAG_TEXT entry (NULL for a UUID). */
 static const unsigned char *text_view(const struct store *s, store_ref r, size_t *n)
 {
-    const unsigned char *p = s->arena + r;
+    const unsigned char *p = at(s, r);
     if (*p != TAG_TEXT)
         return NULL;
     p++;
@@ -237,7 +258,7 @@ size_t store_text(const struct store *s, store_ref r, char *buf)
         buf[0] = '\0';
         return 0;
     }
-    const unsigned char *p = s->arena + r;
+    const unsigned char *p = at(s, r);
     if (*p == TAG_UUID) {
         static const char hex[] = "0123456789abcdef";
         size_t w = 0;
@@ -261,13 +282,21 @@ size_t store_text(const struct store *s, store_ref r, char *buf)
     return n;
 }
 
+const unsigned char *store_text_view(const struct store *s, store_ref r, size_t *len)
+{
+    *len = 0;
+    if (r == STORE_NONE)
+        return (const unsigned char *)"";
+    return text_view(s, r, len);
+}
+
 bool store_text_eq(const struct store *s, store_ref a, store_ref b)
 {
     if (a == b)
         return true;
     if (a == STORE_NONE || b == STORE_NONE)
         return false;
-    const unsigned char *pa = s->arena + a, *pb = s->arena + b;
+    const unsigned char *pa = at(s, a), *pb = at(s, b);
     if (*pa == TAG_UUID && *pb == TAG_UUID)
         return memcmp(pa + 1, pb + 1, 16) == 0;
     if (*pa != *pb)
@@ -453,7 +482,7 @@ enum status store_write(const struct store *s, FILE *f, struct error *err)
 
 size_t store_memory(const struct store *s)
 {
-    return s->cap * sizeof *s->e + s->arena_cap + s->mem.cap +
+    return s->cap * sizeof *s->e + s->arena_len + s->mem.cap +
            (s->types.mask + 1) * sizeof *s->types.slots;
 }
 

@@ -73,6 +73,10 @@ const struct store_entry *store_entry_at(const struct store *s, size_t i);
 /* The text of a ref into buf (which must hold STORE_TEXT_MAX bytes); returns its length. */
 #define STORE_TEXT_MAX 65536
 size_t store_text(const struct store *s, store_ref r, char *buf);
+/* The bytes of a ref kept as text, where they stay for the store's life (appends never move
+ * them), *len their length; "" for STORE_NONE; NULL for an id kept as a UUID's 16 bytes
+ * (store_text formats it). */
+const unsigned char *store_text_view(const struct store *s, store_ref r, size_t *len);
 /* Whether two refs hold the same text (cheap when both are interned or both UUIDs). */
 bool store_text_eq(const struct store *s, store_ref a, store_ref b);
 const char *store_reject_name(const struct store *s, uint16_t reject);

@@ -606,9 +606,7 @@ static void bytes_append(struct strbuf *out, const struct bytes *b)
         json_value_append(out, bytes_to_json(b->data, b->len));
 }
 
-/* snapshot_props_to_json's object, written directly; false (nothing appended) when a value
- * needs more than a string or an integer. */
-static bool props_append(struct strbuf *out, const struct props *p)
+bool snapshot_props_write(struct strbuf *out, const struct props *p)
 {
     size_t start = out->len;
     sb_addc(out, '{');
@@ -663,7 +661,7 @@ void snapshot_format(const struct message *m, struct strbuf *out)
         json_value_append(out, u64_to_json(m->stream_offset));
     }
     sb_adds(out, ",\"properties\":");
-    if (!props_append(out, &m->props))
+    if (!snapshot_props_write(out, &m->props))
         json_value_append(out, snapshot_props_to_json(&m->props));
     if (m->headers_present) {
         sb_adds(out, ",\"headers\":");

@@ -83,6 +83,10 @@ enum status snapshot_from_json(const json_t *j, struct message *out, struct erro
 json_t *snapshot_to_json(const struct message *m);
 /* The record's "properties" object alone (new reference). */
 json_t *snapshot_props_to_json(const struct props *props);
+/* snapshot_props_to_json's compact dump written directly; false (nothing appended) when a
+ * value needs more than a string or an integer (the caller dumps the tree then). */
+struct strbuf;
+bool snapshot_props_write(struct strbuf *out, const struct props *props);
 /* Appends the record's line, with its newline. */
 void snapshot_format(const struct message *m, struct strbuf *out);
 enum status snapshot_write(FILE *f, const struct message *m, struct error *err);

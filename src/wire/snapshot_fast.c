@@ -250,9 +250,14 @@ static bool key(struct cur *c, const unsigned char **k, size_t *n)
     return take(c, ':');
 }
 
+/* Byte by byte, stopping at the first difference (a strlen of every name tried was 4% of
+ * dlqx tree). */
 static bool key_is(const unsigned char *k, size_t n, const char *name)
 {
-    return strlen(name) == n && memcmp(k, name, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (name[i] == '\0' || (unsigned char)name[i] != k[i])
+            return false;
+    return name[n] == '\0';
 }
 
 /* An integer jansson reads as one: -?(0|[1-9][0-9]*) with no fraction or exponent, here at

@@ -2,7 +2,7 @@
 # The queues view refreshing itself against a live broker, as a person sees it: no key is
 # pressed while a producer makes a DLQ fill (messages expire into it), and the row's depth goes
 # up, the ▲ growing mark appears and IN/S shows a rate; then the management API hangs (a proxy
-# in front of it stops answering, tests/screen/mgmt_proxy.py): the last depth stays on screen,
+# in front of it stops answering, tests/screen/tcp_proxy.py): the last depth stays on screen,
 # the bottom line says STALE with its age, and a key (?) is still answered at once; when the
 # API answers again the view is current again. --refresh 2 keeps it short (the default is 5 s).
 #
@@ -64,7 +64,7 @@ api PUT "queues/%2F/sq-filling.dlq" '{"durable":true}'
 api PUT "queues/%2F/sq-filling" '{"durable":true,"arguments":{"x-message-ttl":0,"x-dead-letter-exchange":"","x-dead-letter-routing-key":"sq-filling.dlq"}}'
 api DELETE "queues/%2F/sq-filling.dlq/contents"
 
-python3 "$here/mgmt_proxy.py" "$DLQX_MGMT_PORT" "$tmp/proxy.port" "$tmp/hang" &
+python3 "$here/tcp_proxy.py" "$DLQX_MGMT_PORT" "$tmp/proxy.port" "$tmp/hang" &
 proxy=$!
 for _ in $(seq 1 50); do [ -s "$tmp/proxy.port" ] && break; sleep 0.1; done
 [ -s "$tmp/proxy.port" ] || { echo "queues-live: the proxy did not start"; exit 1; }

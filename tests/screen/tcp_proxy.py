@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""A TCP proxy in front of the management API that can be made to hang: while the file
-HANG exists it forwards nothing more in either direction (connections stay open, nothing is
-answered), as a management listener that is stuck does. The tests of the queues view use it
-to show that a hung API never holds a key and shows as stale, not as zero.
+"""A TCP proxy that can be made to hang: while the file HANG exists it forwards nothing more
+in either direction (connections stay open, nothing is answered), as a stuck listener does.
+The queues view's test puts it in front of the management API to show that a hung API never
+holds a key and shows as stale, not as zero; the explorer's replay failover test puts it in
+front of AMQP and kills it, as a node that dies, or mutes the client's side of it (MUTE_FILE:
+while it exists nothing from the client goes upstream, while the broker's frames still come
+back: its confirms arrive, the client's acks and heartbeats are lost, until the broker closes
+the connection for the missed heartbeats).
 
-usage: mgmt_proxy.py UPSTREAM_PORT PORT_FILE HANG_FILE   (writes its port to PORT_FILE)
+usage: tcp_proxy.py UPSTREAM_PORT PORT_FILE HANG_FILE [MUTE_FILE]   (writes its port to PORT_FILE)
 """
 import os
 import select
@@ -14,6 +18,7 @@ import threading
 import time
 
 upstream, port_file, hang = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+mute = sys.argv[4] if len(sys.argv) > 4 else None
 
 
 def pump(client):
@@ -28,12 +33,15 @@ def pump(client):
             if os.path.exists(hang):
                 time.sleep(0.05)  # hold everything: a hung listener
                 continue
+            muted = mute is not None and os.path.exists(mute)
+            if muted and client in peers:
+                del peers[client]  # once muted, the client is never heard again
             ready, _, _ = select.select(list(peers), [], [], 0.05)
             for s in ready:
                 data = s.recv(65536)
                 if not data:
                     return
-                peers[s].sendall(data)
+                (client if s is server else server).sendall(data)
     except OSError:
         pass
     finally:
