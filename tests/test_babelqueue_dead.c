@@ -220,6 +220,14 @@ static void test_detect(void **state)
     assert_true(
         detect("{\"dead_letter\":{},\"meta\":{\"schema_version\":2,\"created_at\":1}}", NULL));
 
+    /* Keys spelled with \u escapes: the bytes alone do not show them (bq_detect_how's quick
+     * refusal must not skip these). */
+    assert_true(detect("{\"\\u006aob\":\"x\",\"trace_id\":\"t\"}", NULL));
+    assert_true(detect("{\"\\u0075rn\":\"x\",\"data\":{}}", NULL));
+    assert_true(detect("{\"raw\":\"garbage\",\"dead_\\u006cetter\":{}}", NULL));
+    assert_true(
+        detect("{\"attempts\":0,\"m\\u0065ta\":{\"schema_version\":1,\"lang\":\"go\"}}", NULL));
+
     assert_false(detect("{\"order_id\":1}", NULL));
     assert_false(detect("{\"order_id\":1,\"data\":{},\"meta\":{}}", NULL));
     /* Without job/urn the shape needs meta.schema_version, lang or created_at, and trace_id,

@@ -5,7 +5,8 @@
  * command line (passive declare), or, for snapshot files, the queues the messages were read
  * from. Enter opens a queue's dead letters (on a live broker: a snapshot, listed as it
  * arrives); Space marks queues, and Enter then opens every marked one as one set (as
- * `dlqx Q1 Q2` does), so that a causal chain across queues is one tree.
+ * `dlqx Q1 Q2` does), so that a causal chain across queues is one tree; they are read side by
+ * side, a connection and a peek each (source_peek.c).
  *
  * With the management API the list refreshes itself every --refresh seconds (5 by default)
  * and on r: a job (JOB_QUEUES) steps a listing through libcurl's multi interface
