@@ -17,7 +17,8 @@
  *     was built), and a second build with the same options is identical (deterministic);
  *   - an AceMQ replay or re-issue reads back, from the copy's headers, as an AceMQ envelope
  *     with the copy's id; a replay's acemq-replay-count is one more than the dead letter's;
- *   - restamp_diff, diff_to_json and restamp_changes_json accept the pair.
+ *   - restamp_diff, diff_to_json and restamp_changes_json accept the pair, and the journal's
+ *     text (restamp_changes_text) is jansson's dump of restamp_changes_json byte for byte.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -166,7 +167,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *dj = diff_to_json(&df);
     json_decref(dj);
     diff_free(&df);
-    json_decref(restamp_changes_json(&m, &out));
+    /* The journal's diff is written directly (restamp_changes_text): the same bytes as
+     * jansson's dump of restamp_changes_json, or no text at all. */
+    json_t *cj = restamp_changes_json(&m, &out);
+    char *want = json_dumps(cj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    size_t got_len = 0;
+    char *got = restamp_changes_text(&m, &out, &got_len);
+    if (want && got && (got_len != strlen(want) || memcmp(got, want, got_len) != 0))
+        abort();
+    if (want && !got)
+        abort();
+    free(got);
+    free(want);
+    json_decref(cj);
     outgoing_free(&out);
 done:
     bytes_free(&body);
