@@ -104,21 +104,37 @@ static inline uint64_t word_unplain(uint64_t w, uint64_t high)
     return (w & high) | some_below(w, 0x20) | some_equal(w, '"') | some_equal(w, '\\');
 }
 
+#if defined(__SSE2__)
+/* The flags (one bit a byte) of the sixteen bytes at p that a JSON string cannot hold. */
+static inline unsigned chunk_unplain(const unsigned char *p, bool ascii_only)
+{
+    const __m128i ctl = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), bsl = _mm_set1_epi8('\\');
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i bad = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bsl)));
+    unsigned mask = (unsigned)_mm_movemask_epi8(bad);
+    if (ascii_only)
+        mask |= (unsigned)_mm_movemask_epi8(v);
+    return mask;
+}
+#endif
+
 size_t json_plain_prefix(const void *data, size_t len, bool ascii_only)
 {
     const unsigned char *s = data;
     size_t i = 0;
 #if defined(__SSE2__)
-    const __m128i ctl = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), bsl = _mm_set1_epi8('\\');
-    for (; i + 16 <= len; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i bad = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v),
-                                   _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bsl)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(bad);
-        if (ascii_only)
-            mask |= (unsigned)_mm_movemask_epi8(v);
-        if (mask)
-            return i + (size_t)__builtin_ctz(mask);
+    if (len >= 16) {
+        for (; i + 16 <= len; i += 16) {
+            unsigned mask = chunk_unplain(s + i, ascii_only);
+            if (mask)
+                return i + (size_t)__builtin_ctz(mask);
+        }
+        if (i == len)
+            return len;
+        /* the last sixteen bytes, of which those before i are known plain */
+        unsigned mask = chunk_unplain(s + len - 16, ascii_only) >> (i - (len - 16));
+        return mask ? i + (size_t)__builtin_ctz(mask) : len;
     }
 #endif
     uint64_t high = ascii_only ? HIGHS : 0;
@@ -140,14 +156,21 @@ size_t json_plain_prefix(const void *data, size_t len, bool ascii_only)
     return i;
 }
 
-/* The length of the prefix of s in ASCII, at least up to the last whole word of it. */
+/* The length of the prefix of s in ASCII, at least up to the last whole word of it; len
+ * when all of it is. */
 static inline size_t ascii_words(const unsigned char *s, size_t len)
 {
     size_t i = 0;
 #if defined(__SSE2__)
-    for (; i + 16 <= len; i += 16)
-        if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))))
-            return i;
+    if (len >= 16) {
+        for (; i + 16 <= len; i += 16)
+            if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))))
+                return i;
+        if (i < len &&
+            !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + len - 16))))
+            return len;
+        return i;
+    }
 #endif
     while (i + 8 <= len && !(word_at(s + i) & HIGHS))
         i += 8;
