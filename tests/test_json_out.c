@@ -186,11 +186,41 @@ static void test_declines(void **state)
     json_decref(s);
 }
 
+/* json_plain_prefix (eight and sixteen bytes at a time) stops at the first byte a JSON
+ * string cannot hold as it is, wherever it falls in a word, and utf8_valid's ASCII words skip
+ * nothing that jansson would refuse: both against a byte at a time, for random buffers of
+ * the bytes on either side of each boundary at every length and alignment. */
+static void test_plain_prefix(void **state)
+{
+    (void)state;
+    static const unsigned char edge[] = {0x00, 0x1f, 0x20, 0x21, '"',  '#',  '[',  '\\', ']',
+                                         'x',  0x7e, 0x7f, 0x80, 0xa9, 0xbf, 0xc3, 0xe2, 0xff};
+    unsigned char buf[96];
+    for (int round = 0; round < 40000; round++) {
+        size_t off = rnd(16), n = rnd(80);
+        unsigned char *b = buf + off;
+        /* mostly plain, so that the first stop can fall anywhere in a long run */
+        for (size_t i = 0; i < n; i++)
+            b[i] = rnd(24) ? (unsigned char)('a' + rnd(26)) : edge[rnd(sizeof edge)];
+        for (int ascii = 0; ascii < 2; ascii++) {
+            size_t want = 0;
+            while (want < n && b[want] >= 0x20 && b[want] != '"' && b[want] != '\\' &&
+                   !(ascii && b[want] >= 0x80))
+                want++;
+            assert_int_equal(json_plain_prefix(b, n, ascii), want);
+        }
+        json_t *j = json_stringn((const char *)b, n);
+        assert_int_equal(utf8_valid(b, n), j != NULL);
+        json_decref(j);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_declines),
+        cmocka_unit_test(test_plain_prefix),
     };
     return cmocka_run_group_tests_name("json_out", tests, NULL, NULL);
 }

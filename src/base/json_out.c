@@ -49,10 +49,7 @@ static bool jansson_dump(struct strbuf *out, const json_t *j, size_t flags)
 static bool string_out(struct strbuf *out, const char *s, size_t n)
 {
     /* The common case in one pass: printable ASCII with nothing to escape. */
-    size_t plain = 0;
-    while (plain < n && (unsigned char)s[plain] >= 0x20 && (unsigned char)s[plain] < 0x80 &&
-           s[plain] != '"' && s[plain] != '\\')
-        plain++;
+    size_t plain = json_plain_prefix(s, n, true);
     if (plain == n) {
         putc1(out, '"');
         put(out, s, n);
@@ -65,9 +62,10 @@ static bool string_out(struct strbuf *out, const char *s, size_t n)
     putc1(out, '"');
     size_t run = 0;
     for (size_t i = plain; i < n; i++) {
+        i += json_plain_prefix(s + i, n - i, false);
+        if (i == n)
+            break;
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
         put(out, s + run, i - run);
         run = i + 1;
         switch (c) {

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
@@ -33,9 +34,26 @@ struct strbuf {
 void sb_init(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
 void sb_reset(struct strbuf *sb);
-void sb_add(struct strbuf *sb, const void *data, size_t n);
-void sb_addc(struct strbuf *sb, char c);
-void sb_adds(struct strbuf *sb, const char *s);
+/* Room for n more bytes and the NUL after them (sb_add's slow path). */
+void sb_grow(struct strbuf *sb, size_t n);
+/* Inline: the writers call them for every token, and a literal's strlen folds away. */
+static inline void sb_add(struct strbuf *sb, const void *data, size_t n)
+{
+    if (sb->cap - sb->len <= n)
+        sb_grow(sb, n);
+    if (n)
+        memcpy(sb->buf + sb->len, data, n);
+    sb->len += n;
+    sb->buf[sb->len] = '\0';
+}
+static inline void sb_addc(struct strbuf *sb, char c)
+{
+    sb_add(sb, &c, 1);
+}
+static inline void sb_adds(struct strbuf *sb, const char *s)
+{
+    sb_add(sb, s, strlen(s));
+}
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Hands the buffer to the caller (who frees it); sb is left empty. */
