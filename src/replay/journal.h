@@ -90,8 +90,9 @@ struct journal_intent {
 enum journal_result { JR_DONE, JR_KEPT, JR_UNKNOWN, JR_REFUSED };
 const char *journal_result_name(enum journal_result r);
 
-/* Held in memory (past 256 KB, written out), not yet on disk: journal_sync writes them (one
- * write(2) for all, under the lock) and syncs; journal_close writes what is left. */
+/* Held in memory (past 256 KB, written out — by the journal's thread once journal_commit has
+ * started it), not yet on disk: journal_sync (or journal_commit) writes them (one write(2) for
+ * all, under the lock) and syncs; journal_close writes what is left. */
 enum status journal_write_run(struct journal *j, const struct journal_run *r, struct error *err);
 enum status journal_write_intent(struct journal *j, const struct journal_intent *in,
                                  struct error *err);
