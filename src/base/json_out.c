@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "json_plain.h"
 
 static int dump_cb(const char *buffer, size_t size, void *data)
 {
@@ -15,27 +16,15 @@ static int dump_cb(const char *buffer, size_t size, void *data)
     return 0;
 }
 
-/* sb_add, with the common case (room enough) inline: a call and a grow check for every
- * byte of punctuation was half of this writer's time. */
+/* sb_add and sb_addc are inline while there is room (util.h). */
 static inline void put(struct strbuf *o, const void *p, size_t n)
 {
-    if (o->len + n < o->cap) {
-        memcpy(o->buf + o->len, p, n);
-        o->len += n;
-        o->buf[o->len] = '\0';
-    } else {
-        sb_add(o, p, n);
-    }
+    sb_add(o, p, n);
 }
 
 static inline void putc1(struct strbuf *o, char c)
 {
-    if (o->len + 1 < o->cap) {
-        o->buf[o->len++] = c;
-        o->buf[o->len] = '\0';
-    } else {
-        sb_add(o, &c, 1);
-    }
+    sb_addc(o, c);
 }
 
 static bool jansson_dump(struct strbuf *out, const json_t *j, size_t flags)
@@ -49,10 +38,7 @@ static bool jansson_dump(struct strbuf *out, const json_t *j, size_t flags)
 static bool string_out(struct strbuf *out, const char *s, size_t n)
 {
     /* The common case in one pass: printable ASCII with nothing to escape. */
-    size_t plain = 0;
-    while (plain < n && (unsigned char)s[plain] >= 0x20 && (unsigned char)s[plain] < 0x80 &&
-           s[plain] != '"' && s[plain] != '\\')
-        plain++;
+    size_t plain = json_plain_run((const unsigned char *)s, n);
     if (plain == n) {
         putc1(out, '"');
         put(out, s, n);

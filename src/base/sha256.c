@@ -99,15 +99,19 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
 void sha256_final(struct sha256 *s, unsigned char out[32])
 {
     uint64_t bits = s->total * 8;
-    unsigned char pad = 0x80;
-    sha256_update(s, &pad, 1);
-    unsigned char zero = 0;
-    while (s->used != 56)
-        sha256_update(s, &zero, 1);
-    unsigned char len[8];
+    /* The padding in the buffer directly: a sha256_update for each zero byte was a third of
+     * the time sha256_hex took on a small body. */
+    s->buf[s->used++] = 0x80;
+    if (s->used > 56) {
+        memset(s->buf + s->used, 0, 64 - s->used);
+        block(s, s->buf);
+        s->used = 0;
+    }
+    memset(s->buf + s->used, 0, 56 - s->used);
     for (int i = 0; i < 8; i++)
-        len[i] = (unsigned char)(bits >> (56 - 8 * i));
-    sha256_update(s, len, 8);
+        s->buf[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
+    block(s, s->buf);
+    s->used = 0;
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (unsigned char)(s->h[i] >> 24);
         out[4 * i + 1] = (unsigned char)(s->h[i] >> 16);

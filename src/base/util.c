@@ -101,23 +101,13 @@ void sb_reset(struct strbuf *sb)
         sb->buf[0] = '\0';
 }
 
-void sb_add(struct strbuf *sb, const void *data, size_t n)
+void sb_add_grow(struct strbuf *sb, const void *data, size_t n)
 {
     xgrow((void **)&sb->buf, &sb->cap, sb->len + n + 1, 1);
     if (n)
         memcpy(sb->buf + sb->len, data, n);
     sb->len += n;
     sb->buf[sb->len] = '\0';
-}
-
-void sb_addc(struct strbuf *sb, char c)
-{
-    sb_add(sb, &c, 1);
-}
-
-void sb_adds(struct strbuf *sb, const char *s)
-{
-    sb_add(sb, s, strlen(s));
 }
 
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
@@ -33,9 +34,33 @@ struct strbuf {
 void sb_init(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
 void sb_reset(struct strbuf *sb);
-void sb_add(struct strbuf *sb, const void *data, size_t n);
-void sb_addc(struct strbuf *sb, char c);
-void sb_adds(struct strbuf *sb, const char *s);
+/* sb_add, sb_addc and sb_adds: inline while there is room (a call and a grow check for
+ * every byte of punctuation was a tenth of `dlqx decode`); sb_add_grow otherwise. */
+void sb_add_grow(struct strbuf *sb, const void *data, size_t n);
+static inline void sb_add(struct strbuf *sb, const void *data, size_t n)
+{
+    if (n < sb->cap - sb->len) { /* cap > len whenever buf is set; 0 == 0 when not */
+        if (n)
+            memcpy(sb->buf + sb->len, data, n);
+        sb->len += n;
+        sb->buf[sb->len] = '\0';
+    } else {
+        sb_add_grow(sb, data, n);
+    }
+}
+static inline void sb_addc(struct strbuf *sb, char c)
+{
+    if (1 < sb->cap - sb->len) {
+        sb->buf[sb->len++] = c;
+        sb->buf[sb->len] = '\0';
+    } else {
+        sb_add_grow(sb, &c, 1);
+    }
+}
+static inline void sb_adds(struct strbuf *sb, const char *s)
+{
+    sb_add(sb, s, strlen(s));
+}
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Hands the buffer to the caller (who frees it); sb is left empty. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_plain.h"
 #include "util.h"
 
 struct cur {
@@ -145,11 +146,10 @@ static bool scan_string(struct cur *c, const unsigned char **s, size_t *n, bool 
     *s = p;
     *escaped = false;
     while (p < end) {
+        p += json_plain_run(p, (size_t)(end - p));
+        if (p >= end)
+            break;
         unsigned char ch = *p;
-        if (ch >= 0x20 && ch < 0x80 && ch != '"' && ch != '\\') {
-            p++;
-            continue;
-        }
         if (ch == '"') {
             *n = (size_t)(p - *s);
             c->p = p + 1;
