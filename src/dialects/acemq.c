@@ -118,21 +118,20 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
     in.origin = origin;
     in.error = error;
     in.claim = claim;
-    in.headers = app;
-    in.route = route;
-    in.reserved_unknown = unknown;
-    enum status st = envelope_new(&in, out, err);
-
-    bytes_free(&id);
-    bytes_free(&type);
-    bytes_free(&corr);
-    bytes_free(&caus);
-    bytes_free(&origin);
-    bytes_free(&error);
-    bytes_free(&claim);
-    htable_free(app);
-    htable_free(route);
-    htable_free(unknown);
+    /* moved, not copied: the copies were a tenth of decode_message's allocations */
+    enum status st = envelope_take(&in, app, route, unknown, out, err);
+    if (st != ST_OK) {
+        bytes_free(&in.id);
+        bytes_free(&in.type);
+        bytes_free(&in.correlation_id);
+        bytes_free(&in.causation_id);
+        bytes_free(&in.origin);
+        bytes_free(&in.error);
+        bytes_free(&in.claim);
+        htable_free(app);
+        htable_free(route);
+        htable_free(unknown);
+    }
     return st;
 }
 

@@ -46,18 +46,47 @@ enum status envelope_new(const struct envelope_init *in, const struct envelope *
         if (st != ST_OK)
             return st;
     }
+    /* copies, handed over (envelope_take cannot fail once the check above is done) */
+    struct envelope_init c = *in;
+    c.refuse_reserved = false;
+    c.id = bytes_copy(&in->id);
+    c.type = bytes_copy(&in->type);
+    c.correlation_id = bytes_copy(&in->correlation_id);
+    c.causation_id = bytes_copy(&in->causation_id);
+    c.origin = bytes_copy(&in->origin);
+    c.error = bytes_copy(&in->error);
+    c.claim = bytes_copy(&in->claim);
+    return envelope_take(&c, htable_copy(in->headers), htable_copy(in->route),
+                         htable_copy(in->reserved_unknown), out, err);
+}
+
+enum status envelope_take(struct envelope_init *in, struct htable *headers, struct htable *route,
+                          struct htable *reserved_unknown, const struct envelope **out,
+                          struct error *err)
+{
+    in->headers = headers;
+    in->route = route;
+    in->reserved_unknown = reserved_unknown;
+    if (in->refuse_reserved) {
+        enum status st = refuse_reserved(in->headers, err);
+        if (st != ST_OK)
+            return st; /* the caller still owns everything */
+    }
+    /* What envelope_new makes of in, with its bytes and tables moved instead of copied. */
     struct envelope *e = xcalloc(1, sizeof *e);
     e->attempt_from_zero = in->attempt_from_zero;
-    e->id = bytes_copy(&in->id);
+    e->id = in->id;
     if (!e->id.data)
         e->id = bytes_dup("", 0);
-    e->type = bytes_copy(&in->type);
+    e->type = in->type;
     e->version = in->version < 1 ? 1 : in->version;
-    if (in->correlation_id.len)
-        e->correlation_id = bytes_copy(&in->correlation_id);
-    else
+    if (in->correlation_id.len) {
+        e->correlation_id = in->correlation_id;
+    } else {
+        bytes_free(&in->correlation_id);
         e->correlation_id = bytes_copy(&e->id);
-    e->causation_id = bytes_copy(&in->causation_id);
+    }
+    e->causation_id = in->causation_id;
     /* AceMQ clamps attempts to >= 1; BabelQueue's transport counter starts at 0. */
     e->attempt = in->attempt;
     if (!in->attempt_from_zero && e->attempt < 1)
@@ -65,13 +94,17 @@ enum status envelope_new(const struct envelope_init *in, const struct envelope *
     if (e->attempt < 0)
         e->attempt = 0;
     e->first_seen_ms = in->first_seen_ms;
-    e->origin = bytes_copy(&in->origin);
-    e->error = bytes_copy(&in->error);
-    e->claim = bytes_copy(&in->claim);
+    e->origin = in->origin;
+    e->error = in->error;
+    e->claim = in->claim;
     e->defaulted = in->defaulted;
-    e->headers = htable_copy(in->headers);
-    e->route = htable_copy(in->route);
-    e->reserved_unknown = htable_copy(in->reserved_unknown);
+    e->headers = headers ? headers : htable_new();
+    e->route = route ? route : htable_new();
+    e->reserved_unknown = reserved_unknown ? reserved_unknown : htable_new();
+    struct bytes none = {0, NULL};
+    in->id = in->type = in->correlation_id = in->causation_id = none;
+    in->origin = in->error = in->claim = none;
+    in->headers = in->route = in->reserved_unknown = NULL;
     *out = e;
     return ST_OK;
 }

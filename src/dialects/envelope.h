@@ -61,6 +61,12 @@ struct envelope_init {
 
 enum status envelope_new(const struct envelope_init *init, const struct envelope **out,
                          struct error *err);
+/* envelope_new with in's bytes and the three tables (each may be NULL) moved into the
+ * envelope instead of copied: on ST_OK in's bytes are cleared and the tables are the
+ * envelope's; on an error nothing is taken. The same envelope as envelope_new would make. */
+enum status envelope_take(struct envelope_init *in, struct htable *headers, struct htable *route,
+                          struct htable *reserved_unknown, const struct envelope **out,
+                          struct error *err);
 void envelope_free(const struct envelope *e);
 /* Every field, headers, route and unknown reserved names included (kind-exact, ordered). */
 bool envelope_equal(const struct envelope *a, const struct envelope *b);
