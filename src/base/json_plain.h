@@ -28,8 +28,16 @@ static inline size_t json_plain_run(const unsigned char *p, size_t n)
         /* Each test is exact as a yes/no for the whole word: some byte below 0x20, some
          * byte 0x80 or above, some byte equal to '"' or '\\' (a zero after the xor). */
         uint64_t special = ((w - ones * 0x20) & ~w) | w | ((q - ones) & ~q) | ((b - ones) & ~b);
-        if (special & highs)
+        special &= highs;
+        if (special) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* Exact for the first one too: a borrow only reaches the bytes after a byte that
+             * is special itself, so the lowest flag is the first special byte. */
+            return i + (size_t)__builtin_ctzll(special) / 8;
+#else
             break;
+#endif
+        }
     }
     while (i < n && json_plain_byte(p[i]))
         i++;
