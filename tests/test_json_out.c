@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "json_plain.h"
 
 static unsigned long long rng = 0x2545F4914F6CDD1DULL;
 
@@ -186,11 +187,46 @@ static void test_declines(void **state)
     json_decref(s);
 }
 
+/* json_plain_run (eight bytes at a time) gives the byte-by-byte answer: every start and
+ * length of buffers where one byte (of every value) sits at every place among plain ones,
+ * and random buffers mixing the bytes that stop a run with plain ones. */
+static size_t plain_slow(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && json_plain_byte(p[i]))
+        i++;
+    return i;
+}
+
+static void test_plain_run(void **state)
+{
+    (void)state;
+    unsigned char b[40];
+    for (unsigned v = 0; v < 256; v++)
+        for (size_t at = 0; at < sizeof b; at++) {
+            for (size_t i = 0; i < sizeof b; i++)
+                b[i] = (unsigned char)('a' + i % 26);
+            b[at] = (unsigned char)v;
+            for (size_t off = 0; off < 9; off++)
+                for (size_t n = 0; off + n <= sizeof b; n += 3)
+                    assert_int_equal(json_plain_run(b + off, n), plain_slow(b + off, n));
+        }
+    static const unsigned char stops[] = {0x00, 0x1f, '"',  '\\', 0x80, 0xff,
+                                          0x20, 0x7f, 0x21, 0x5b, 0x5d, 0xa0};
+    for (int round = 0; round < 20000; round++) {
+        for (size_t i = 0; i < sizeof b; i++)
+            b[i] = rnd(6) ? (unsigned char)(0x20 + rnd(0x60)) : stops[rnd(sizeof stops)];
+        size_t off = rnd(8), n = rnd((unsigned)(sizeof b - off) + 1);
+        assert_int_equal(json_plain_run(b + off, n), plain_slow(b + off, n));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_declines),
+        cmocka_unit_test(test_plain_run),
     };
     return cmocka_run_group_tests_name("json_out", tests, NULL, NULL);
 }
