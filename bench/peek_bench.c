@@ -71,16 +71,6 @@ static double mb(double bytes)
 
 /* --- the messages ----------------------------------------------------------------------- */
 
-/* A UUID-shaped id whose last group is the sequence number, so that order can be checked
- * from the message id alone. */
-static void seq_uuid(char out[37], uint32_t salt, uint64_t seq)
-{
-    uint64_t h = (seq + 1) * 0x9E3779B97F4A7C15ULL ^ salt;
-    snprintf(out, 37, "%08" PRIx32 "-%04" PRIx32 "-4%03" PRIx32 "-8%03" PRIx32 "-%012" PRIx64,
-             (uint32_t)(h >> 32), (uint32_t)(h >> 16) & 0xffff, (uint32_t)(h >> 4) & 0xfff,
-             (uint32_t)h & 0xfff, seq);
-}
-
 static amqp_table_entry_t str_entry(const char *k, const char *v)
 {
     amqp_table_entry_t e;
@@ -101,14 +91,6 @@ static amqp_table_entry_t int_entry(const char *k, uint8_t kind, int64_t v)
         e.value.value.i64 = v;
     return e;
 }
-
-static const char *const types[] = {"orders.OrderPlaced", "payments.PaymentAuthorized",
-                                    "shipping.LabelRequested", "invoices.InvoiceIssued"};
-static const char *const errors[] = {
-    "java.net.SocketTimeoutException: Read timed out after 30000 ms (payment-gateway)",
-    "com.acme.orders.ValidationException: customer 4711 has no billing address",
-    "org.postgresql.util.PSQLException: deadlock detected",
-};
 
 /* --- publishing ------------------------------------------------------------------------- */
 
@@ -204,12 +186,12 @@ static void publish(struct conn *c, const struct config *cfg)
         }
         amqp_table_entry_t h[7] = {
             str_entry("x-acemq-id", id),
-            str_entry("x-acemq-type", types[i % 4]),
+            str_entry("x-acemq-type", peek_types[i % 4]),
             int_entry("x-acemq-version", AMQP_FIELD_KIND_I32, 1),
             str_entry("x-acemq-correlation", corr),
             int_entry("x-acemq-attempt", AMQP_FIELD_KIND_I32, (int64_t)(i % 5) + 1),
             int_entry("x-acemq-first-seen", AMQP_FIELD_KIND_I64, base_ms + (int64_t)i),
-            str_entry("x-acemq-error", errors[i % 3]),
+            str_entry("x-acemq-error", peek_errors[i % 3]),
         };
         amqp_basic_properties_t p;
         memset(&p, 0, sizeof p);

@@ -8,6 +8,22 @@
 
 #include "util.h"
 
+const char *const peek_types[4] = {"orders.OrderPlaced", "payments.PaymentAuthorized",
+                                   "shipping.LabelRequested", "invoices.InvoiceIssued"};
+const char *const peek_errors[3] = {
+    "java.net.SocketTimeoutException: Read timed out after 30000 ms (payment-gateway)",
+    "com.acme.orders.ValidationException: customer 4711 has no billing address",
+    "org.postgresql.util.PSQLException: deadlock detected",
+};
+
+void seq_uuid(char out[37], uint32_t salt, uint64_t seq)
+{
+    uint64_t h = (seq + 1) * 0x9E3779B97F4A7C15ULL ^ salt;
+    snprintf(out, 37, "%08" PRIx32 "-%04" PRIx32 "-4%03" PRIx32 "-8%03" PRIx32 "-%012" PRIx64,
+             (uint32_t)(h >> 32), (uint32_t)(h >> 16) & 0xffff, (uint32_t)(h >> 4) & 0xfff,
+             (uint32_t)h & 0xfff, seq);
+}
+
 /* The last group of the id, as peek_bench's seq_uuid writes it; -1 when it is not one. */
 int64_t seq_of(const void *p, size_t n)
 {

@@ -23,6 +23,15 @@ struct held {
     amqp_basic_properties_t props;
 };
 
+/* What peek_bench's messages carry (and peek_cpu's): x-acemq-type and x-acemq-error cycle
+ * through these. */
+extern const char *const peek_types[4];
+extern const char *const peek_errors[3];
+
+/* A UUID-shaped id whose last group is the sequence number, so that order can be checked
+ * from the message id alone. */
+void seq_uuid(char out[37], uint32_t salt, uint64_t seq);
+
 /* The sequence number in one of peek_bench's message ids (a UUID whose last group is the
  * number); -1 when it is not one of them. */
 int64_t seq_of(const void *p, size_t n);

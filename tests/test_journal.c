@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,6 +572,56 @@ static uint64_t records_in(const char *path)
 
 /* Records are held until journal_sync (one write for all of them), past 256 KB written out
  * whole, and what is left is written by journal_close. */
+/* The group commit (journal_commit, a bulk replay's): a ticket is durable only once its records
+ * are in the file; what is handed over lands in the order written; journal_sync after a commit
+ * waits for the thread; journal_close ends it with everything written. */
+static void test_group_commit(void **state)
+{
+    (void)state;
+    char *path = tmp_path("commit/journal.jsonl");
+    struct journal *j = open_ok(path);
+    struct error err;
+    error_clear(&err);
+    assert_int_equal(journal_wake_fd(j), -1); /* no thread before the first commit */
+    intent(j, "r", 1, "a");
+    intent(j, "r", 2, "b");
+    uint64_t t = journal_commit(j);
+    assert_true(t >= 1);
+    assert_true(journal_wake_fd(j) >= 0);
+    uint64_t d = 0;
+    for (int i = 0; i < 500; i++) {
+        ok(journal_durable(j, &d, &err), &err);
+        if (d >= t)
+            break;
+        struct pollfd pf = {journal_wake_fd(j), POLLIN, 0};
+        poll(&pf, 1, 10);
+    }
+    assert_true(d >= t);
+    assert_int_equal(records_in(path), 2);
+    ok(journal_write_outcome(j, "r", 1, JR_DONE, NULL, &err), &err);
+    intent(j, "r", 3, "c");
+    uint64_t t2 = journal_commit(j);
+    assert_true(t2 > t);
+    ok(journal_sync(j, &err), &err); /* hands over (nothing new) and waits */
+    ok(journal_durable(j, &d, &err), &err);
+    assert_true(d >= t2);
+    assert_int_equal(records_in(path), 4);
+    ok(journal_write_outcome(j, "r", 2, JR_DONE, NULL, &err), &err);
+    journal_close(j); /* held: handed over, written and synced before the thread ends */
+    assert_int_equal(records_in(path), 5);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[4096];
+    const char *want[] = {"\"intent\"", "\"intent\"", "\"outcome\"", "\"seq\":3", "\"seq\":2"};
+    for (size_t i = 0; i < 5; i++) {
+        assert_non_null(fgets(line, sizeof line, f));
+        if (!strstr(line, want[i]))
+            fail_msg("line %zu is not in order: %s", i + 1, line);
+    }
+    fclose(f);
+    free(path);
+}
+
 static void test_held_until_sync(void **state)
 {
     char *path = tmp_path("held/journal.jsonl");
@@ -824,6 +875,7 @@ int main(void)
         cmocka_unit_test(test_diff_text),
         cmocka_unit_test(test_default_path),
         cmocka_unit_test(test_run_ids),
+        cmocka_unit_test(test_group_commit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

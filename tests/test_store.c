@@ -261,6 +261,51 @@ static void test_unreadable_record(void **state)
     store_free(s);
 }
 
+/* Only a canonical lowercase UUID is kept as 16 bytes; anything near one (upper case, a
+ * letter past f, a dash moved or added) is kept as its text, and every id comes back as it
+ * was given. */
+static void test_uuid_ids(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id;
+        bool packed;
+    } cases[] = {
+        {"0123abcd-ef45-4678-9abc-def012345678", true},
+        {"0123ABCD-ef45-4678-9abc-def012345678", false},
+        {"0123abcd-ef45-4678-9abc-def01234567A", false},
+        {"0123abcd-ef45-4678-9abc-def01234567g", false},
+        {"g123abcd-ef45-4678-9abc-def012345678", false},
+        {"0123abcd-ef45-4678-9abc-def0123456-8", false},
+        {"-123abcd-ef45-4678-9abc-def012345678", false},
+        {"0123abcd-ef45-4678-9abc-def012345678a", false},
+        {"0123abcdef45-4678-9abc-def012345678-", false},
+        {"0123abc:-ef45-4678-9abc-def012345678", false},
+        {"0123abcd-ef45-4678-9abc-def01234567/", false},
+        {"ffffffff-ffff-ffff-ffff-ffffffffffff", true},
+        {"00000000-0000-0000-0000-000000000000", true},
+    };
+    struct store *s = NULL;
+    struct error err;
+    assert_int_equal(store_new(0, NULL, &s, &err), ST_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct message m;
+        message_init(&m);
+        m.queue = bytes_from_cstr("q.dlq");
+        m.headers_present = true;
+        htable_add(m.headers, "x-acemq-id", hval_cstring(cases[i].id));
+        assert_int_equal(store_append(s, &m, 1767330000000LL, &err), ST_OK);
+        message_free(&m);
+        const struct store_entry *e = store_entry_at(s, i);
+        char buf[STORE_TEXT_MAX];
+        store_text(s, e->id, buf);
+        assert_string_equal(buf, cases[i].id);
+        size_t len = 0;
+        assert_int_equal(store_text_view(s, e->id, &len) == NULL, cases[i].packed);
+    }
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_hostile_and_rejected),
         cmocka_unit_test(test_spill_file_not_inherited),
         cmocka_unit_test(test_unreadable_record),
+        cmocka_unit_test(test_uuid_ids),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }

@@ -70,11 +70,121 @@ const char *bytes_cstr(const struct bytes *b)
     return (const char *)b->data;
 }
 
+/* Sixteen bytes at a time with SSE2 (every x86-64 has it), else eight in a word. The word
+ * tests are exact about the first byte that is such a byte: the borrows of x - k run only
+ * upwards from a byte that is one, so the lowest flagged byte is a true one. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+static inline uint64_t word_at(const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* High bit of each byte of x that is below k (k <= 0x80), exact up to the lowest one. */
+static inline uint64_t some_below(uint64_t x, unsigned k)
+{
+    return (x - ONES * k) & ~x & HIGHS;
+}
+
+static inline uint64_t some_equal(uint64_t x, unsigned c)
+{
+    return some_below(x ^ (ONES * c), 1);
+}
+
+/* The flags of the bytes of a word that a JSON string cannot hold as they are. */
+static inline uint64_t word_unplain(uint64_t w, uint64_t high)
+{
+    return (w & high) | some_below(w, 0x20) | some_equal(w, '"') | some_equal(w, '\\');
+}
+
+#if defined(__SSE2__)
+/* The flags (one bit a byte) of the sixteen bytes at p that a JSON string cannot hold. */
+static inline unsigned chunk_unplain(const unsigned char *p, bool ascii_only)
+{
+    const __m128i ctl = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), bsl = _mm_set1_epi8('\\');
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i bad = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bsl)));
+    unsigned mask = (unsigned)_mm_movemask_epi8(bad);
+    if (ascii_only)
+        mask |= (unsigned)_mm_movemask_epi8(v);
+    return mask;
+}
+#endif
+
+size_t json_plain_prefix(const void *data, size_t len, bool ascii_only)
+{
+    const unsigned char *s = data;
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (len >= 16) {
+        for (; i + 16 <= len; i += 16) {
+            unsigned mask = chunk_unplain(s + i, ascii_only);
+            if (mask)
+                return i + (size_t)__builtin_ctz(mask);
+        }
+        if (i == len)
+            return len;
+        /* the last sixteen bytes, of which those before i are known plain */
+        unsigned mask = chunk_unplain(s + len - 16, ascii_only) >> (i - (len - 16));
+        return mask ? i + (size_t)__builtin_ctz(mask) : len;
+    }
+#endif
+    uint64_t high = ascii_only ? HIGHS : 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t f = word_unplain(word_at(s + i), high);
+        if (f) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return i + (size_t)__builtin_ctzll(f) / 8;
+#else
+            break;
+#endif
+        }
+    }
+    for (; i < len; i++) {
+        unsigned char c = s[i];
+        if (c < 0x20 || c == '"' || c == '\\' || (ascii_only && c >= 0x80))
+            break;
+    }
+    return i;
+}
+
+/* The length of the prefix of s in ASCII, at least up to the last whole word of it; len
+ * when all of it is. */
+static inline size_t ascii_words(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (len >= 16) {
+        for (; i + 16 <= len; i += 16)
+            if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))))
+                return i;
+        if (i < len &&
+            !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + len - 16))))
+            return len;
+        return i;
+    }
+#endif
+    while (i + 8 <= len && !(word_at(s + i) & HIGHS))
+        i += 8;
+    return i;
+}
+
 bool utf8_valid(const void *data, size_t len)
 {
     const unsigned char *s = data;
     size_t i = 0;
     while (i < len) {
+        i += ascii_words(s + i, len - i);
+        if (i >= len)
+            break;
         unsigned c = s[i];
         if (c < 0x80) {
             i++;

@@ -29,6 +29,10 @@ const char *bytes_cstr(const struct bytes *b);
 /* Whether data is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 bool utf8_valid(const void *data, size_t len);
 
+/* The length of the longest prefix of data that a JSON string holds as it is: no byte below
+ * 0x20, no '"', no '\\', and (when ascii_only) no byte above 0x7f. Eight bytes at a time. */
+size_t json_plain_prefix(const void *data, size_t len, bool ascii_only);
+
 /* The whole of a file, at most max bytes (0: no limit): 0 on success; else -1 with errno set
  * (EFBIG when it is larger than max). *out is the caller's to free. */
 int bytes_read_file(const char *path, size_t max, struct bytes *out);

@@ -101,13 +101,11 @@ void sb_reset(struct strbuf *sb)
         sb->buf[0] = '\0';
 }
 
-void sb_add_grow(struct strbuf *sb, const void *data, size_t n)
+void sb_grow(struct strbuf *sb, size_t n)
 {
+    if (n > SIZE_MAX - 1 - sb->len)
+        oom(SIZE_MAX);
     xgrow((void **)&sb->buf, &sb->cap, sb->len + n + 1, 1);
-    if (n)
-        memcpy(sb->buf + sb->len, data, n);
-    sb->len += n;
-    sb->buf[sb->len] = '\0';
 }
 
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)

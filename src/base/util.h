@@ -34,28 +34,21 @@ struct strbuf {
 void sb_init(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
 void sb_reset(struct strbuf *sb);
-/* sb_add, sb_addc and sb_adds: inline while there is room (a call and a grow check for
- * every byte of punctuation was a tenth of `dlqx decode`); sb_add_grow otherwise. */
-void sb_add_grow(struct strbuf *sb, const void *data, size_t n);
+/* Room for n more bytes and the NUL after them (sb_add's slow path). */
+void sb_grow(struct strbuf *sb, size_t n);
+/* Inline: the writers call them for every token, and a literal's strlen folds away. */
 static inline void sb_add(struct strbuf *sb, const void *data, size_t n)
 {
-    if (n < sb->cap - sb->len) { /* cap > len whenever buf is set; 0 == 0 when not */
-        if (n)
-            memcpy(sb->buf + sb->len, data, n);
-        sb->len += n;
-        sb->buf[sb->len] = '\0';
-    } else {
-        sb_add_grow(sb, data, n);
-    }
+    if (sb->cap - sb->len <= n)
+        sb_grow(sb, n);
+    if (n)
+        memcpy(sb->buf + sb->len, data, n);
+    sb->len += n;
+    sb->buf[sb->len] = '\0';
 }
 static inline void sb_addc(struct strbuf *sb, char c)
 {
-    if (1 < sb->cap - sb->len) {
-        sb->buf[sb->len++] = c;
-        sb->buf[sb->len] = '\0';
-    } else {
-        sb_add_grow(sb, &c, 1);
-    }
+    sb_add(sb, &c, 1);
 }
 static inline void sb_adds(struct strbuf *sb, const char *s)
 {

@@ -264,7 +264,7 @@ static void send_timeout(amqp_connection_state_t st, int heartbeat_s)
  * replay publishes thousands a second, each one a getsockopt otherwise): by then it can have
  * been silent for at most 1.5 intervals + 0.1 s, still short of the two (heartbeats are whole
  * seconds) after which rabbitmq-c 0.11 would wait without a deadline. */
-static bool node_silent(struct conn *c)
+bool conn_node_silent(struct conn *c)
 {
     double now = clock_mono_s();
     if (c->heard_at > 0 && now - c->heard_at < 0.1)
@@ -298,7 +298,7 @@ int conn_publish(struct conn *c, amqp_channel_t ch, amqp_bytes_t exchange, amqp_
      * with nothing sent (test_conn_live.c t_hung_node). So the silence is checked first. */
     if (!c->alive)
         return AMQP_STATUS_CONNECTION_CLOSED;
-    if (node_silent(c)) {
+    if (conn_node_silent(c)) {
         c->alive = false;
         return AMQP_STATUS_HEARTBEAT_TIMEOUT;
     }
@@ -436,6 +436,7 @@ enum status conn_open_one(const char *url, const struct conn_opts *o, struct con
     c->vhost = xstrdup(ci.vhost);
     c->user = xstrdup(ci.user);
     c->alive = true;
+    c->tls = ci.ssl;
     broker_version_from_props(amqp_get_server_properties(st), &c->version);
     conn_secret_free_n(buf, strlen(url));
     set_kind(kind, CONN_OK);

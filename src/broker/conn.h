@@ -157,6 +157,9 @@ enum status conn_check_status(struct conn *c, int status, const char *what, enum
 enum conn_frame { CONN_FRAME_OTHER, CONN_FRAME_LOST, CONN_FRAME_CHANNEL, CONN_FRAME_CANCELLED };
 enum conn_frame conn_read_interrupt(struct conn *c, const char *what, enum conn_err *kind,
                                     struct error *err);
+/* The same for a frame already read. */
+enum conn_frame conn_frame_interrupt(struct conn *c, const amqp_frame_t *f, const char *what,
+                                     enum conn_err *kind, struct error *err);
 
 /* Passive queue.declare: whether it exists, its ready count and consumer count. A missing
  * queue is ST_ENOTFOUND with kind CONN_NOT_FOUND (the channel is reopened for the caller). */

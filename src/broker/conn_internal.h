@@ -33,8 +33,12 @@ struct conn {
     struct conn_cfg *cfg; /* owned; NULL for a connection conn_open_one made alone */
     size_t url_index;     /* into cfg's urls */
     double heard_at;      /* clock_mono_s when node_silent last found the node talking */
+    bool tls;             /* amqps: the stream is rabbitmq-c's TLS layer's */
 };
 
+/* Whether the node has sent nothing for 1.5 heartbeat intervals (asked at most every 0.1 s
+ * while it talks): a hung node (conn.c). */
+bool conn_node_silent(struct conn *c);
 /* Connects to one URL with options o (conn.c). */
 enum status conn_open_one(const char *url, const struct conn_opts *o, struct conn **out,
                           enum conn_err *kind, struct error *err);

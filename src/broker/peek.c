@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "delivery.h"
 #include "hval_amqp.h"
 #include "util.h"
 
@@ -21,22 +22,29 @@ static int64_t header_int(const struct htable *h, const char *name, int64_t fall
     return hval_as_int64_lenient(htable_get(h, name), &v) ? v : fallback;
 }
 
-void peek_message_from_envelope(const amqp_envelope_t *e, const char *queue, int64_t now_ms,
-                                struct message *m)
+/* What a message read from a queue has besides what the broker sent: the queue, when it was
+ * taken, and a stream's offset. */
+static void message_taken(struct message *m, const char *queue, int64_t now_ms)
 {
-    message_init(m);
     m->queue = bytes_from_cstr(queue);
-    m->exchange = bytes_dup(e->exchange.len ? e->exchange.bytes : "", e->exchange.len);
-    m->routing_key = bytes_dup(e->routing_key.len ? e->routing_key.bytes : "", e->routing_key.len);
-    m->redelivered = e->redelivered != 0;
     m->fetched_at_ms = now_ms;
-    props_from_amqp(&e->message.properties, &m->props, &m->headers, &m->headers_present);
-    m->body = bytes_dup(e->message.body.len ? e->message.body.bytes : "", e->message.body.len);
     int64_t off = header_int(m->headers, "x-stream-offset", -1);
     if (off >= 0) {
         m->has_stream_offset = true;
         m->stream_offset = (uint64_t)off;
     }
+}
+
+void peek_message_from_envelope(const amqp_envelope_t *e, const char *queue, int64_t now_ms,
+                                struct message *m)
+{
+    message_init(m);
+    m->exchange = bytes_dup(e->exchange.len ? e->exchange.bytes : "", e->exchange.len);
+    m->routing_key = bytes_dup(e->routing_key.len ? e->routing_key.bytes : "", e->routing_key.len);
+    m->redelivered = e->redelivered != 0;
+    props_from_amqp(&e->message.properties, &m->props, &m->headers, &m->headers_present);
+    m->body = bytes_dup(e->message.body.len ? e->message.body.bytes : "", e->message.body.len);
+    message_taken(m, queue, now_ms);
 }
 
 /* The stepped peek: its phases, in order. */
@@ -88,6 +96,7 @@ struct peek {
     int settle_max;        /* polls of a settling count (50: 5 s; a read again waits longer) */
     int64_t attempt_dc;    /* this read: the highest delivery count seen (-1: none read) */
     int64_t dc_next;       /* the highest count a message read so far shows to the next read */
+    struct delivery dv;    /* a delivery part-read (delivery.h) */
 };
 
 static enum status settle_poll(struct peek *p, enum conn_err *kind, struct error *err)
@@ -144,22 +153,6 @@ static bool settle_more(struct peek *p, double deadline, enum status *st, enum c
         return true;
     *st = settle_poll(p, kind, err);
     return *st == ST_OK;
-}
-
-/* A frame that interrupted a consume: a channel or connection close, a cancel (conn.h); any
- * other frame is not the peek's to handle (PEEK_IDLE: go on). */
-static enum peek_end interrupted(struct peek *p, enum conn_err *kind, struct error *err)
-{
-    switch (conn_read_interrupt(p->c, "reading the queue", kind, err)) {
-    case CONN_FRAME_LOST:
-        return PEEK_CONNECTION_LOST;
-    case CONN_FRAME_CHANNEL:
-    case CONN_FRAME_CANCELLED:
-        return PEEK_CHANNEL_CLOSED;
-    case CONN_FRAME_OTHER:
-    default:
-        return PEEK_IDLE;
-    }
 }
 
 static bool progress(struct peek *p)
@@ -264,53 +257,39 @@ static bool read_consumed(struct peek *p, double deadline, enum peek_end *end)
             wait = 0;
         long us = (long)(wait * 1e6);
         struct timeval tv = {us / 1000000, us % 1000000};
-        amqp_envelope_t e;
-        amqp_maybe_release_buffers(st);
-        amqp_rpc_reply_t rep = amqp_consume_message(st, &e, &tv, 0);
-        if (rep.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
-            rep.library_error == AMQP_STATUS_TIMEOUT) {
+        struct message m;
+        uint64_t tag = 0;
+        enum conn_frame why = CONN_FRAME_OTHER;
+        enum delivery_got got =
+            delivery_read(p->c, READ_CHANNEL, &p->dv, &tv, &m, &tag, &why, &p->rkind, &p->rerr);
+        if (got == DG_TIMEOUT) {
             if (clock_mono_s() < idle_at)
                 continue; /* the deadline: the next loop returns */
             *end = stream ? (p->total ? PEEK_IDLE : PEEK_COMPLETE) : PEEK_IDLE;
             return false;
         }
         p->last_frame = clock_mono_s();
-        if (rep.reply_type == AMQP_RESPONSE_NORMAL && e.channel != READ_CHANNEL) {
-            amqp_destroy_envelope(&e); /* not this read's: a channel closed before */
+        if (got == DG_SKIPPED)
             continue;
+        if (got == DG_ENDED) {
+            /* Lost: the connection went, or the broker broke the protocol (not to be used). */
+            *end = why == CONN_FRAME_LOST ? PEEK_CONNECTION_LOST : PEEK_CHANNEL_CLOSED;
+            return false;
         }
-        if (rep.reply_type == AMQP_RESPONSE_NORMAL) {
-            struct message m;
-            peek_message_from_envelope(&e, p->o.queue, clock_now_ms(), &m);
-            p->last_tag = e.delivery_tag;
-            amqp_destroy_envelope(&e);
-            if (stream && ++p->stream_unacked >= STREAM_CREDIT / 2) {
-                amqp_basic_ack(st, READ_CHANNEL, p->last_tag, 1);
-                p->stream_unacked = 0;
-            }
-            if (!stream && p->r.kind == QK_UNKNOWN)
-                p->r.kind = m.has_stream_offset                         ? QK_STREAM
-                            : htable_get(m.headers, "x-delivery-count") ? QK_QUORUM
-                                                                        : QK_UNKNOWN;
-            if (!deliver(p, &m)) {
-                *end = PEEK_CANCELLED;
-                return false;
-            }
-            continue;
+        message_taken(&m, p->o.queue, clock_now_ms());
+        p->last_tag = tag;
+        if (stream && ++p->stream_unacked >= STREAM_CREDIT / 2) {
+            amqp_basic_ack(st, READ_CHANNEL, p->last_tag, 1);
+            p->stream_unacked = 0;
         }
-        if (rep.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
-            rep.library_error == AMQP_STATUS_UNEXPECTED_STATE) {
-            enum peek_end e2 = interrupted(p, &p->rkind, &p->rerr);
-            if (e2 != PEEK_IDLE) {
-                *end = e2;
-                return false;
-            }
-            continue;
+        if (!stream && p->r.kind == QK_UNKNOWN)
+            p->r.kind = m.has_stream_offset                         ? QK_STREAM
+                        : htable_get(m.headers, "x-delivery-count") ? QK_QUORUM
+                                                                    : QK_UNKNOWN;
+        if (!deliver(p, &m)) {
+            *end = PEEK_CANCELLED;
+            return false;
         }
-        conn_check_reply(p->c, READ_CHANNEL, rep,
-                         stream ? "reading the stream" : "reading the queue", &p->rkind, &p->rerr);
-        *end = lost_or_closed(p);
-        return false;
     }
 }
 
@@ -418,6 +397,7 @@ enum status peek_start(struct conn *c, const struct peek_opts *o, struct peek **
 {
     *out = NULL;
     struct peek *p = xcalloc(1, sizeof *p);
+    delivery_init(&p->dv);
     p->c = c;
     p->o = *o;
     p->r.max_delivery_count = -1;
@@ -442,6 +422,7 @@ enum status peek_start(struct conn *c, const struct peek_opts *o, struct peek **
     /* Before: nothing is known to be there, so the count must stand still. */
     enum status st = settle_begin(p, UINT32_MAX, kind, err);
     if (st != ST_OK) {
+        delivery_clear(&p->dv);
         free(p);
         return st;
     }
@@ -575,6 +556,7 @@ static void end_lost(struct peek *p)
 static void reset_read(struct peek *p)
 {
     struct peek_report *r = &p->r;
+    delivery_clear(&p->dv); /* a delivery part-read on the node lost */
     r->fetched = 0;
     r->redelivered_seen = 0;
     r->max_delivery_count = -1;
@@ -771,6 +753,7 @@ enum status peek_finish(struct peek *p, struct peek_report *r, enum conn_err *ki
     } else if (kind) {
         *kind = p->rkind;
     }
+    delivery_clear(&p->dv);
     free(p);
     return st;
 }

@@ -391,6 +391,7 @@ const struct dialect_ops dialect_acemq = {
     .summary = "AceMQ envelope (x-acemq-* headers)",
     .section = "AceMQ envelope",
     .recognise = recognise,
+    .ceiling = 95,
     .decode = decode,
     .fields = fields,
     .to_json = to_json,

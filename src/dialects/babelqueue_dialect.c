@@ -484,6 +484,7 @@ const struct dialect_ops dialect_babelqueue = {
     .summary = "BabelQueue envelope (a JSON body)",
     .section = "BabelQueue envelope",
     .recognise = recognise,
+    .ceiling = 90,
     .decode = decode,
     .release = release,
     .fields = fields,

@@ -694,6 +694,7 @@ const struct dialect_ops dialect_celery = {
     .summary = "Celery task dead-lettered by the broker (task, id headers; no error written)",
     .section = "Celery task",
     .recognise = recognise,
+    .ceiling = 80,
     .decode = decode,
     .fields = fields,
     .restamp = restamp,

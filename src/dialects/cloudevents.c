@@ -599,6 +599,7 @@ const struct dialect_ops dialect_cloudevents = {
                "application/cloudevents+json)",
     .section = "CloudEvents attributes",
     .recognise = recognise,
+    .ceiling = 80,
     .decode = decode,
     .release = release,
     .fields = fields,

@@ -4,6 +4,7 @@
  */
 #include "dialect.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,9 +82,13 @@ const struct dialect_ops *dialect_recognise(const struct dialect_input *in, stru
     for (size_t i = 0; i < N_DIALECTS; i++) {
         if (table[i] == &dialect_amqp || !table[i]->recognise)
             continue;
+        /* it cannot win: the higher answer wins, the earlier a tie */
+        if (table[i]->ceiling && table[i]->ceiling <= m->confidence)
+            continue;
         struct dialect_match mine;
         memset(&mine, 0, sizeof mine);
         int c = table[i]->recognise(in, &mine);
+        assert(!table[i]->ceiling || c <= table[i]->ceiling);
         if (c > 100)
             c = 100;
         if (c > m->confidence) {

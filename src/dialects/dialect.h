@@ -146,6 +146,10 @@ struct dialect_ops {
                             "NServiceBus fault copy (NServiceBus.* headers)" */
     const char *section; /* the title of its detail section: "NServiceBus headers" */
     int (*recognise)(const struct dialect_input *in, struct dialect_match *m);
+    /* The most recognise ever answers (0: not said). A dialect whose ceiling cannot beat the
+     * best answer so far is not asked: an AceMQ message (95) is not searched for the others'
+     * headers and body shapes. dialect_recognise asserts every answer against it. */
+    int ceiling;
     void (*decode)(const struct dialect_input *in, struct decoded *out);
     void (*release)(struct decoded *d);
     void (*fields)(const struct decoded *d, int64_t now_ms, struct dfields *out);

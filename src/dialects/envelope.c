@@ -46,47 +46,68 @@ enum status envelope_new(const struct envelope_init *in, const struct envelope *
         if (st != ST_OK)
             return st;
     }
-    /* copies, handed over (envelope_take cannot fail once the check above is done) */
+    /* copies of everything, then taken */
     struct envelope_init c = *in;
     c.refuse_reserved = false;
-    c.id = bytes_copy(&in->id);
-    c.type = bytes_copy(&in->type);
-    c.correlation_id = bytes_copy(&in->correlation_id);
-    c.causation_id = bytes_copy(&in->causation_id);
-    c.origin = bytes_copy(&in->origin);
-    c.error = bytes_copy(&in->error);
-    c.claim = bytes_copy(&in->claim);
-    return envelope_take(&c, htable_copy(in->headers), htable_copy(in->route),
-                         htable_copy(in->reserved_unknown), out, err);
+    struct bytes *b[] = {&c.id,     &c.type,  &c.correlation_id, &c.causation_id,
+                         &c.origin, &c.error, &c.claim};
+    for (size_t i = 0; i < sizeof b / sizeof *b; i++)
+        *b[i] = bytes_copy(b[i]);
+    c.headers = htable_copy(in->headers);
+    c.route = htable_copy(in->route);
+    c.reserved_unknown = htable_copy(in->reserved_unknown);
+    return envelope_take(&c, out, err);
 }
 
-enum status envelope_take(struct envelope_init *in, struct htable *headers, struct htable *route,
-                          struct htable *reserved_unknown, const struct envelope **out,
-                          struct error *err)
+/* b, taken: what bytes_copy(b) holds, without the copy. */
+static struct bytes take(struct bytes *b)
 {
-    in->headers = headers;
-    in->route = route;
-    in->reserved_unknown = reserved_unknown;
+    struct bytes t = *b;
+    *b = (struct bytes){0, NULL};
+    return t;
+}
+
+static struct htable *take_table(const struct htable **t)
+{
+    struct htable *r = (struct htable *)(uintptr_t)*t;
+    *t = NULL;
+    return r ? r : htable_new();
+}
+
+static void init_clear(struct envelope_init *in)
+{
+    struct bytes *b[] = {&in->id,     &in->type,  &in->correlation_id, &in->causation_id,
+                         &in->origin, &in->error, &in->claim};
+    for (size_t i = 0; i < sizeof b / sizeof *b; i++)
+        bytes_free(b[i]);
+    const struct htable **t[] = {&in->headers, &in->route, &in->reserved_unknown};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        htable_free((struct htable *)(uintptr_t)*t[i]);
+        *t[i] = NULL;
+    }
+}
+
+enum status envelope_take(struct envelope_init *in, const struct envelope **out, struct error *err)
+{
     if (in->refuse_reserved) {
         enum status st = refuse_reserved(in->headers, err);
-        if (st != ST_OK)
-            return st; /* the caller still owns everything */
+        if (st != ST_OK) {
+            init_clear(in);
+            return st;
+        }
     }
-    /* What envelope_new makes of in, with its bytes and tables moved instead of copied. */
     struct envelope *e = xcalloc(1, sizeof *e);
     e->attempt_from_zero = in->attempt_from_zero;
-    e->id = in->id;
+    e->id = take(&in->id);
     if (!e->id.data)
         e->id = bytes_dup("", 0);
-    e->type = in->type;
+    e->type = take(&in->type);
     e->version = in->version < 1 ? 1 : in->version;
-    if (in->correlation_id.len) {
-        e->correlation_id = in->correlation_id;
-    } else {
-        bytes_free(&in->correlation_id);
+    if (in->correlation_id.len)
+        e->correlation_id = take(&in->correlation_id);
+    else
         e->correlation_id = bytes_copy(&e->id);
-    }
-    e->causation_id = in->causation_id;
+    e->causation_id = take(&in->causation_id);
     /* AceMQ clamps attempts to >= 1; BabelQueue's transport counter starts at 0. */
     e->attempt = in->attempt;
     if (!in->attempt_from_zero && e->attempt < 1)
@@ -94,17 +115,14 @@ enum status envelope_take(struct envelope_init *in, struct htable *headers, stru
     if (e->attempt < 0)
         e->attempt = 0;
     e->first_seen_ms = in->first_seen_ms;
-    e->origin = in->origin;
-    e->error = in->error;
-    e->claim = in->claim;
+    e->origin = take(&in->origin);
+    e->error = take(&in->error);
+    e->claim = take(&in->claim);
     e->defaulted = in->defaulted;
-    e->headers = headers ? headers : htable_new();
-    e->route = route ? route : htable_new();
-    e->reserved_unknown = reserved_unknown ? reserved_unknown : htable_new();
-    struct bytes none = {0, NULL};
-    in->id = in->type = in->correlation_id = in->causation_id = none;
-    in->origin = in->error = in->claim = none;
-    in->headers = in->route = in->reserved_unknown = NULL;
+    e->headers = take_table(&in->headers);
+    e->route = take_table(&in->route);
+    e->reserved_unknown = take_table(&in->reserved_unknown);
+    init_clear(in);
     *out = e;
     return ST_OK;
 }

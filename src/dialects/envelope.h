@@ -7,7 +7,8 @@
  * is envelope_with(), which returns a new envelope and leaves the old one untouched.
  *
  * Ownership: envelope_new/envelope_with return an envelope the caller frees with
- * envelope_free. The init struct and changes are borrowed (copied in).
+ * envelope_free. The init struct and changes are borrowed (copied in); envelope_take takes
+ * the init's bytes and tables instead.
  */
 #ifndef DLQX_ENVELOPE_H
 #define DLQX_ENVELOPE_H
@@ -61,12 +62,10 @@ struct envelope_init {
 
 enum status envelope_new(const struct envelope_init *init, const struct envelope **out,
                          struct error *err);
-/* envelope_new with in's bytes and the three tables (each may be NULL) moved into the
- * envelope instead of copied: on ST_OK in's bytes are cleared and the tables are the
- * envelope's; on an error nothing is taken. The same envelope as envelope_new would make. */
-enum status envelope_take(struct envelope_init *in, struct htable *headers, struct htable *route,
-                          struct htable *reserved_unknown, const struct envelope **out,
-                          struct error *err);
+/* envelope_new, taking rather than copying: in's bytes and tables (the caller's own, from
+ * malloc, or empty) become the envelope's, and in is left empty, whatever the answer. The
+ * envelope is the one envelope_new gives for the same init. */
+enum status envelope_take(struct envelope_init *in, const struct envelope **out, struct error *err);
 void envelope_free(const struct envelope *e);
 /* Every field, headers, route and unknown reserved names included (kind-exact, ordered). */
 bool envelope_equal(const struct envelope *a, const struct envelope *b);

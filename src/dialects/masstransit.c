@@ -693,6 +693,7 @@ const struct dialect_ops dialect_masstransit = {
     .summary = "MassTransit fault or skipped copy (MT-Reason, MT-Fault-*, envelope body)",
     .section = "MassTransit",
     .recognise = recognise,
+    .ceiling = 95,
     .decode = decode,
     .release = release,
     .fields = fields,

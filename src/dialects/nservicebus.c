@@ -622,6 +622,7 @@ const struct dialect_ops dialect_nservicebus = {
     .summary = "NServiceBus fault copy (NServiceBus.* headers)",
     .section = "NServiceBus headers",
     .recognise = recognise,
+    .ceiling = 95,
     .decode = decode,
     .release = release,
     .fields = fields,

@@ -543,6 +543,7 @@ const struct dialect_ops dialect_rebus = {
     .summary = "Rebus error copy (rbs2-* headers)",
     .section = "Rebus headers",
     .recognise = recognise,
+    .ceiling = 95,
     .decode = decode,
     .release = release,
     .fields = fields,

@@ -527,6 +527,7 @@ const struct dialect_ops dialect_spring = {
                "__TypeId__)",
     .section = "Spring headers",
     .recognise = recognise,
+    .ceiling = 95,
     .decode = decode,
     .release = release,
     .fields = fields,

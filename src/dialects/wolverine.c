@@ -539,6 +539,7 @@ const struct dialect_ops dialect_wolverine = {
     .summary = "Wolverine dead letter (wolverine-protocol-version; exception-* or x-death)",
     .section = "Wolverine",
     .recognise = recognise,
+    .ceiling = 95,
     .decode = decode,
     .release = release,
     .fields = fields,

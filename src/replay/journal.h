@@ -90,8 +90,9 @@ struct journal_intent {
 enum journal_result { JR_DONE, JR_KEPT, JR_UNKNOWN, JR_REFUSED };
 const char *journal_result_name(enum journal_result r);
 
-/* Held in memory (past 256 KB, written out), not yet on disk: journal_sync writes them (one
- * write(2) for all, under the lock) and syncs; journal_close writes what is left. */
+/* Held in memory (past 256 KB, written out — by the journal's thread once journal_commit has
+ * started it), not yet on disk: journal_sync (or journal_commit) writes them (one write(2) for
+ * all, under the lock) and syncs; journal_close writes what is left. */
 enum status journal_write_run(struct journal *j, const struct journal_run *r, struct error *err);
 enum status journal_write_intent(struct journal *j, const struct journal_intent *in,
                                  struct error *err);
@@ -141,6 +142,20 @@ enum status journal_write_resolution(struct journal *j, const struct journal_res
 
 /* fsync: after it returns ST_OK every record written so far is on disk. */
 enum status journal_sync(struct journal *j, struct error *err);
+
+/* Group commit (a bulk pass): hands every record written so far to the journal's own thread,
+ * which writes them with those handed over before (one write(2) under the lock) and fsyncs,
+ * while the caller goes on; returns the ticket that covers them. Records land in the order
+ * they were written, whether by this thread or by journal_sync (which, once the thread runs,
+ * hands over and waits). The first call starts the thread; journal_close ends it after
+ * everything handed over is on disk. */
+uint64_t journal_commit(struct journal *j);
+/* *upto: every ticket up to it is on disk (the records it covers and all before). A write or
+ * sync that failed: ST_EIO with its error, and nothing written after it will ever be. */
+enum status journal_durable(struct journal *j, uint64_t *upto, struct error *err);
+/* A descriptor that becomes readable when a commit is done (poll it beside a socket; it is
+ * drained by journal_durable), or -1 while the thread is not running. */
+int journal_wake_fd(const struct journal *j);
 
 /* A new random run id (UUID v4 text) in out. */
 void journal_new_run_id(char out[37]);

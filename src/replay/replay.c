@@ -1,9 +1,9 @@
 /*
  * replay: one pass over a dead-letter queue that sends copies back and removes only the dead
  * letters whose copies the broker has confirmed (see replay.h for the order of steps and why
- * it loses nothing). This file owns the pass: its loop, the window and rate of publishes, the
- * canary, progress, and the journal's intents and outcomes; replay_wire.c talks to the
- * broker, replay_plan.c holds what to look for.
+ * it loses nothing). This file owns the pass: its loop, the canary, progress and the journal's
+ * outcomes; replay_send.c publishes (the window, the rate, the intents written ahead),
+ * replay_wire.c talks to the broker, replay_plan.c holds what to look for.
  */
 #include "replay.h"
 
@@ -152,7 +152,7 @@ void rr_settle(struct run *run, struct item *it, enum journal_result res, const 
     outgoing_free(&it->out);
 }
 
-static void item_free(struct item *it)
+void rr_item_free(struct item *it)
 {
     outgoing_free(&it->out);
     free(it->diff);
@@ -160,246 +160,16 @@ static void item_free(struct item *it)
     free(it);
 }
 
-static void journal_intent(struct run *run, struct item *it)
-{
-    struct outgoing *out = &it->out;
-    struct journal_intent in;
-    memset(&in, 0, sizeof in);
-    in.run_id = run->r->run_id;
-    in.seq = it->seq;
-    in.op = run->o->op;
-    in.source = run->o->queue;
-    in.old_id = (const char *)out->old_id.data;
-    in.old_id_len = out->old_id.len;
-    in.old_sha256 = it->old_sha;
-    if (!it->is_delete) {
-        in.exchange = rr_cs(&out->exchange);
-        in.routing_key = rr_cs(&out->routing_key);
-        in.new_id = (const char *)out->id.data;
-        in.new_id_len = out->id.len;
-        in.new_sha256 = out->body_sha256;
-    }
-    in.diff_text = it->diff;
-    in.diff_text_len = it->diff_len;
-    in.attempt = run->attempt;
-    struct error jerr;
-    error_clear(&jerr);
-    if (journal_write_intent(run->o->journal, &in, &jerr) != ST_OK)
-        rr_journal_failed(run, &jerr);
-    free(it->diff);
-    it->diff = NULL;
-}
-
 void rr_advance_open(struct run *run)
 {
-    while (run->first_open < run->n_items && run->items[run->first_open]->state == IT_SETTLED) {
-        item_free(run->items[run->first_open]);
+    /* Not past next_pending: an item settled when its intent was written ahead (a copy the
+     * broker would refuse) is still walked over by the publishing loop. */
+    while (run->first_open < run->next_pending &&
+           run->items[run->first_open]->state == IT_SETTLED) {
+        rr_item_free(run->items[run->first_open]);
         run->items[run->first_open] = NULL;
         run->first_open++;
     }
-}
-
-/* ---- publishing ------------------------------------------------------------------------- */
-
-/* Whether a named exchange exists (cached); a missing one would close the publishing channel
- * and with it every confirm in flight. */
-static bool exchange_exists(struct run *run, const struct bytes *ex, char *why, size_t n)
-{
-    if (ex->len == 0)
-        return true;
-    const char *name = rr_cs(ex);
-    if (run->checked_exchanges.buf) {
-        for (const char *p = run->checked_exchanges.buf; *p;) {
-            const char *nl = strchr(p, '\n');
-            size_t len = nl ? (size_t)(nl - p) : strlen(p);
-            if (len == ex->len && memcmp(p, ex->data, len) == 0)
-                return true;
-            p += len + (nl ? 1 : 0);
-        }
-    }
-    char text[300];
-    enum route_check rc = replay_check_route(run->c, name, "", text, sizeof text);
-    if (rc == ROUTE_NO || rc == ROUTE_ERROR) {
-        rr_say(why, n, "%s; the dead letter stays", text);
-        return false;
-    }
-    sb_add(&run->checked_exchanges, ex->data, ex->len);
-    sb_addc(&run->checked_exchanges, '\n');
-    return true;
-}
-
-/* A copy the broker would refuse or that cannot be framed: kept without publishing. */
-static bool copy_sendable(struct run *run, struct item *it, char *why, size_t n)
-{
-    const struct bytes *uid = props_string(&it->out.props, PROP_user_id);
-    const char *user = conn_user(run->c);
-    if (uid && user && !bytes_eq_cstr(uid, user)) {
-        snprintf(why, n,
-                 "its user_id property is %.60s but dlqx is connected as %.60s: the broker "
-                 "would refuse the copy (clear it with --with user_id=)",
-                 rr_cs(uid), user);
-        return false;
-    }
-    struct bytes wire = {0};
-    struct error e;
-    bool ok = htable_encode_wire(it->out.headers, &wire, &e) == ST_OK;
-    int frame_max = amqp_get_frame_max(run->st);
-    if (ok && frame_max > 0 && wire.len + FRAME_SLACK > (size_t)frame_max) {
-        snprintf(why, n, "its headers (%zu bytes) do not fit one frame (%d bytes)", wire.len,
-                 frame_max);
-        ok = false;
-    } else if (!ok)
-        snprintf(why, n, "its headers cannot be encoded: %.180s", e.msg);
-    bytes_free(&wire);
-    return ok && exchange_exists(run, &it->out.exchange, why, n);
-}
-
-static bool publish_one(struct run *run, struct item *it)
-{
-    amqp_pool_t pool;
-    init_amqp_pool(&pool, 4096);
-    amqp_basic_properties_t p;
-    props_to_amqp(&it->out.props, it->out.headers, it->out.headers_present, &pool, &p);
-    amqp_bytes_t ex = {it->out.exchange.len, it->out.exchange.data};
-    amqp_bytes_t rk = {it->out.routing_key.len, it->out.routing_key.data};
-    amqp_bytes_t body = {it->out.body.len, it->out.body.data};
-    int rc = conn_publish(run->c, PUB_CHANNEL, ex, rk, true, &p, body);
-    empty_amqp_pool(&pool);
-    if (rc != AMQP_STATUS_OK) {
-        struct error e;
-        enum conn_err k;
-        conn_check_status(run->c, rc, "publishing a copy", &k, &e);
-        /* Perhaps sent: it is in flight as far as anyone can tell. */
-        it->state = IT_IN_FLIGHT;
-        it->pub_seq = ++run->next_pub_seq;
-        run->in_flight++;
-        rr_connection_lost(run, e.msg);
-        return false;
-    }
-    it->state = IT_IN_FLIGHT;
-    it->pub_seq = ++run->next_pub_seq;
-    run->in_flight++;
-    run->published++;
-    /* Only what a return is matched by is kept. */
-    htable_free(it->out.headers);
-    it->out.headers = htable_new();
-    bytes_free(&it->out.body);
-    return true;
-}
-
-/* Adds the tokens earned since the last call at the current rate, capped at its burst, and
- * returns that rate (0: unpaced). */
-static double pace_refill(struct run *run)
-{
-    double now = clock_mono_s();
-    double rate = replay_pace_rate(run->o, run->published, NULL);
-    if (rate > 0) {
-        run->pace_tokens += (now - run->pace_last) * rate;
-        double cap = (double)replay_pace_burst(rate);
-        if (run->pace_tokens > cap)
-            run->pace_tokens = cap;
-    }
-    run->pace_last = now;
-    return rate;
-}
-
-/* How long the loop may wait for the next token (ms): 100 when unpaced. */
-static int pace_wait_ms(struct run *run)
-{
-    double rate = replay_pace_rate(run->o, run->published, NULL);
-    if (rate <= 0)
-        return 100;
-    if (run->pace_tokens >= 1)
-        return 5; /* a token is there: something else holds the copies (the window, a pause) */
-    double ms = ceil((1 - run->pace_tokens) / rate * 1000);
-    return ms < 1 ? 1 : ms > 100 ? 100 : (int)ms;
-}
-
-/* Publishes (or, for deletes, acks) the next pending items that fit the window and the rate:
- * their intents are written and synced first, in one fsync. */
-static void send_some(struct run *run)
-{
-    if (run->cancelled || run->paused || !run->pub_alive || !run->read_alive || run->blocked)
-        return;
-    if (run->canary_waiting)
-        return;
-    size_t start = run->next_pending;
-    size_t end = start;
-    uint64_t room = run->window > run->in_flight ? run->window - run->in_flight : 0;
-    double rate = pace_refill(run);
-    if (rate > 0) {
-        if (run->pace_tokens < 1)
-            return;
-        uint64_t allowed = (uint64_t)run->pace_tokens;
-        if (room > allowed)
-            room = allowed;
-        /* A batch keeps to one step of the ramp: the next step's rate starts with its own. */
-        uint64_t step_left;
-        replay_pace_rate(run->o, run->published, &step_left);
-        if (room > step_left)
-            room = step_left;
-    }
-    while (end < run->n_items && room > 0) {
-        struct item *it = run->items[end];
-        if (run->canary_item != SIZE_MAX && !run->canary_passed && end > run->canary_item)
-            break; /* nothing after the canary until it has passed */
-        end++;
-        if (!it->is_delete)
-            room--;
-        if (run->canary_item != SIZE_MAX && !run->canary_passed && end - 1 == run->canary_item)
-            break;
-    }
-    if (end == start)
-        return;
-    /* Intents first. */
-    for (size_t i = start; i < end; i++) {
-        struct item *it = run->items[i];
-        char why[240];
-        if (!it->is_delete && !copy_sendable(run, it, why, sizeof why)) {
-            it->seq = ++run->seq;
-            journal_intent(run, it);
-            rr_settle(run, it, JR_KEPT, why);
-            continue;
-        }
-        it->seq = ++run->seq;
-        journal_intent(run, it);
-    }
-    struct error jerr;
-    if (journal_sync(run->o->journal, &jerr) != ST_OK)
-        rr_journal_failed(run, &jerr);
-    if (run->journal_failed) {
-        run->cancelled = true;
-        rr_set_end(run, RE_CANCELLED);
-        for (size_t i = start; i < end; i++)
-            if (run->items[i]->state == IT_PENDING)
-                rr_settle(run, run->items[i], JR_KEPT, "the journal could not be written");
-        run->next_pending = end;
-        return;
-    }
-    /* The batch leaves in full segments (conn_cork), not one publish a segment. */
-    conn_cork(run->c, true);
-    for (size_t i = start; i < end && run->pub_alive; i++) {
-        struct item *it = run->items[i];
-        run->next_pending = i + 1;
-        if (it->state != IT_PENDING)
-            continue;
-        if (it->is_delete) {
-            rr_ack(run, it->delivery_tag);
-            it->confirmed = true; /* nothing to confirm: given back, it is only removed again */
-            rr_acked(run, it);
-            continue;
-        }
-        if (i == run->canary_item) {
-            run->r->canary_sent = true;
-            run->canary_id = bytes_copy(&it->out.id);
-        }
-        if (!publish_one(run, it))
-            break;
-        if (rate > 0)
-            run->pace_tokens -= 1;
-    }
-    rr_flush_acks(run);
-    conn_cork(run->c, false);
 }
 
 /* ---- progress --------------------------------------------------------------------------- */
@@ -456,10 +226,11 @@ static void replay_free(struct replay *p)
 {
     for (size_t i = p->run.first_open; i < p->run.n_items; i++)
         if (p->run.items[i])
-            item_free(p->run.items[i]);
+            rr_item_free(p->run.items[i]);
     free(p->run.items);
     free(p->run.ack_pending);
     free(p->run.ack_bits);
+    conn_batch_free(&p->run.batch);
     bytes_free(&p->run.canary_id);
     sb_free(&p->run.checked_exchanges);
     rr_attempts_free(&p->run);
@@ -489,6 +260,7 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
     run->pace_tokens = 1; /* the first copy goes at once */
     run->pace_last = run->started;
     sb_init(&run->checked_exchanges);
+    conn_batch_init(&run->batch);
     error_clear(&run->err);
     journal_new_run_id(r->run_id);
 
@@ -593,7 +365,7 @@ static bool turn(struct replay *p, double deadline)
     if (run->canary_item != SIZE_MAX && !run->canary_passed && alive)
         watch_canary(run);
     if (!run->cancelled)
-        send_some(run);
+        rr_send_some(run);
     rr_sync_acks(run);
     rr_renew_consumer(run);
     rr_advance_open(run);
@@ -602,13 +374,15 @@ static bool turn(struct replay *p, double deadline)
         /* Nothing more is sent; what is in flight is settled below. */
         for (size_t i = run->next_pending; i < run->n_items; i++)
             if (run->items[i]->state == IT_PENDING) {
-                /* Journaled with its batch but never handed to the socket (the publish before
-                 * it failed): not pending — nothing of it can be at the target. */
+                /* Journaled ahead (or with its batch) but never handed to the socket: not
+                 * pending — nothing of it can be at the target. */
                 struct error jerr;
                 if (run->items[i]->seq &&
                     journal_write_outcome(run->o->journal, r->run_id, run->items[i]->seq, JR_KEPT,
-                                          "not sent: the connection was lost before it was "
-                                          "published; the dead letter stays",
+                                          alive ? "not sent: the pass stopped before it was "
+                                                  "published; the dead letter stays"
+                                                : "not sent: the connection was lost before it "
+                                                  "was published; the dead letter stays",
                                           &jerr) != ST_OK)
                     rr_journal_failed(run, &jerr);
                 run->items[i]->state = IT_SETTLED;
@@ -643,7 +417,7 @@ static bool turn(struct replay *p, double deadline)
         rr_flush_acks(run);
         return true;
     }
-    int wait = pending_left ? pace_wait_ms(run) : 100;
+    int wait = pending_left ? rr_pace_wait_ms(run) : 100;
     double left_ms = (deadline - clock_mono_s()) * 1000;
     if (left_ms < wait)
         wait = left_ms > 0 ? (int)left_ms : 0;

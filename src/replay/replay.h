@@ -8,13 +8,15 @@
  * (replay_select_fn, e.g. "this id with this body digest", or a filter) becomes a copy
  * (restamp.h) that is published on a second channel in confirm mode with `mandatory`:
  *
- *   1. intent journaled and fsync'd          (a crash from here on: a possible duplicate)
+ *   1. intent journaled and fsync'd          (a crash from here on: a possible duplicate;
+ *                                              synced by the journal's thread, a window
+ *                                              ahead, while the pass goes on: journal.h)
  *   2. copy published                        (pipelined: a window of copies in flight)
  *   3. broker's basic.ack for the copy       (a basic.return before it = unroutable: kept;
  *                                              a basic.nack = refused, e.g. a full target: kept)
  *   4. the dead letter acked, then a round trip on the reading channel proves the broker
  *      has processed that ack                 (without it a killed dlqx could lose the ack)
- *   5. outcome journaled and fsync'd
+ *   5. outcome journaled and fsync'd         (with the next intents' sync, or at the end)
  *
  * So a message is never lost: until 4 the dead letter is in the DLQ (held, or given back by
  * the broker when the connection goes); after 3 its copy is at the target. The only harm a
@@ -197,8 +199,9 @@ enum status replay_run(struct conn *c, const struct replay_opts *o, struct repla
  * and opens the channels (an error when it cannot: nothing was sent); o and everything it
  * points to are borrowed until replay_finish. replay_step works until the monotonic clock
  * (clock_mono_s) passes deadline — a turn of the loop past it at most: a delivery and its
- * select, a batch of intents fsync'd — and returns true while the pass goes on; the progress
- * callback is still called (and may pause or cancel). replay_cancel stops it as RC_CANCEL
+ * select, a batch of publishes (their intents synced by the journal's thread meanwhile) — and
+ * returns true while the pass goes on; the progress callback is still called (and may pause
+ * or cancel). replay_cancel stops it as RC_CANCEL
  * does: nothing more is sent, the copies in flight are settled by the next steps (each
  * outcome journaled: a dead letter is removed only after its copy was confirmed), and every
  * dead letter not removed goes back in order. replay_finish does what is left (a pass still

@@ -140,7 +140,8 @@ static void reset_wire(struct run *run)
             free(run->items[i]->reason);
             free(run->items[i]);
         }
-    run->n_items = run->next_pending = run->first_open = 0;
+    run->n_items = run->next_pending = run->next_journal = run->first_open = 0;
+    run->awaiting_sync = false;
     run->in_flight = 0;
     run->next_pub_seq = 0;
     run->reading_done = run->read_alive = run->pub_alive = false;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "conn_batch.h"
 #include "replay.h"
 #include "util.h"
 
@@ -32,6 +33,7 @@ struct item {
     uint64_t delivery_tag; /* the dead letter on the reading channel */
     uint64_t pub_seq;      /* confirm sequence number */
     uint64_t ack_no;       /* which removal on the reading channel (IT_ACKED) */
+    uint64_t jticket;      /* the journal commit holding its intent (journal_commit) */
     enum item_state state;
     bool is_delete;
     bool confirmed;      /* the broker confirmed its copy (or it is a delete) */
@@ -56,9 +58,12 @@ struct run {
     struct item **items; /* every selected send/delete, in decision order */
     size_t n_items, cap_items;
     size_t next_pending; /* first IT_PENDING index (items are published in order) */
+    size_t next_journal; /* first item whose intent is not yet written (>= next_pending) */
+    bool awaiting_sync;  /* the next copy waits for its intent's sync: the pump wakes for it */
     size_t first_open;   /* first item not yet settled (outcome) */
     uint64_t in_flight;
     uint64_t next_pub_seq;
+    struct conn_batch batch; /* the publishes of a batch, written with one send */
     uint64_t seq;
     uint64_t published;
     /* Pacing (--rate, --ramp): a token bucket. Tokens come at the current step's rate and
@@ -148,6 +153,16 @@ void rr_advance_open(struct run *run);
 /* A journal write failed: the pass stops sending (a write it cannot record could not be
  * named after a crash). */
 void rr_journal_failed(struct run *run, const struct error *e);
+
+void rr_item_free(struct item *it);
+
+/* replay_send.c */
+/* Writes the intents of the next items ahead (handed to the journal's thread to be synced) and
+ * publishes (or, for deletes, acks) those that fit the window and the rate and whose intents
+ * are on disk; sets awaiting_sync when the next one waits for its sync. */
+void rr_send_some(struct run *run);
+/* How long the loop may wait for the next token of the rate (ms): 100 when unpaced. */
+int rr_pace_wait_ms(struct run *run);
 
 /* replay_attempt.c */
 /* Remembers a dead letter this attempt did not remove for sure (see struct left). */

@@ -170,8 +170,10 @@ static struct hkey *hkeys_sorted(const struct htable *t)
 
 /* The n-th header of a name in one table is paired with the n-th of that name in the other
  * (duplicates are kept on the wire). Sorted, so a hostile table costs n log n. */
+/* changes_only: a header the same in kind and value on both sides (its row would be the same
+ * and left out) is not rendered at all — an x-death table kept by a move is most of the work. */
 static void diff_headers(const struct htable *a, const struct htable *b, struct diff *d,
-                         size_t *cap)
+                         size_t *cap, bool changes_only)
 {
     struct hkey *ka = hkeys_sorted(a), *kb = hkeys_sorted(b);
     size_t *pair_a = xcalloc(a->n ? a->n : 1, sizeof *pair_a);
@@ -206,7 +208,7 @@ static void diff_headers(const struct htable *a, const struct htable *b, struct 
         const struct hentry *ea = ia != SIZE_MAX ? &a->e[ia] : NULL;
         const struct hentry *eb = ib != SIZE_MAX ? &b->e[ib] : NULL;
         const struct hentry *named = ea ? ea : eb;
-        if (!named)
+        if (!named || (changes_only && ea && eb && hval_equal(&ea->val, &eb->val)))
             continue;
         sb_reset(&x);
         sb_reset(&y);
@@ -428,7 +430,7 @@ static void diff_all(const struct message *old, const struct outgoing *copy, boo
     diff_props(&old->props, &copy->props, out, &cap);
     struct htable empty = {0, 0, NULL};
     diff_headers(old->headers ? old->headers : &empty, copy->headers ? copy->headers : &empty, out,
-                 &cap);
+                 &cap, changes_only);
     diff_body(old, copy, out, &cap, changes_only);
 }
 

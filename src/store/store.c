@@ -100,33 +100,27 @@ void store_free(struct store *s)
     free(s);
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
+/* A lowercase hex digit's value plus one; 0 for any other byte. */
+static const unsigned char hex1[256] = {
+    ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
 
 /* A canonical lowercase UUID (8-4-4-4-12) packed into 16 bytes. */
 static bool uuid_pack(const unsigned char *s, size_t n, unsigned char out[16])
 {
     if (n != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
         return false;
-    size_t w = 0;
-    for (size_t i = 0; i < 36;) {
-        if (s[i] == '-') {
-            i++;
-            continue;
-        }
-        int hi = hexval(s[i]), lo = hexval(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        out[w++] = (unsigned char)(hi << 4 | lo);
-        i += 2;
+    /* where each byte's two digits start */
+    static const unsigned char at2[16] = {0,  2,  4,  6,  9,  11, 14, 16,
+                                          19, 21, 24, 26, 28, 30, 32, 34};
+    unsigned bad = 0;
+    for (size_t k = 0; k < 16; k++) {
+        unsigned hi = hex1[s[at2[k]]], lo = hex1[s[at2[k] + 1]];
+        bad |= (hi == 0) | (lo == 0);
+        out[k] = (unsigned char)((hi - 1) << 4 | (lo - 1));
     }
-    return w == 16;
+    return !bad;
 }
 
 static unsigned char *at(const struct store *s, size_t r)

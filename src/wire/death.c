@@ -14,6 +14,10 @@ bool death_broker_header(const void *name, size_t len)
 {
     static const char *const exact[] = {"x-death", "x-delivery-count", NULL};
     static const char *const prefixes[] = {"x-first-death-", "x-last-death-", NULL};
+    /* every one of them starts "x-d", "x-f" or "x-l": most headers are refused here */
+    const unsigned char *p = name;
+    if (len < 7 || p[0] != 'x' || p[1] != '-' || (p[2] != 'd' && p[2] != 'f' && p[2] != 'l'))
+        return false;
     for (size_t i = 0; exact[i]; i++)
         if (len == strlen(exact[i]) && memcmp(name, exact[i], len) == 0)
             return true;

@@ -99,7 +99,9 @@ static bool table_is_plain(const struct htable *t)
     if (t->n <= 8) {
         for (size_t i = 0; i < t->n; i++) {
             const struct bytes *k = &t->e[i].key;
-            if (!utf8_valid(k->data, k->len) || memchr(k->data, '\0', k->len))
+            /* plain ASCII (the usual key) is UTF-8 without a NUL */
+            if (json_plain_prefix(k->data, k->len, true) != k->len &&
+                (!utf8_valid(k->data, k->len) || memchr(k->data, '\0', k->len)))
                 return false;
             if (bytes_eq_cstr(k, "type"))
                 has_type = true;

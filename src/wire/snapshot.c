@@ -13,6 +13,11 @@
 #include "json_out.h"
 #include "snapshot_fast.h"
 
+/* SNAPSHOT_VERSION as text, for the records written directly. */
+#define VERSION_TEXT_(v) #v
+#define VERSION_TEXT(v) VERSION_TEXT_(v)
+#define SNAPSHOT_VERSION_TEXT VERSION_TEXT(SNAPSHOT_VERSION)
+
 static size_t max_record_set; /* 0: not set */
 
 bool snapshot_parse_size(const char *s, size_t *out)
@@ -555,9 +560,10 @@ static void json_string_append(struct strbuf *out, const unsigned char *s, size_
     sb_addc(out, '"');
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
+        i += json_plain_prefix(s + i, n - i, false);
+        if (i == n)
+            break;
         unsigned char c = s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
         sb_add(out, s + run, i - run);
         run = i + 1;
         switch (c) {
@@ -647,7 +653,7 @@ bool snapshot_props_write(struct strbuf *out, const struct props *p)
  * dumping snapshot_to_json gives (tests hold them to it). */
 void snapshot_format(const struct message *m, struct strbuf *out)
 {
-    sb_addf(out, "{\"v\":%d,\"queue\":", SNAPSHOT_VERSION);
+    sb_adds(out, "{\"v\":" SNAPSHOT_VERSION_TEXT ",\"queue\":");
     bytes_append(out, &m->queue);
     sb_adds(out, ",\"exchange\":");
     bytes_append(out, &m->exchange);

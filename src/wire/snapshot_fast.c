@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_plain.h"
 #include "util.h"
 
 struct cur {
@@ -146,7 +145,7 @@ static bool scan_string(struct cur *c, const unsigned char **s, size_t *n, bool 
     *s = p;
     *escaped = false;
     while (p < end) {
-        p += json_plain_run(p, (size_t)(end - p));
+        p += json_plain_prefix(p, (size_t)(end - p), true);
         if (p >= end)
             break;
         unsigned char ch = *p;

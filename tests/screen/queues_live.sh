@@ -26,10 +26,8 @@ for t in tmux python3 curl; do
 done
 tmp=$(mktemp -d)
 sock=dlqx-qlive-$$
-own=0
-proxy=
 filler=
-dir=${DLQX_TEST_BROKER_DIR:-}
+. "$here/lib.sh"
 . "$here/reap.sh"
 screen_tag_init
 cleanup() {
@@ -38,37 +36,26 @@ cleanup() {
   tmux -L "$sock" kill-server 2>/dev/null
   screen_reap queues-live
   [ -n "${DLQX_MGMT_URL:-}" ] && { api DELETE "queues/%2F/sq-filling"; api DELETE "queues/%2F/sq-filling.dlq"; }
-  [ $own -eq 1 ] && "$root/scripts/broker" stop "$dir" --fast >/dev/null 2>&1
+  screen_broker_stop
   if [ "${QLIVE_KEEP:-}" = 1 ]; then echo "queues-live: kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-ok() { pass=$((pass + 1)); echo "ok    $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL  $*"; }
 # The management API itself (not the proxy): check.sh's mgmt (credentials on stdin), its
 # status not wanted.
 api() { mgmt "$@" >/dev/null; }
 
-if [ -z "$dir" ]; then
-  dir=$("$root/scripts/broker" start 2>"$tmp/broker.log" | tail -n 1)
-  if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
-    echo "queues-live: the test broker did not start:"; cat "$tmp/broker.log"; exit 1
-  fi
-  own=1
-fi
-. "$dir/env"
+screen_broker queues-live
 password=$(cat "$DLQX_PASSWORD_FILE")
 . "$root/tests/broker/check.sh"
+pass=0 fail=0 # check.sh's own counts are not used here
 
 api PUT "queues/%2F/sq-filling.dlq" '{"durable":true}'
 api PUT "queues/%2F/sq-filling" '{"durable":true,"arguments":{"x-message-ttl":0,"x-dead-letter-exchange":"","x-dead-letter-routing-key":"sq-filling.dlq"}}'
 api DELETE "queues/%2F/sq-filling.dlq/contents"
 
-python3 "$here/tcp_proxy.py" "$DLQX_MGMT_PORT" "$tmp/proxy.port" "$tmp/hang" &
-proxy=$!
-for _ in $(seq 1 50); do [ -s "$tmp/proxy.port" ] && break; sleep 0.1; done
-[ -s "$tmp/proxy.port" ] || { echo "queues-live: the proxy did not start"; exit 1; }
-murl="http://127.0.0.1:$(cat "$tmp/proxy.port")/"
+screen_proxy queues-live "$DLQX_MGMT_PORT" "$tmp/hang"
+murl="http://127.0.0.1:$proxy_port/"
 
 T() { tmux -L "$sock" "$@"; }
 tmux_term=tmux-256color
@@ -83,11 +70,6 @@ row() {
   cap | awk '$1 == "sq-filling.dlq" || ($1 == "*" && $2 == "sq-filling.dlq") {
     m = "-"; for (i = 1; i <= NF; i++) if ($i == "▲") m = "▲"
     for (i = 1; i <= NF; i++) if ($i == "classic") { print $(i + 1), m; exit } }'
-}
-waitfor() { # seconds, a shell condition; polled every 0.1 s
-  local end=$((SECONDS + $1))
-  while [ $SECONDS -lt $end ]; do eval "$2" && return 0; sleep 0.1; done
-  return 1
 }
 
 # ---- listed, empty, not growing ----------------------------------------------------------
