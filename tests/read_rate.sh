@@ -29,11 +29,11 @@ cpu_ms() {
 }
 
 # The recorded ratios jq / dlqx (CPU), in hundredths, of this branch's debug-optimised build (the one
-# meson test runs) on the development VM, 2026-12-06 (bench/README.md); half
-# the recorded ratio leaves room for noise. decode, tree, table and groups: the lower of two
-# runs at e2e26db (21:22 UTC, load 6-10: 2.21/1.94, 3.68/4.13, 3.01/3.29, 3.81/3.87); cat
-# (unchanged there, 5.25/5.24) as recorded before.
-declare -A recorded=([decode]=195 [cat]=560 [tree]=370 [table]=300 [groups]=380)
+# meson test runs) on the development VM; half the recorded ratio leaves room for noise. The
+# lower of two runs at h-read's a5a1cc5, 2026-12-07 01:16 UTC, load 7-9 (bench/README.md,
+# "Reading snapshots"): decode 3.23/3.41, cat 8.45/7.98, tree 5.03/4.39, table 3.93/3.60,
+# groups 4.63/4.85.
+declare -A recorded=([decode]=320 [cat]=790 [tree]=430 [table]=360 [groups]=460)
 jq_ms=$(cpu_ms jq -c . "$snap")
 echo "read-rate: $n records, $(($(stat -c %s "$snap") / 1000)) kB; jq -c . ${jq_ms} ms CPU"
 failed=0

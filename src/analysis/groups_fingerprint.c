@@ -661,7 +661,12 @@ uint64_t group_key(uint64_t fingerprint, const char *type, size_t type_len)
 
 void group_key_text(uint64_t key, char out[GROUP_KEY_TEXT])
 {
-    snprintf(out, GROUP_KEY_TEXT, "g:%016llx", (unsigned long long)key);
+    /* "g:%016llx" by table: snprintf was a tenth of group_of */
+    out[0] = 'g';
+    out[1] = ':';
+    for (int i = 17; i >= 2; i--, key >>= 4)
+        out[i] = "0123456789abcdef"[key & 15];
+    out[18] = '\0';
 }
 
 static bool hex16(const char *s, size_t n, uint64_t *v)

@@ -3,6 +3,7 @@
  */
 #include "sha256.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +62,69 @@ static void block(struct sha256 *s, const unsigned char *p)
     s->h[7] += h;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The same block with the x86 SHA extensions (SHA-NI), where the processor has them: the
+ * portable block was 7% of `dlqx decode` (a digest of every body). The state is kept in the
+ * order the instructions want (ABEF, CDGH) for the 64 rounds, four at a time. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void block_ni(struct sha256 *s,
+                                                                 const unsigned char *p)
+{
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s->h[0]), 0xB1);
+    __m128i efgh = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s->h[4]), 0x1B);
+    __m128i abef = _mm_alignr_epi8(t, efgh, 8);
+    __m128i cdgh = _mm_blend_epi16(efgh, t, 0xF0);
+    const __m128i abef0 = abef, cdgh0 = cdgh;
+    __m128i w[4];
+    for (int i = 0; i < 4; i++)
+        w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), swap);
+    for (int r = 0; r < 16; r++) {
+        /* w[r & 3] holds words 4r..4r+3 */
+        __m128i m = _mm_add_epi32(w[r & 3], _mm_loadu_si128((const __m128i *)&K[4 * r]));
+        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, m);
+        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(m, 0x0E));
+        if (r < 12) { /* words 4r+16..4r+19 from the four groups before them */
+            __m128i x = _mm_sha256msg1_epu32(w[r & 3], w[(r + 1) & 3]);
+            x = _mm_add_epi32(x, _mm_alignr_epi8(w[(r + 3) & 3], w[(r + 2) & 3], 4));
+            w[r & 3] = _mm_sha256msg2_epu32(x, w[(r + 3) & 3]);
+        }
+    }
+    abef = _mm_add_epi32(abef, abef0);
+    cdgh = _mm_add_epi32(cdgh, cdgh0);
+    t = _mm_shuffle_epi32(abef, 0x1B);
+    cdgh = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)&s->h[0], _mm_blend_epi16(t, cdgh, 0xF0));
+    _mm_storeu_si128((__m128i *)&s->h[4], _mm_alignr_epi8(cdgh, t, 8));
+}
+
+static bool have_sha_ni(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        unsigned a, b, c, d;
+        bool sse = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3);
+        known = sse && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+    }
+    return known;
+}
+
+static void block_any(struct sha256 *s, const unsigned char *p)
+{
+    if (have_sha_ni())
+        block_ni(s, p);
+    else
+        block(s, p);
+}
+#else
+static void block_any(struct sha256 *s, const unsigned char *p)
+{
+    block(s, p);
+}
+#endif
+
 void sha256_init(struct sha256 *s)
 {
     static const uint32_t init[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -81,12 +145,12 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
         p += take;
         len -= take;
         if (s->used == 64) {
-            block(s, s->buf);
+            block_any(s, s->buf);
             s->used = 0;
         }
     }
     while (len >= 64) {
-        block(s, p);
+        block_any(s, p);
         p += 64;
         len -= 64;
     }
@@ -99,15 +163,19 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
 void sha256_final(struct sha256 *s, unsigned char out[32])
 {
     uint64_t bits = s->total * 8;
-    unsigned char pad = 0x80;
-    sha256_update(s, &pad, 1);
-    unsigned char zero = 0;
-    while (s->used != 56)
-        sha256_update(s, &zero, 1);
-    unsigned char len[8];
+    /* The padding in the buffer directly: a sha256_update for each zero byte was a third of
+     * the time sha256_hex took on a small body. */
+    s->buf[s->used++] = 0x80;
+    if (s->used > 56) {
+        memset(s->buf + s->used, 0, 64 - s->used);
+        block_any(s, s->buf);
+        s->used = 0;
+    }
+    memset(s->buf + s->used, 0, 56 - s->used);
     for (int i = 0; i < 8; i++)
-        len[i] = (unsigned char)(bits >> (56 - 8 * i));
-    sha256_update(s, len, 8);
+        s->buf[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
+    block_any(s, s->buf);
+    s->used = 0;
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (unsigned char)(s->h[i] >> 24);
         out[4 * i + 1] = (unsigned char)(s->h[i] >> 16);

@@ -72,7 +72,11 @@ const char *ce_header_name(enum ce_prefix p, enum ce_attr a)
 size_t ce_binary_prefix(const struct htable *h, enum ce_prefix *best, unsigned *best_seen)
 {
     unsigned seen[CE_PREFIX_COUNT] = {0};
-    for (size_t i = 0; h && i < h->n; i++)
+    for (size_t i = 0; h && i < h->n; i++) {
+        /* every prefix starts with a 'c' (any case): other names are none of them */
+        const struct bytes *k = &h->e[i].key;
+        if (!k->len || (k->data[0] | 0x20) != 'c')
+            continue;
         for (int p = 0; p < CE_PREFIX_COUNT; p++) {
             size_t an;
             const unsigned char *a = after_prefix(&h->e[i].key, (enum ce_prefix)p, &an);
@@ -80,6 +84,7 @@ size_t ce_binary_prefix(const struct htable *h, enum ce_prefix *best, unsigned *
             if (ai >= 0 && ai <= CE_TYPE)
                 seen[p] |= 1u << ai;
         }
+    }
     size_t most = 0;
     *best = CE_PREFIX_AMQP;
     *best_seen = 0;

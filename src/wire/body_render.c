@@ -303,8 +303,16 @@ void body_size_format(size_t n, char out[16])
     static const char *const units[] = {"KB", "MB", "GB", "TB", "PB", "EB"};
     const int nunits = (int)(sizeof units / sizeof units[0]);
     uint64_t v = n, div = 1024;
-    if (v < 1024) {
-        snprintf(out, 16, "%zu B", n);
+    if (v < 1024) { /* "%zu B" without snprintf (a tenth of decode's record writing) */
+        char *p = out;
+        if (v >= 1000)
+            *p++ = (char)('0' + v / 1000);
+        if (v >= 100)
+            *p++ = (char)('0' + v / 100 % 10);
+        if (v >= 10)
+            *p++ = (char)('0' + v / 10 % 10);
+        *p++ = (char)('0' + v % 10);
+        memcpy(p, " B", 3);
         return;
     }
     int u = 0;
@@ -372,5 +380,6 @@ void body_summary(const struct body_info *info, struct strbuf *out)
         return;
     char size[16];
     body_size_format(info->len, size);
-    sb_addf(out, " %s", size);
+    sb_addc(out, ' ');
+    sb_adds(out, size);
 }

@@ -327,7 +327,9 @@ const struct hval *htable_get(const struct htable *t, const char *key)
      * message: a strlen each time was 8% of dlqx tree). */
     size_t n = strlen(key);
     for (size_t i = 0; i < t->n; i++)
-        if (t->e[i].key.len == n && (n == 0 || memcmp(t->e[i].key.data, key, n) == 0))
+        if (t->e[i].key.len == n &&
+            (n == 0 || (t->e[i].key.data[n - 1] == (unsigned char)key[n - 1] &&
+                        memcmp(t->e[i].key.data, key, n) == 0)))
             return &t->e[i].val;
     return NULL;
 }
