@@ -19,6 +19,7 @@ struct file_src {
     int file; /* the one being read: an index into files */
     FILE *in;
     struct snapshot_reader r;
+    unsigned in_store; /* the file's number in the store (store_file_add), 0: copied there */
     long bad;
     char first_bad[256];
     double started;
@@ -91,8 +92,10 @@ static bool read_records(struct app *a, struct file_src *f, bool *failed)
             message_free(&m);
             continue;
         }
-        bool ok =
-            store_append_line(a->store, &m, f->r.last, f->r.last_len, a->now_ms, &err) == ST_OK;
+        bool ok = (f->in_store ? store_append_at(a->store, &m, f->in_store, f->r.last_offset,
+                                                 f->r.last, f->r.last_len, a->now_ms, &err)
+                               : store_append_line(a->store, &m, f->r.last, f->r.last_len,
+                                                   a->now_ms, &err)) == ST_OK;
         message_free(&m);
         if (!ok) {
             app_message(a, true, "%s", err.msg);
@@ -120,6 +123,9 @@ static bool step(struct app *a, void *state, double until)
                 continue;
             }
             snapshot_reader_open(&f->r, f->in, name);
+            /* A regular file's records stay where they are (its position is 0: just opened);
+             * standard input's are copied, whatever it is. */
+            f->in_store = f->in == stdin ? 0 : store_file_add(a->store, fileno(f->in));
         }
         bool failed = false;
         if (!read_records(a, f, &failed) && failed) {

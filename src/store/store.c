@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,7 +46,9 @@ struct store {
     bool full;          /* the arena ran out: no more appends */
     char *rejects[32];
     uint16_t n_rejects;
-    uint64_t seed; /* of the interning table's hash: hostile texts cannot aim at its slots */
+    uint64_t seed;  /* of the interning table's hash: hostile texts cannot aim at its slots */
+    int files[256]; /* store_file_add's descriptors, from 1 */
+    unsigned n_files;
 };
 
 enum status store_new(size_t budget, const char *dir, struct store **out, struct error *err)
@@ -95,6 +98,8 @@ void store_free(struct store *s)
     sb_free(&s->mem);
     if (s->spill)
         fclose(s->spill);
+    for (unsigned f = 1; f <= s->n_files; f++)
+        close(s->files[f]);
     for (uint16_t i = 0; i < s->n_rejects; i++)
         free(s->rejects[i]);
     free(s);
@@ -324,24 +329,60 @@ static uint16_t reject_index(struct store *s, const char *name)
     return s->n_rejects++;
 }
 
-static enum status append(struct store *s, const struct message *m, const char *line,
-                          size_t line_len, int64_t now_ms, struct error *err);
+/* Where a record goes: line (NULL: m written anew), and when file is not 0, the record is
+ * line, at offset in that file. */
+struct where {
+    const char *line;
+    size_t len;
+    unsigned file;
+    uint64_t offset;
+};
+
+static enum status append(struct store *s, const struct message *m, const struct where *w,
+                          int64_t now_ms, struct error *err);
 
 enum status store_append(struct store *s, const struct message *m, int64_t now_ms,
                          struct error *err)
 {
-    return append(s, m, NULL, 0, now_ms, err);
+    struct where w = {0};
+    return append(s, m, &w, now_ms, err);
 }
 
 enum status store_append_line(struct store *s, const struct message *m, const char *line,
                               size_t len, int64_t now_ms, struct error *err)
 {
-    return append(s, m, line, len, now_ms, err);
+    struct where w = {.line = line, .len = len};
+    return append(s, m, &w, now_ms, err);
 }
 
-static enum status append(struct store *s, const struct message *m, const char *line,
-                          size_t line_len, int64_t now_ms, struct error *err)
+unsigned store_file_add(struct store *s, int fd)
 {
+    struct stat st;
+    if (s->n_files + 1 >= sizeof s->files / sizeof *s->files || fstat(fd, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return 0;
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (copy < 0)
+        return 0;
+    s->files[++s->n_files] = copy;
+    return s->n_files;
+}
+
+enum status store_append_at(struct store *s, const struct message *m, unsigned file,
+                            uint64_t offset, const char *line, size_t len, int64_t now_ms,
+                            struct error *err)
+{
+    struct where w = {.line = line, .len = len, .file = file, .offset = offset};
+    if (file > s->n_files || len >= UINT32_MAX)
+        w.file = 0;
+    return append(s, m, &w, now_ms, err);
+}
+
+static enum status append(struct store *s, const struct message *m, const struct where *w,
+                          int64_t now_ms, struct error *err)
+{
+    const char *line = w->line;
+    size_t line_len = w->len;
     struct decoded d;
     decode_message_ex(m, now_ms, DECODE_NO_BODY, &d);
     xgrow((void **)&s->e, &s->cap, s->n + 1, sizeof *s->e);
@@ -373,9 +414,14 @@ static enum status append(struct store *s, const struct message *m, const char *
     if (s->full)
         return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
 
-    /* The record, lossless: the line it was read from, or the message written anew. */
+    /* The record, lossless: where it is in its file, the line it was read from, or the
+     * message written anew. */
     size_t before = s->mem.len;
-    if (s->mem.len < s->budget) {
+    if (w->file) {
+        e->file = (uint8_t)w->file;
+        e->offset = w->offset;
+        e->length = (uint32_t)line_len; /* without its newline */
+    } else if (s->mem.len < s->budget) {
         if (line) {
             sb_add(&s->mem, line, line_len);
             sb_addc(&s->mem, '\n');
@@ -426,6 +472,25 @@ static enum status record(const struct store *s, const struct store_entry *e, st
                           struct error *err)
 {
     sb_reset(out);
+    if (e->file) {
+        /* The bytes of the line as read, then the newline the record has in the store. */
+        xgrow((void **)&out->buf, &out->cap, (size_t)e->length + 2, 1);
+        size_t got = 0;
+        while (got < e->length) {
+            ssize_t n =
+                pread(s->files[e->file], out->buf + got, e->length - got, (off_t)(e->offset + got));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return error_set(err, ST_EIO, "cannot read a record back from its file: %s",
+                                 n < 0 ? strerror(errno) : "the file is shorter than it was");
+            got += (size_t)n;
+        }
+        out->buf[got] = '\n';
+        out->len = got + 1;
+        out->buf[out->len] = '\0';
+        return ST_OK;
+    }
     if (!(e->flags & SE_IN_FILE)) {
         sb_add(out, s->mem.buf + e->offset, e->length);
         return ST_OK;

@@ -130,6 +130,7 @@ static bool fill(struct snapshot_reader *r)
 static bool make_room(struct snapshot_reader *r, bool *no_memory)
 {
     if (r->pos > 0) {
+        r->base += r->pos;
         memmove(r->buf, r->buf + r->pos, r->end - r->pos);
         r->end -= r->pos;
         r->pos = 0;
@@ -184,6 +185,7 @@ static enum line_rc read_line(struct snapshot_reader *r, char **line, size_t *le
             dropping = true; /* over the limit whatever follows */
         if (dropping) {
             dropped += scanned;
+            r->base += r->end;
             r->pos = r->end = 0;
             scanned = 0;
         }
@@ -191,6 +193,7 @@ static enum line_rc read_line(struct snapshot_reader *r, char **line, size_t *le
             /* The block cannot grow: the line is dropped, read to its end. */
             dropping = true;
             dropped += r->end - r->pos;
+            r->base += r->end;
             r->pos = r->end = 0;
             scanned = 0;
             if (!r->cap && !make_room(r, &no_memory))
@@ -241,6 +244,7 @@ static void shrink(struct snapshot_reader *r)
     if (!nb)
         return;
     memcpy(nb, r->buf + r->pos, held);
+    r->base += r->pos;
     free(r->buf);
     r->buf = nb;
     r->cap = SNAPSHOT_READ_BLOCK;
@@ -297,6 +301,7 @@ enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, s
         }
         r->last = s;
         r->last_len = len;
+        r->last_offset = r->base + (uint64_t)(s - r->buf);
         return SNAP_RECORD;
     }
 }

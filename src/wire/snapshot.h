@@ -62,7 +62,10 @@ struct snapshot_reader {
     int fd;           /* >= 0: read(2) on it (a pipe or a terminal); -1: fread */
     const char *last; /* the text of the record last read (in buf), without its newline */
     size_t last_len;
-    size_t max_record; /* the record size limit (snapshot_max_record() when opened) */
+    uint64_t last_offset; /* where last starts in the file (of a regular file read from its
+                             start: the store points its records there) */
+    uint64_t base;        /* the file offset of buf[0] */
+    size_t max_record;    /* the record size limit (snapshot_max_record() when opened) */
 };
 
 void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name);
