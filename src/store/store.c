@@ -378,39 +378,98 @@ enum status store_append_at(struct store *s, const struct message *m, unsigned f
     return append(s, m, &w, now_ms, err);
 }
 
+static void prep_text(struct strbuf *texts, struct store_prep *p, int k, const struct bytes *b)
+{
+    size_t n = b->len > STORE_TEXT_MAX - 1 ? STORE_TEXT_MAX - 1 : b->len;
+    p->off[k] = (uint32_t)texts->len;
+    p->len[k] = (uint32_t)n;
+    sb_add(texts, (const char *)b->data, n);
+}
+
+void store_prepare(const struct message *m, int64_t now_ms, struct store_prep *p,
+                   struct strbuf *texts)
+{
+    struct decoded d;
+    decode_message_ex(m, now_ms, DECODE_NO_BODY, &d);
+    memset(p, 0, sizeof *p);
+    const struct envelope *env = d.env;
+    prep_text(texts, p, SP_ID, &env->id);
+    prep_text(texts, p, SP_TYPE, &env->type);
+    p->correlation_is_id = bytes_eq(&env->correlation_id, &env->id);
+    if (!p->correlation_is_id)
+        prep_text(texts, p, SP_CORRELATION, &env->correlation_id);
+    prep_text(texts, p, SP_CAUSATION, &env->causation_id);
+    prep_text(texts, p, SP_QUEUE, &m->queue);
+    prep_text(texts, p, SP_ERROR, &d.error);
+    prep_text(texts, p, SP_ERROR_TYPE, &d.error_type);
+    p->first_seen_ms = env->first_seen_ms;
+    p->fetched_at_ms = m->fetched_at_ms;
+    p->attempt = env->attempt > INT32_MAX ? INT32_MAX : (int32_t)env->attempt;
+    p->body_size = m->body.len > UINT32_MAX ? UINT32_MAX : (uint32_t)m->body.len;
+    p->dialect = (uint8_t)dialect_index(d.dialect);
+    p->flags = (uint8_t)((d.accepted ? SE_ACCEPTED : 0) | (m->redelivered ? SE_REDELIVERED : 0) |
+                         (d.error_from_broker ? SE_ERROR_FROM_BROKER : 0) |
+                         (env->defaulted & ED_ID ? SE_ID_DEFAULTED : 0));
+    p->reject = d.reject_reason;
+    p->dead_at_ms = d.failed_at_ms;
+    if (p->dead_at_ms)
+        p->flags |= SE_DEAD_AT_KNOWN;
+    decoded_free(&d);
+}
+
+/* The index entry of a prepared message, at s->n (not counted yet). */
+static struct store_entry *put_entry(struct store *s, const struct store_prep *p, const char *texts,
+                                     struct error *err)
+{
+    xgrow((void **)&s->e, &s->cap, s->n + 1, sizeof *s->e);
+    struct store_entry *e = &s->e[s->n];
+    memset(e, 0, sizeof *e);
+#define TEXT(k) (const unsigned char *)(p->len[k] ? texts + p->off[k] : ""), p->len[k]
+    e->id = arena_put(s, TEXT(SP_ID), err);
+    e->type = intern(s, TEXT(SP_TYPE), err);
+    e->correlation = p->correlation_is_id ? e->id : arena_put(s, TEXT(SP_CORRELATION), err);
+    e->causation = arena_put(s, TEXT(SP_CAUSATION), err);
+    e->queue = intern(s, TEXT(SP_QUEUE), err);
+    e->error = intern(s, TEXT(SP_ERROR), err);
+    e->error_type = intern(s, TEXT(SP_ERROR_TYPE), err);
+#undef TEXT
+    e->first_seen_ms = p->first_seen_ms;
+    e->fetched_at_ms = p->fetched_at_ms;
+    e->attempt = p->attempt;
+    e->body_size = p->body_size;
+    e->dialect = p->dialect;
+    e->flags = p->flags;
+    e->reject = reject_index(s, p->reject);
+    e->dead_at_ms = p->dead_at_ms;
+    return e;
+}
+
+enum status store_append_prepared(struct store *s, const struct store_prep *p, const char *texts,
+                                  unsigned file, uint64_t offset, uint32_t len, struct error *err)
+{
+    if (!file || file > s->n_files || len == UINT32_MAX)
+        return error_set(err, ST_EINVAL, "a prepared record must be in a file of the store");
+    struct store_entry *e = put_entry(s, p, texts, err);
+    if (s->full)
+        return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
+    e->file = (uint8_t)file;
+    e->offset = offset;
+    e->length = len;
+    s->n++;
+    return ST_OK;
+}
+
 static enum status append(struct store *s, const struct message *m, const struct where *w,
                           int64_t now_ms, struct error *err)
 {
     const char *line = w->line;
     size_t line_len = w->len;
-    struct decoded d;
-    decode_message_ex(m, now_ms, DECODE_NO_BODY, &d);
-    xgrow((void **)&s->e, &s->cap, s->n + 1, sizeof *s->e);
-    struct store_entry *e = &s->e[s->n];
-    memset(e, 0, sizeof *e);
-    const struct envelope *env = d.env;
-    e->id = arena_put(s, env->id.data, env->id.len, err);
-    e->type = intern(s, env->type.data, env->type.len, err);
-    e->correlation = bytes_eq(&env->correlation_id, &env->id)
-                         ? e->id
-                         : arena_put(s, env->correlation_id.data, env->correlation_id.len, err);
-    e->causation = arena_put(s, env->causation_id.data, env->causation_id.len, err);
-    e->queue = intern(s, m->queue.data, m->queue.len, err);
-    e->error = intern(s, d.error.data, d.error.len, err);
-    e->error_type = intern(s, d.error_type.data, d.error_type.len, err);
-    e->first_seen_ms = env->first_seen_ms;
-    e->fetched_at_ms = m->fetched_at_ms;
-    e->attempt = env->attempt > INT32_MAX ? INT32_MAX : (int32_t)env->attempt;
-    e->body_size = m->body.len > UINT32_MAX ? UINT32_MAX : (uint32_t)m->body.len;
-    e->dialect = (uint8_t)dialect_index(d.dialect);
-    e->flags = (uint8_t)((d.accepted ? SE_ACCEPTED : 0) | (m->redelivered ? SE_REDELIVERED : 0) |
-                         (d.error_from_broker ? SE_ERROR_FROM_BROKER : 0) |
-                         (env->defaulted & ED_ID ? SE_ID_DEFAULTED : 0));
-    e->reject = reject_index(s, d.reject_reason);
-    e->dead_at_ms = d.failed_at_ms;
-    if (e->dead_at_ms)
-        e->flags |= SE_DEAD_AT_KNOWN;
-    decoded_free(&d);
+    struct store_prep p;
+    struct strbuf texts;
+    sb_init(&texts);
+    store_prepare(m, now_ms, &p, &texts);
+    struct store_entry *e = put_entry(s, &p, texts.buf, err);
+    sb_free(&texts);
     if (s->full)
         return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
 

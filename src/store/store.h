@@ -80,6 +80,25 @@ unsigned store_file_add(struct store *s, int fd);
 enum status store_append_at(struct store *s, const struct message *m, unsigned file,
                             uint64_t offset, const char *line, size_t len, int64_t now_ms,
                             struct error *err);
+/* What the store keeps of a message, decoded apart from the store: store_prepare touches no
+ * store, so a worker thread can decode the next messages while the store takes these. */
+enum { SP_ID, SP_TYPE, SP_CORRELATION, SP_CAUSATION, SP_QUEUE, SP_ERROR, SP_ERROR_TYPE, SP_N };
+struct store_prep {
+    uint32_t off[SP_N], len[SP_N]; /* the texts, in the strbuf given to store_prepare */
+    bool correlation_is_id;
+    uint8_t dialect, flags;
+    int32_t attempt;
+    uint32_t body_size;
+    int64_t first_seen_ms, fetched_at_ms, dead_at_ms;
+    const char *reject; /* a reason code (static), NULL when accepted */
+};
+/* Decodes m; its texts are appended to texts (each cut to STORE_TEXT_MAX - 1 bytes). */
+void store_prepare(const struct message *m, int64_t now_ms, struct store_prep *p,
+                   struct strbuf *texts);
+/* Keeps a prepared message whose record is len bytes (without the newline) at offset in file
+ * (from store_file_add). texts: the buffer store_prepare filled. */
+enum status store_append_prepared(struct store *s, const struct store_prep *p, const char *texts,
+                                  unsigned file, uint64_t offset, uint32_t len, struct error *err);
 size_t store_count(const struct store *s);
 const struct store_entry *store_entry_at(const struct store *s, size_t i);
 
