@@ -3,52 +3,22 @@
  * at a time into the store, the rows joined as they come; the malformed records skipped,
  * counted and the first one named.
  *
- * A regular file is read and decoded by a worker thread (a loader) in batches, while the
- * loop gives the store the batches before them (store_prepare / store_append_prepared) and
- * keeps answering keys; the records stay in the file (store_file_add). Standard input, and
+ * A regular file is read and decoded by worker threads (loader.h), one per CPU, in batches,
+ * while the loop gives the store the batches before them (store_append_prepared) and keeps
+ * answering keys; the records stay in the file (store_file_add). Standard input, and
  * anything else, is read on the loop a slice at a time and copied into the store.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "job.h"
+#include "loader.h"
 #include "snapshot.h"
 #include "source.h"
 #include "ui.h"
-
-/* A batch of records the loader read and decoded, in file order. */
-#define BATCH_RECORDS 2048
-#define BATCHES_AHEAD 8 /* the loader waits when this many are not taken yet */
-struct batch_item {
-    struct store_prep p;
-    uint64_t offset;
-    uint32_t len;
-};
-struct batch {
-    struct batch_item item[BATCH_RECORDS];
-    size_t n;
-    struct strbuf texts;
-    long bad; /* malformed records in it, the first named: */
-    char first_bad[256];
-    bool last; /* the file ended (or failed: error) after it */
-    char error[256];
-    struct batch *next;
-};
-
-struct loader {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t ready, room;
-    struct batch *head, *tail; /* (under mu) */
-    int queued;                /* (under mu) */
-    bool stop;                 /* (under mu) */
-    /* the worker's until joined: */
-    struct snapshot_reader *r;
-    int64_t now_ms;
-};
 
 struct file_src {
     char **files;
@@ -73,134 +43,10 @@ void *source_file_new(char *const *files, int n)
     return f;
 }
 
-static void batch_free(struct batch *b)
-{
-    sb_free(&b->texts);
-    free(b);
-}
-
-static void *loader_main(void *arg)
-{
-    struct loader *l = arg;
-    bool last = false;
-    while (!last) {
-        struct batch *b = xcalloc(1, sizeof *b);
-        sb_init(&b->texts);
-        while (b->n < BATCH_RECORDS) {
-            struct message m;
-            struct error err;
-            enum snapshot_rc rc = snapshot_read(l->r, &m, &err);
-            if (rc == SNAP_EOF || rc == SNAP_IO_ERROR) {
-                if (rc == SNAP_IO_ERROR)
-                    snprintf(b->error, sizeof b->error, "%.250s", err.msg);
-                b->last = last = true;
-                break;
-            }
-            if (rc == SNAP_BAD_RECORD) {
-                if (!b->bad++)
-                    snprintf(b->first_bad, sizeof b->first_bad, "%.200s", err.msg);
-                message_free(&m);
-                continue;
-            }
-            struct batch_item *it = &b->item[b->n++];
-            store_prepare(&m, l->now_ms, &it->p, &b->texts);
-            message_free(&m);
-            it->offset = l->r->last_offset;
-            it->len = l->r->last_len >= UINT32_MAX ? UINT32_MAX : (uint32_t)l->r->last_len;
-        }
-        pthread_mutex_lock(&l->mu);
-        while (l->queued >= BATCHES_AHEAD && !l->stop)
-            pthread_cond_wait(&l->room, &l->mu);
-        bool stop = l->stop;
-        if (!stop) {
-            if (l->tail)
-                l->tail->next = b;
-            else
-                l->head = b;
-            l->tail = b;
-            l->queued++;
-            pthread_cond_signal(&l->ready);
-        }
-        pthread_mutex_unlock(&l->mu);
-        if (stop) {
-            batch_free(b);
-            break;
-        }
-    }
-    return NULL;
-}
-
-/* The next batch, waiting for it until the clock passes until; NULL when none came. */
-static struct batch *loader_take(struct loader *l, double until)
-{
-    pthread_mutex_lock(&l->mu);
-    while (!l->head) {
-        double left = until - clock_mono_s();
-        if (left <= 0)
-            break;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        long ns = ts.tv_nsec + (long)(left * 1e9);
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
-        pthread_cond_timedwait(&l->ready, &l->mu, &ts);
-    }
-    struct batch *b = l->head;
-    if (b) {
-        l->head = b->next;
-        if (!l->head)
-            l->tail = NULL;
-        l->queued--;
-        pthread_cond_signal(&l->room);
-    }
-    pthread_mutex_unlock(&l->mu);
-    return b;
-}
-
-static void loader_stop(struct file_src *f)
-{
-    struct loader *l = f->loader;
-    if (!l)
-        return;
-    pthread_mutex_lock(&l->mu);
-    l->stop = true;
-    pthread_cond_broadcast(&l->room);
-    pthread_mutex_unlock(&l->mu);
-    pthread_join(l->thread, NULL);
-    while (l->head) {
-        struct batch *b = l->head;
-        l->head = b->next;
-        batch_free(b);
-    }
-    pthread_mutex_destroy(&l->mu);
-    pthread_cond_destroy(&l->ready);
-    pthread_cond_destroy(&l->room);
-    free(l);
-    f->loader = NULL;
-}
-
-static bool loader_start(struct file_src *f, int64_t now_ms)
-{
-    struct loader *l = xcalloc(1, sizeof *l);
-    l->r = &f->r;
-    l->now_ms = now_ms;
-    pthread_mutex_init(&l->mu, NULL);
-    pthread_cond_init(&l->ready, NULL);
-    pthread_cond_init(&l->room, NULL);
-    if (pthread_create(&l->thread, NULL, loader_main, l) != 0) {
-        pthread_mutex_destroy(&l->mu);
-        pthread_cond_destroy(&l->ready);
-        pthread_cond_destroy(&l->room);
-        free(l);
-        return false; /* read on the loop, then */
-    }
-    f->loader = l;
-    return true;
-}
-
 static void close_file(struct file_src *f)
 {
-    loader_stop(f);
+    loader_stop(f->loader);
+    f->loader = NULL;
     if (!f->in)
         return;
     snapshot_reader_close(&f->r);
@@ -273,15 +119,15 @@ static bool read_records(struct app *a, struct file_src *f, bool *failed)
 /* The batches the loader has ready, into the store: false when the file ended or failed. */
 static bool take_batches(struct app *a, struct file_src *f, double until, bool *failed)
 {
-    struct batch *b;
+    struct loader_batch *b;
     while ((b = loader_take(f->loader, until))) {
         struct error err;
         for (size_t i = 0; i < b->n; i++) {
-            const struct batch_item *it = &b->item[i];
+            const struct loader_item *it = &b->item[i];
             if (store_append_prepared(a->store, &it->p, b->texts.buf, f->in_store, it->offset,
                                       it->len, &err) != ST_OK) {
                 app_message(a, true, "%s", err.msg);
-                batch_free(b);
+                loader_batch_free(b);
                 *failed = true;
                 return false;
             }
@@ -292,7 +138,7 @@ static bool take_batches(struct app *a, struct file_src *f, double until, bool *
         bool last = b->last;
         if (b->error[0])
             app_message(a, true, "%s", b->error);
-        batch_free(b);
+        loader_batch_free(b);
         if (last) {
             close_file(f);
             return false;
@@ -323,8 +169,10 @@ static bool step(struct app *a, void *state, double until)
             /* A regular file's records stay where they are (its position is 0: just opened);
              * standard input's are copied, whatever it is. */
             f->in_store = f->in == stdin ? 0 : store_file_add(a->store, fileno(f->in));
-            if (f->in_store)
-                loader_start(f, a->now_ms);
+            if (f->in_store) {
+                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+                f->loader = loader_start(&f->r, a->now_ms, cpus > 1 ? (int)cpus : 1);
+            }
         }
         bool failed = false;
         if (f->loader ? !take_batches(a, f, until, &failed) && failed

@@ -252,7 +252,8 @@ static void shrink(struct snapshot_reader *r)
     r->end = held;
 }
 
-enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err)
+enum snapshot_rc snapshot_read_line(struct snapshot_reader *r, const char **line, size_t *len,
+                                    struct error *err)
 {
     shrink(r);
     for (;;) {
@@ -269,7 +270,6 @@ enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, s
             return SNAP_EOF;
         r->line++;
         if (lr != LINE_OK) {
-            message_init(out);
             char limit[32];
             size_text(r->max_record, limit);
             if (lr == LINE_TOO_LONG)
@@ -284,26 +284,40 @@ enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, s
                           r->name, r->line, n);
             return SNAP_BAD_RECORD;
         }
-        size_t len = n;
-        if (len && s[len - 1] == '\r')
-            len--;
-        if (r->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+        size_t l = n;
+        if (l && s[l - 1] == '\r')
+            l--;
+        if (r->line == 1 && l >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
             s += 3;
-            len -= 3;
+            l -= 3;
         }
-        if (blank(s, len))
+        if (blank(s, l))
             continue;
-        struct error e;
-        error_clear(&e);
-        if (snapshot_parse_line(s, len, out, &e) != ST_OK) {
-            error_set(err, e.code, "%s:%ld: %s", r->name, r->line, e.msg);
-            return SNAP_BAD_RECORD;
-        }
         r->last = s;
-        r->last_len = len;
+        r->last_len = l;
         r->last_offset = r->base + (uint64_t)(s - r->buf);
+        *line = s;
+        *len = l;
         return SNAP_RECORD;
     }
+}
+
+enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    enum snapshot_rc rc = snapshot_read_line(r, &s, &len, err);
+    if (rc == SNAP_BAD_RECORD)
+        message_init(out);
+    if (rc != SNAP_RECORD)
+        return rc;
+    struct error e;
+    error_clear(&e);
+    if (snapshot_parse_line(s, len, out, &e) != ST_OK) {
+        error_set(err, e.code, "%s:%ld: %s", r->name, r->line, e.msg);
+        return SNAP_BAD_RECORD;
+    }
+    return SNAP_RECORD;
 }
 
 enum status snapshot_parse_line(const char *line, size_t len, struct message *out,
