@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "snapshot.h"
 #include "dialect.h"
@@ -208,6 +209,12 @@ static void test_spill_file_not_inherited(void **state)
     struct store *s = NULL;
     struct error err;
     assert_int_equal(store_new(0, NULL, &s, &err), ST_OK);
+    /* nor a snapshot file whose records it reads back (store_file_add's own descriptor) */
+    char path[] = "/tmp/dlqx-store-records-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(store_file_add(s, fd), 1);
+    close(fd);
     FILE *p = popen("ls -l /proc/$$/fd", "r");
     assert_non_null(p);
     char line[512];
@@ -222,6 +229,7 @@ static void test_spill_file_not_inherited(void **state)
     assert_int_equal(pclose(p), 0);
     assert_true(lines >= 3); /* the listing ran: at least stdin, stdout, stderr */
     assert_int_equal(inherited, 0);
+    unlink(path);
     store_free(s);
 }
 
@@ -306,6 +314,105 @@ static void test_uuid_ids(void **state)
     store_free(s);
 }
 
+/* Records of a regular file stay there: the store keeps where each line is (the reader's
+ * last_offset) and reads it back, past a BOM, a CR before a newline, blank lines, a record
+ * over the size limit and blocks of the reader; nothing is copied or spilled, and the store
+ * writes the file's records out as they were read. */
+static void test_records_in_their_file(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    struct strbuf want;
+    sb_init(&want);
+    fputs("\xEF\xBB\xBF", f);
+    enum { N = 600, BIG = 302 };
+    for (size_t i = 0; i < N; i++) {
+        struct message m;
+        make(&m, i);
+        if (i == BIG) { /* the reader's block grows to hold it, then shrinks after it */
+            bytes_free(&m.body);
+            m.body.data = xmalloc(9u << 20);
+            m.body.len = 9u << 20;
+            memset(m.body.data, 'b', m.body.len);
+        }
+        struct strbuf line;
+        sb_init(&line);
+        snapshot_format(&m, &line);
+        sb_add(&want, line.buf, line.len);
+        if (i == 3) /* CRLF */
+            line.buf[line.len - 1] = '\r', sb_addc(&line, '\n');
+        if (i == 5)
+            fputs("\n  \n", f);
+        if (i == 7) { /* over the limit: skipped, and the offsets after it still right */
+            for (int k = 0; k < 2500000; k++) /* more than a block of the reader */
+                fputs("{\"v\":1}", f);
+            fputc('\n', f);
+        }
+        fwrite(line.buf, 1, line.len, f);
+        sb_free(&line);
+        message_free(&m);
+    }
+    rewind(f);
+    snapshot_set_max_record(16u << 20);
+    struct store *s = NULL;
+    struct error err;
+    assert_int_equal(store_new(1u << 16, NULL, &s, &err), ST_OK);
+    unsigned file = store_file_add(s, fileno(f));
+    assert_int_equal(file, 1);
+    struct snapshot_reader r;
+    snapshot_reader_open(&r, f, "t");
+    size_t n = 0, bad = 0;
+    enum snapshot_rc rc;
+    struct message m;
+    while ((rc = snapshot_read(&r, &m, &err)) != SNAP_EOF) {
+        if (rc == SNAP_BAD_RECORD) {
+            bad++;
+            message_free(&m);
+            continue;
+        }
+        assert_int_equal(rc, SNAP_RECORD);
+        assert_int_equal(store_append_at(s, &m, file, r.last_offset, r.last, r.last_len, 0, &err),
+                         ST_OK);
+        message_free(&m);
+        n++;
+    }
+    snapshot_reader_close(&r);
+    snapshot_set_max_record(SNAPSHOT_MAX_RECORD_DEFAULT);
+    fclose(f); /* the store has its own descriptor */
+    assert_int_equal(bad, 1);
+    assert_int_equal(n, N);
+    assert_int_equal(store_spilled(s), 0);
+    for (size_t i = 0; i < N; i += i < BIG && i + 7 > BIG ? 1 : 7) {
+        if (i == BIG)
+            continue;
+        struct message w, got;
+        make(&w, i);
+        if (store_get(s, i, &got, &err) != ST_OK)
+            fail_msg("record %zu: %s", i, err.msg);
+        assert_true(message_equal(&w, &got));
+        assert_int_equal(store_entry_at(s, i)->file, 1);
+        message_free(&w);
+        message_free(&got);
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    assert_int_equal(store_write(s, out, &err), ST_OK);
+    fclose(out);
+    assert_int_equal(len, want.len);
+    assert_memory_equal(buf, want.buf, len);
+    free(buf);
+    sb_free(&want);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(store_file_add(s, p[0]), 0); /* not a regular file */
+    close(p[0]);
+    close(p[1]);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_spill_file_not_inherited),
         cmocka_unit_test(test_unreadable_record),
         cmocka_unit_test(test_uuid_ids),
+        cmocka_unit_test(test_records_in_their_file),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }

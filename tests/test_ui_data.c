@@ -9,8 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "groups.h"
+#include "snapshot.h"
+#include "source.h"
+#include "store.h"
 #include "testutil.h"
 
 /* Three bugs among six dead letters, and a chain: a caused b, b caused c (correlation k). */
@@ -156,6 +160,90 @@ static void test_forest_cancelled_and_built_again(void **state)
     uit_free(a);
 }
 
+/* A dead letter of the loader's test: its id is m-I, its error names I. */
+static void numbered(struct message *m, size_t i)
+{
+    message_init(m);
+    char id[32], err[64];
+    snprintf(id, sizeof id, "m-%zu", i);
+    snprintf(err, sizeof err, "exhausted 5 attempts: TimeoutException: %zu ms", i);
+    m->queue = bytes_from_cstr(i % 2 ? "orders.dlq" : "payments.dlq");
+    m->fetched_at_ms = UIT_NOW - (int64_t)i;
+    m->headers_present = true;
+    htable_add(m->headers, "x-acemq-id", hval_cstring(id));
+    htable_add(m->headers, "x-acemq-type", hval_cstring("order.placed"));
+    htable_add(m->headers, "x-acemq-error", hval_cstring(err));
+    m->body = bytes_from_cstr("{\"n\":1}");
+}
+
+/* Snapshot files read by the loader (a worker decodes them in batches): every record, in
+ * order, across batches and files, the malformed one counted, and each record read back from
+ * its file (not copied into the store). */
+static void test_files_loaded_in_order(void **state)
+{
+    (void)state;
+    enum { N = 5000 }; /* over two of the loader's batches in each file */
+    char dir[] = "/tmp/dlqx-test-load-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *paths[2];
+    for (int f = 0; f < 2; f++) {
+        paths[f] = xasprintf("%s/%d.jsonl", dir, f);
+        FILE *out = fopen(paths[f], "wb");
+        assert_non_null(out);
+        for (size_t i = 0; i < N; i++) {
+            if (f == 1 && i == 3000)
+                fputs("{not a record\n\n", out);
+            struct message m;
+            numbered(&m, (size_t)f * N + i);
+            struct strbuf line;
+            sb_init(&line);
+            snapshot_format(&m, &line);
+            fwrite(line.buf, 1, line.len, out);
+            sb_free(&line);
+            message_free(&m);
+        }
+        assert_int_equal(fclose(out), 0);
+    }
+    /* No key waits: standard input an empty pipe (the loop reads only while none does). */
+    int keys[2], saved = dup(STDIN_FILENO);
+    assert_int_equal(pipe(keys), 0);
+    dup2(keys[0], STDIN_FILENO);
+    struct app *a = uit_app(NULL, 0);
+    app_source_set(a, &source_file_ops, source_file_new(paths, 2));
+    assert_true(app_source_start(a));
+    uit_finish(a);
+    dup2(saved, STDIN_FILENO);
+    close(saved);
+    close(keys[0]);
+    close(keys[1]);
+    assert_false(app_source_busy(a));
+    assert_int_equal(store_count(a->store), 2 * N);
+    assert_non_null(strstr(a->message, "1 malformed records skipped"));
+    char buf[STORE_TEXT_MAX], want[32];
+    struct error err;
+    for (size_t i = 0; i < 2 * N; i++) {
+        const struct store_entry *e = store_entry_at(a->store, i);
+        snprintf(want, sizeof want, "m-%zu", i);
+        store_text(a->store, e->id, buf);
+        assert_string_equal(buf, want);
+        assert_int_equal(e->file, i < N ? 1 : 2);
+        if (i % 499 == 0 || i == N - 1 || i == N) {
+            struct message m, back;
+            numbered(&m, i);
+            assert_int_equal(store_get(a->store, i, &back, &err), ST_OK);
+            assert_true(message_equal(&m, &back));
+            message_free(&m);
+            message_free(&back);
+        }
+    }
+    uit_free(a);
+    for (int f = 0; f < 2; f++) {
+        unlink(paths[f]);
+        free(paths[f]);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_grouping_cancelled_and_again),
         cmocka_unit_test(test_forest_of_the_store),
         cmocka_unit_test(test_forest_cancelled_and_built_again),
+        cmocka_unit_test(test_files_loaded_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "app.h"
 #include "filter.h"
 #include "job.h"
+#include "msort.h"
 
 static const char *const sort_names[SORT_N] = {"as received", "age", "attempt", "type",
                                                "error",       "id",  "queue"};
@@ -86,83 +87,6 @@ bool app_row_matches(struct app *a, size_t i)
     return !is_gone(a, i) && (!a->filter || filter_match_entry(a->filter, a->store, i, a->now_ms));
 }
 
-/* ---- a stable merge sort in slices --------------------------------------------------- */
-
-struct ritem {
-    uint64_t key; /* the sort key; for the distinct texts, their first 8 bytes (big-endian) */
-    uint32_t pos; /* the row's position in store order; for a text, its number */
-    uint32_t len; /* a text's length (distinct texts only) */
-};
-
-struct msort {
-    struct ritem *a, *b; /* runs of width are sorted in a; merged into b */
-    size_t n, width, lo, i, j, o;
-    bool merging;
-    const char *texts; /* distinct texts: compared whole when their first 8 bytes tie */
-    const uint32_t *off;
-};
-
-static int ritem_cmp(const struct msort *m, const struct ritem *x, const struct ritem *y)
-{
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    if (m->texts && (x->len > 8 || y->len > 8)) {
-        size_t n = x->len < y->len ? x->len : y->len;
-        int c = memcmp(m->texts + m->off[x->pos], m->texts + m->off[y->pos], n);
-        if (c)
-            return c;
-        if (x->len != y->len)
-            return x->len < y->len ? -1 : 1;
-    }
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-/* Merges until the clock passes until; true when the whole array is sorted (in m->a). */
-static bool msort_step(struct msort *m, double until)
-{
-    unsigned tick = 0;
-    while (m->width < m->n) {
-        while (m->lo < m->n) {
-            size_t mid = m->lo + m->width < m->n ? m->lo + m->width : m->n;
-            size_t hi = m->lo + 2 * m->width < m->n ? m->lo + 2 * m->width : m->n;
-            if (!m->merging) {
-                m->i = m->lo;
-                m->j = mid;
-                m->o = m->lo;
-                m->merging = true;
-            }
-            while (m->i < mid && m->j < hi) {
-                if (++tick % 4096 == 0 && job_yield(until))
-                    return false;
-                if (ritem_cmp(m, &m->a[m->j], &m->a[m->i]) < 0)
-                    m->b[m->o++] = m->a[m->j++];
-                else
-                    m->b[m->o++] = m->a[m->i++];
-            }
-            memcpy(m->b + m->o, m->a + m->i, (mid - m->i) * sizeof *m->a);
-            m->o += mid - m->i;
-            memcpy(m->b + m->o, m->a + m->j, (hi - m->j) * sizeof *m->a);
-            m->merging = false;
-            m->lo = hi;
-        }
-        struct ritem *t = m->a;
-        m->a = m->b;
-        m->b = t;
-        m->width *= 2;
-        m->lo = 0;
-    }
-    return true;
-}
-
-static void msort_init(struct msort *m, struct ritem *items, struct ritem *tmp, size_t n)
-{
-    memset(m, 0, sizeof *m);
-    m->a = items;
-    m->b = tmp;
-    m->n = n;
-    m->width = 1;
-}
-
 /* ---- the job --------------------------------------------------------------------------- */
 
 enum rows_phase { P_MARK, P_SCAN, P_KEYS, P_TEXT_SORT, P_TEXT_RANKS, P_RANKS, P_SORT, P_DONE };
@@ -192,7 +116,7 @@ struct rows_job {
     size_t slots;
     struct strbuf texts;
     uint32_t *off;
-    struct ritem *dt, *dtmp;
+    struct ritem *dt; /* their sort items (merged through tmp, which is as long as items) */
     size_t nd, cap_d;
     uint32_t *rank;
     size_t d;          /* P_TEXT_RANKS: the next of the sorted texts */
@@ -216,7 +140,6 @@ static void rows_job_free(struct rows_job *r)
     sb_free(&r->texts);
     free(r->off);
     free(r->dt);
-    free(r->dtmp);
     free(r->rank);
     free(r);
 }
@@ -446,8 +369,10 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
             free(r->slot_ref); /* the texts are numbered: memory for the sorts (issue #15) */
             free(r->slot_id);
             r->slot_ref = r->slot_id = NULL;
-            r->dtmp = xmalloc((r->nd ? r->nd : 1) * sizeof *r->dtmp);
-            msort_init(&r->ms, r->dt, r->dtmp, r->nd);
+            /* The rows' own sort needs tmp later: the texts, never more than the rows, are
+             * merged through it now (not an array of their own: memory, issue #15). */
+            r->tmp = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->tmp);
+            msort_init(&r->ms, r->dt, r->tmp, r->nd);
             r->ms.texts = r->texts.buf;
             r->ms.off = r->off;
             r->phase = P_TEXT_SORT;
@@ -478,10 +403,9 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
         }
         sb_free(&r->texts); /* ranked: the texts are not needed again */
         free(r->off);
-        free(r->dt);
-        free(r->dtmp);
         r->off = NULL;
-        r->dt = r->dtmp = NULL;
+        free(r->dt); /* tmp, as long as the rows, stays for their sort */
+        r->dt = NULL;
         r->k = 0;
         r->phase = P_RANKS;
     }
@@ -491,6 +415,8 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
                 goto out;
             r->items[r->k].key = r->rank[r->items[r->k].key];
         }
+        free(r->rank);
+        r->rank = NULL;
         r->phase = P_SORT;
     }
     if (r->phase == P_SORT) {

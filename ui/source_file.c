@@ -2,13 +2,20 @@
  * source_file: snapshot files as the explorer's source (source.h) — read a slice of records
  * at a time into the store, the rows joined as they come; the malformed records skipped,
  * counted and the first one named.
+ *
+ * A regular file is read and decoded by worker threads (loader.h), one per CPU, in batches,
+ * while the loop gives the store the batches before them (store_append_prepared) and keeps
+ * answering keys; the records stay in the file (store_file_add). Standard input, and
+ * anything else, is read on the loop a slice at a time and copied into the store.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "job.h"
+#include "loader.h"
 #include "snapshot.h"
 #include "source.h"
 #include "ui.h"
@@ -19,6 +26,8 @@ struct file_src {
     int file; /* the one being read: an index into files */
     FILE *in;
     struct snapshot_reader r;
+    unsigned in_store;     /* the file's number in the store (store_file_add), 0: copied there */
+    struct loader *loader; /* reading f->in on a worker (which owns r and in meanwhile) */
     long bad;
     char first_bad[256];
     double started;
@@ -36,6 +45,8 @@ void *source_file_new(char *const *files, int n)
 
 static void close_file(struct file_src *f)
 {
+    loader_stop(f->loader);
+    f->loader = NULL;
     if (!f->in)
         return;
     snapshot_reader_close(&f->r);
@@ -91,14 +102,49 @@ static bool read_records(struct app *a, struct file_src *f, bool *failed)
             message_free(&m);
             continue;
         }
-        bool ok =
-            store_append_line(a->store, &m, f->r.last, f->r.last_len, a->now_ms, &err) == ST_OK;
+        bool ok = (f->in_store ? store_append_at(a->store, &m, f->in_store, f->r.last_offset,
+                                                 f->r.last, f->r.last_len, a->now_ms, &err)
+                               : store_append_line(a->store, &m, f->r.last, f->r.last_len,
+                                                   a->now_ms, &err)) == ST_OK;
         message_free(&m);
         if (!ok) {
             app_message(a, true, "%s", err.msg);
             *failed = true;
             return false;
         }
+    }
+    return true;
+}
+
+/* The batches the loader has ready, into the store: false when the file ended or failed. */
+static bool take_batches(struct app *a, struct file_src *f, double until, bool *failed)
+{
+    struct loader_batch *b;
+    while ((b = loader_take(f->loader, until))) {
+        struct error err;
+        for (size_t i = 0; i < b->n; i++) {
+            const struct loader_item *it = &b->item[i];
+            if (store_append_prepared(a->store, &it->p, b->texts.buf, f->in_store, it->offset,
+                                      it->len, &err) != ST_OK) {
+                app_message(a, true, "%s", err.msg);
+                loader_batch_free(b);
+                *failed = true;
+                return false;
+            }
+        }
+        if (b->bad && !f->bad)
+            snprintf(f->first_bad, sizeof f->first_bad, "%s", b->first_bad);
+        f->bad += b->bad;
+        bool last = b->last;
+        if (b->error[0])
+            app_message(a, true, "%s", b->error);
+        loader_batch_free(b);
+        if (last) {
+            close_file(f);
+            return false;
+        }
+        if (job_yield(until))
+            break;
     }
     return true;
 }
@@ -120,9 +166,17 @@ static bool step(struct app *a, void *state, double until)
                 continue;
             }
             snapshot_reader_open(&f->r, f->in, name);
+            /* A regular file's records stay where they are (its position is 0: just opened);
+             * standard input's are copied, whatever it is. */
+            f->in_store = f->in == stdin ? 0 : store_file_add(a->store, fileno(f->in));
+            if (f->in_store) {
+                long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+                f->loader = loader_start(&f->r, a->now_ms, cpus > 1 ? (int)cpus : 1);
+            }
         }
         bool failed = false;
-        if (!read_records(a, f, &failed) && failed) {
+        if (f->loader ? !take_batches(a, f, until, &failed) && failed
+                      : !read_records(a, f, &failed) && failed) {
             finish(a, f, true);
             return false;
         }

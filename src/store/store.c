@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,7 +46,9 @@ struct store {
     bool full;          /* the arena ran out: no more appends */
     char *rejects[32];
     uint16_t n_rejects;
-    uint64_t seed; /* of the interning table's hash: hostile texts cannot aim at its slots */
+    uint64_t seed;  /* of the interning table's hash: hostile texts cannot aim at its slots */
+    int files[256]; /* store_file_add's descriptors, from 1 */
+    unsigned n_files;
 };
 
 enum status store_new(size_t budget, const char *dir, struct store **out, struct error *err)
@@ -95,6 +98,8 @@ void store_free(struct store *s)
     sb_free(&s->mem);
     if (s->spill)
         fclose(s->spill);
+    for (unsigned f = 1; f <= s->n_files; f++)
+        close(s->files[f]);
     for (uint16_t i = 0; i < s->n_rejects; i++)
         free(s->rejects[i]);
     free(s);
@@ -318,58 +323,158 @@ static uint16_t reject_index(struct store *s, const char *name)
     return s->n_rejects++;
 }
 
-static enum status append(struct store *s, const struct message *m, const char *line,
-                          size_t line_len, int64_t now_ms, struct error *err);
+/* Where a record goes: line (NULL: m written anew), and when file is not 0, the record is
+ * line, at offset in that file. */
+struct where {
+    const char *line;
+    size_t len;
+    unsigned file;
+    uint64_t offset;
+};
+
+static enum status append(struct store *s, const struct message *m, const struct where *w,
+                          int64_t now_ms, struct error *err);
 
 enum status store_append(struct store *s, const struct message *m, int64_t now_ms,
                          struct error *err)
 {
-    return append(s, m, NULL, 0, now_ms, err);
+    struct where w = {0};
+    return append(s, m, &w, now_ms, err);
 }
 
 enum status store_append_line(struct store *s, const struct message *m, const char *line,
                               size_t len, int64_t now_ms, struct error *err)
 {
-    return append(s, m, line, len, now_ms, err);
+    struct where w = {.line = line, .len = len};
+    return append(s, m, &w, now_ms, err);
 }
 
-static enum status append(struct store *s, const struct message *m, const char *line,
-                          size_t line_len, int64_t now_ms, struct error *err)
+unsigned store_file_add(struct store *s, int fd)
+{
+    struct stat st;
+    if (s->n_files + 1 >= sizeof s->files / sizeof *s->files || fstat(fd, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return 0;
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (copy < 0)
+        return 0;
+    s->files[++s->n_files] = copy;
+    return s->n_files;
+}
+
+enum status store_append_at(struct store *s, const struct message *m, unsigned file,
+                            uint64_t offset, const char *line, size_t len, int64_t now_ms,
+                            struct error *err)
+{
+    struct where w = {.line = line, .len = len, .file = file, .offset = offset};
+    if (file > s->n_files || len >= UINT32_MAX)
+        w.file = 0;
+    return append(s, m, &w, now_ms, err);
+}
+
+static void prep_text(struct strbuf *texts, struct store_prep *p, int k, const struct bytes *b)
+{
+    size_t n = b->len > STORE_TEXT_MAX - 1 ? STORE_TEXT_MAX - 1 : b->len;
+    p->off[k] = (uint32_t)texts->len;
+    p->len[k] = (uint32_t)n;
+    sb_add(texts, (const char *)b->data, n);
+}
+
+void store_prepare(const struct message *m, int64_t now_ms, struct store_prep *p,
+                   struct strbuf *texts)
 {
     struct decoded d;
     decode_message_ex(m, now_ms, DECODE_NO_BODY, &d);
+    memset(p, 0, sizeof *p);
+    const struct envelope *env = d.env;
+    prep_text(texts, p, SP_ID, &env->id);
+    prep_text(texts, p, SP_TYPE, &env->type);
+    p->correlation_is_id = bytes_eq(&env->correlation_id, &env->id);
+    if (!p->correlation_is_id)
+        prep_text(texts, p, SP_CORRELATION, &env->correlation_id);
+    prep_text(texts, p, SP_CAUSATION, &env->causation_id);
+    prep_text(texts, p, SP_QUEUE, &m->queue);
+    prep_text(texts, p, SP_ERROR, &d.error);
+    prep_text(texts, p, SP_ERROR_TYPE, &d.error_type);
+    p->first_seen_ms = env->first_seen_ms;
+    p->fetched_at_ms = m->fetched_at_ms;
+    p->attempt = env->attempt > INT32_MAX ? INT32_MAX : (int32_t)env->attempt;
+    p->body_size = m->body.len > UINT32_MAX ? UINT32_MAX : (uint32_t)m->body.len;
+    p->dialect = (uint8_t)dialect_index(d.dialect);
+    p->flags = (uint8_t)((d.accepted ? SE_ACCEPTED : 0) | (m->redelivered ? SE_REDELIVERED : 0) |
+                         (d.error_from_broker ? SE_ERROR_FROM_BROKER : 0) |
+                         (env->defaulted & ED_ID ? SE_ID_DEFAULTED : 0));
+    p->reject = d.reject_reason;
+    p->dead_at_ms = d.failed_at_ms;
+    if (p->dead_at_ms)
+        p->flags |= SE_DEAD_AT_KNOWN;
+    decoded_free(&d);
+}
+
+/* The index entry of a prepared message, at s->n (not counted yet). */
+static struct store_entry *put_entry(struct store *s, const struct store_prep *p, const char *texts,
+                                     struct error *err)
+{
     xgrow((void **)&s->e, &s->cap, s->n + 1, sizeof *s->e);
     struct store_entry *e = &s->e[s->n];
     memset(e, 0, sizeof *e);
-    const struct envelope *env = d.env;
-    e->id = arena_put(s, env->id.data, env->id.len, err);
-    e->type = intern(s, env->type.data, env->type.len, err);
-    e->correlation = bytes_eq(&env->correlation_id, &env->id)
-                         ? e->id
-                         : arena_put(s, env->correlation_id.data, env->correlation_id.len, err);
-    e->causation = arena_put(s, env->causation_id.data, env->causation_id.len, err);
-    e->queue = intern(s, m->queue.data, m->queue.len, err);
-    e->error = intern(s, d.error.data, d.error.len, err);
-    e->error_type = intern(s, d.error_type.data, d.error_type.len, err);
-    e->first_seen_ms = env->first_seen_ms;
-    e->fetched_at_ms = m->fetched_at_ms;
-    e->attempt = env->attempt > INT32_MAX ? INT32_MAX : (int32_t)env->attempt;
-    e->body_size = m->body.len > UINT32_MAX ? UINT32_MAX : (uint32_t)m->body.len;
-    e->dialect = (uint8_t)dialect_index(d.dialect);
-    e->flags = (uint8_t)((d.accepted ? SE_ACCEPTED : 0) | (m->redelivered ? SE_REDELIVERED : 0) |
-                         (d.error_from_broker ? SE_ERROR_FROM_BROKER : 0) |
-                         (env->defaulted & ED_ID ? SE_ID_DEFAULTED : 0));
-    e->reject = reject_index(s, d.reject_reason);
-    e->dead_at_ms = d.failed_at_ms;
-    if (e->dead_at_ms)
-        e->flags |= SE_DEAD_AT_KNOWN;
-    decoded_free(&d);
+#define TEXT(k) (const unsigned char *)(p->len[k] ? texts + p->off[k] : ""), p->len[k]
+    e->id = arena_put(s, TEXT(SP_ID), err);
+    e->type = intern(s, TEXT(SP_TYPE), err);
+    e->correlation = p->correlation_is_id ? e->id : arena_put(s, TEXT(SP_CORRELATION), err);
+    e->causation = arena_put(s, TEXT(SP_CAUSATION), err);
+    e->queue = intern(s, TEXT(SP_QUEUE), err);
+    e->error = intern(s, TEXT(SP_ERROR), err);
+    e->error_type = intern(s, TEXT(SP_ERROR_TYPE), err);
+#undef TEXT
+    e->first_seen_ms = p->first_seen_ms;
+    e->fetched_at_ms = p->fetched_at_ms;
+    e->attempt = p->attempt;
+    e->body_size = p->body_size;
+    e->dialect = p->dialect;
+    e->flags = p->flags;
+    e->reject = reject_index(s, p->reject);
+    e->dead_at_ms = p->dead_at_ms;
+    return e;
+}
+
+enum status store_append_prepared(struct store *s, const struct store_prep *p, const char *texts,
+                                  unsigned file, uint64_t offset, uint32_t len, struct error *err)
+{
+    if (!file || file > s->n_files || len == UINT32_MAX)
+        return error_set(err, ST_EINVAL, "a prepared record must be in a file of the store");
+    struct store_entry *e = put_entry(s, p, texts, err);
+    if (s->full)
+        return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
+    e->file = (uint8_t)file;
+    e->offset = offset;
+    e->length = len;
+    s->n++;
+    return ST_OK;
+}
+
+static enum status append(struct store *s, const struct message *m, const struct where *w,
+                          int64_t now_ms, struct error *err)
+{
+    const char *line = w->line;
+    size_t line_len = w->len;
+    struct store_prep p;
+    struct strbuf texts;
+    sb_init(&texts);
+    store_prepare(m, now_ms, &p, &texts);
+    struct store_entry *e = put_entry(s, &p, texts.buf, err);
+    sb_free(&texts);
     if (s->full)
         return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
 
-    /* The record, lossless: the line it was read from, or the message written anew. */
+    /* The record, lossless: where it is in its file, the line it was read from, or the
+     * message written anew. */
     size_t before = s->mem.len;
-    if (s->mem.len < s->budget) {
+    if (w->file) {
+        e->file = (uint8_t)w->file;
+        e->offset = w->offset;
+        e->length = (uint32_t)line_len; /* without its newline */
+    } else if (s->mem.len < s->budget) {
         if (line) {
             sb_add(&s->mem, line, line_len);
             sb_addc(&s->mem, '\n');
@@ -420,6 +525,25 @@ static enum status record(const struct store *s, const struct store_entry *e, st
                           struct error *err)
 {
     sb_reset(out);
+    if (e->file) {
+        /* The bytes of the line as read, then the newline the record has in the store. */
+        xgrow((void **)&out->buf, &out->cap, (size_t)e->length + 2, 1);
+        size_t got = 0;
+        while (got < e->length) {
+            ssize_t n =
+                pread(s->files[e->file], out->buf + got, e->length - got, (off_t)(e->offset + got));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return error_set(err, ST_EIO, "cannot read a record back from its file: %s",
+                                 n < 0 ? strerror(errno) : "the file is shorter than it was");
+            got += (size_t)n;
+        }
+        out->buf[got] = '\n';
+        out->len = got + 1;
+        out->buf[out->len] = '\0';
+        return ST_OK;
+    }
     if (!(e->flags & SE_IN_FILE)) {
         sb_add(out, s->mem.buf + e->offset, e->length);
         return ST_OK;

@@ -5,7 +5,8 @@
  * causation, queue, error, attempt, first-seen, dialect, acceptance, body size) that views
  * can sort, filter and draw without touching the message again. The full record (its
  * snapshot line, lossless) is kept in memory up to a budget and spilled past it to a
- * temporary file that is unlinked at once, so nothing is left behind if dlqx dies.
+ * temporary file that is unlinked at once, so nothing is left behind if dlqx dies. A record
+ * read from a regular file is not copied at all: the store keeps where it is in that file.
  * Ids in the canonical UUID form are kept in 16 bytes; types and queues are interned.
  *
  * Ownership: store_new returns a store the caller frees with store_free. Strings returned by
@@ -50,6 +51,8 @@ struct store_entry {
     uint8_t dialect; /* its index in the dialects' table (dialect_at) */
     uint8_t flags;   /* enum store_entry_flag */
     uint16_t reject; /* index into the reject reasons (0: none) */
+    uint8_t file;    /* 0: the record is the store's (memory or spill file); else it is in
+                        the file store_file_add numbered so */
 };
 
 struct store;
@@ -67,6 +70,35 @@ enum status store_append(struct store *s, const struct message *m, int64_t now_m
  * newline) as its record instead of writing it again: for loading files fast. */
 enum status store_append_line(struct store *s, const struct message *m, const char *line,
                               size_t len, int64_t now_ms, struct error *err);
+/* A regular file the records of store_append_at are in: fd is duplicated (the store closes its
+ * copy). Returns the file's number, 0 when it cannot be used (not a regular file, too many
+ * files, no descriptor left): the caller appends with store_append_line then. The file must
+ * not change while the store lives; if it does, store_get reports what it reads back. */
+unsigned store_file_add(struct store *s, int fd);
+/* store_append_line for a record that is line[0, len) and at `offset` in file `file` (from
+ * store_file_add): only where it is is kept. */
+enum status store_append_at(struct store *s, const struct message *m, unsigned file,
+                            uint64_t offset, const char *line, size_t len, int64_t now_ms,
+                            struct error *err);
+/* What the store keeps of a message, decoded apart from the store: store_prepare touches no
+ * store, so a worker thread can decode the next messages while the store takes these. */
+enum { SP_ID, SP_TYPE, SP_CORRELATION, SP_CAUSATION, SP_QUEUE, SP_ERROR, SP_ERROR_TYPE, SP_N };
+struct store_prep {
+    uint32_t off[SP_N], len[SP_N]; /* the texts, in the strbuf given to store_prepare */
+    bool correlation_is_id;
+    uint8_t dialect, flags;
+    int32_t attempt;
+    uint32_t body_size;
+    int64_t first_seen_ms, fetched_at_ms, dead_at_ms;
+    const char *reject; /* a reason code (static), NULL when accepted */
+};
+/* Decodes m; its texts are appended to texts (each cut to STORE_TEXT_MAX - 1 bytes). */
+void store_prepare(const struct message *m, int64_t now_ms, struct store_prep *p,
+                   struct strbuf *texts);
+/* Keeps a prepared message whose record is len bytes (without the newline) at offset in file
+ * (from store_file_add). texts: the buffer store_prepare filled. */
+enum status store_append_prepared(struct store *s, const struct store_prep *p, const char *texts,
+                                  unsigned file, uint64_t offset, uint32_t len, struct error *err);
 size_t store_count(const struct store *s);
 const struct store_entry *store_entry_at(const struct store *s, size_t i);
 

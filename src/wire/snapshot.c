@@ -135,6 +135,7 @@ static bool fill(struct snapshot_reader *r)
 static bool make_room(struct snapshot_reader *r, bool *no_memory)
 {
     if (r->pos > 0) {
+        r->base += r->pos;
         memmove(r->buf, r->buf + r->pos, r->end - r->pos);
         r->end -= r->pos;
         r->pos = 0;
@@ -189,6 +190,7 @@ static enum line_rc read_line(struct snapshot_reader *r, char **line, size_t *le
             dropping = true; /* over the limit whatever follows */
         if (dropping) {
             dropped += scanned;
+            r->base += r->end;
             r->pos = r->end = 0;
             scanned = 0;
         }
@@ -196,6 +198,7 @@ static enum line_rc read_line(struct snapshot_reader *r, char **line, size_t *le
             /* The block cannot grow: the line is dropped, read to its end. */
             dropping = true;
             dropped += r->end - r->pos;
+            r->base += r->end;
             r->pos = r->end = 0;
             scanned = 0;
             if (!r->cap && !make_room(r, &no_memory))
@@ -246,6 +249,7 @@ static void shrink(struct snapshot_reader *r)
     if (!nb)
         return;
     memcpy(nb, r->buf + r->pos, held);
+    r->base += r->pos;
     free(r->buf);
     r->buf = nb;
     r->cap = SNAPSHOT_READ_BLOCK;
@@ -253,7 +257,8 @@ static void shrink(struct snapshot_reader *r)
     r->end = held;
 }
 
-enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err)
+enum snapshot_rc snapshot_read_line(struct snapshot_reader *r, const char **line, size_t *len,
+                                    struct error *err)
 {
     shrink(r);
     for (;;) {
@@ -270,7 +275,6 @@ enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, s
             return SNAP_EOF;
         r->line++;
         if (lr != LINE_OK) {
-            message_init(out);
             char limit[32];
             size_text(r->max_record, limit);
             if (lr == LINE_TOO_LONG)
@@ -285,25 +289,40 @@ enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, s
                           r->name, r->line, n);
             return SNAP_BAD_RECORD;
         }
-        size_t len = n;
-        if (len && s[len - 1] == '\r')
-            len--;
-        if (r->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+        size_t l = n;
+        if (l && s[l - 1] == '\r')
+            l--;
+        if (r->line == 1 && l >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
             s += 3;
-            len -= 3;
+            l -= 3;
         }
-        if (blank(s, len))
+        if (blank(s, l))
             continue;
-        struct error e;
-        error_clear(&e);
-        if (snapshot_parse_line(s, len, out, &e) != ST_OK) {
-            error_set(err, e.code, "%s:%ld: %s", r->name, r->line, e.msg);
-            return SNAP_BAD_RECORD;
-        }
         r->last = s;
-        r->last_len = len;
+        r->last_len = l;
+        r->last_offset = r->base + (uint64_t)(s - r->buf);
+        *line = s;
+        *len = l;
         return SNAP_RECORD;
     }
+}
+
+enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err)
+{
+    const char *s = NULL;
+    size_t len = 0;
+    enum snapshot_rc rc = snapshot_read_line(r, &s, &len, err);
+    if (rc == SNAP_BAD_RECORD)
+        message_init(out);
+    if (rc != SNAP_RECORD)
+        return rc;
+    struct error e;
+    error_clear(&e);
+    if (snapshot_parse_line(s, len, out, &e) != ST_OK) {
+        error_set(err, e.code, "%s:%ld: %s", r->name, r->line, e.msg);
+        return SNAP_BAD_RECORD;
+    }
+    return SNAP_RECORD;
 }
 
 enum status snapshot_parse_line(const char *line, size_t len, struct message *out,

@@ -62,13 +62,23 @@ struct snapshot_reader {
     int fd;           /* >= 0: read(2) on it (a pipe or a terminal); -1: fread */
     const char *last; /* the text of the record last read (in buf), without its newline */
     size_t last_len;
-    size_t max_record; /* the record size limit (snapshot_max_record() when opened) */
+    uint64_t last_offset; /* where last starts in the file (of a regular file read from its
+                             start: the store points its records there) */
+    uint64_t base;        /* the file offset of buf[0] */
+    size_t max_record;    /* the record size limit (snapshot_max_record() when opened) */
 };
 
 void snapshot_reader_open(struct snapshot_reader *r, FILE *f, const char *name);
 void snapshot_reader_close(struct snapshot_reader *r);
 /* Reads the next record; blank lines are skipped. out is initialised by this call. */
 enum snapshot_rc snapshot_read(struct snapshot_reader *r, struct message *out, struct error *err);
+/* snapshot_read without the parse: the next record's line (blank lines skipped, a BOM and the
+ * CR before a newline taken off), *line in the reader's block (NUL after it, valid until the
+ * next call), r->line, last, last_len and last_offset set. SNAP_BAD_RECORD only for a line
+ * over the limit or out of memory; a malformed one is the parse's to find
+ * (snapshot_parse_line, whose error snapshot_read prefixes with "NAME:LINE: "). */
+enum snapshot_rc snapshot_read_line(struct snapshot_reader *r, const char **line, size_t *len,
+                                    struct error *err);
 
 /* One line of JSON (without the newline) into a message: the fast path (snapshot_fast.h)
  * when it is sure, else jansson (snapshot_parse_jansson); the message, or the error, is the

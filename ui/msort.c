@@ -1,0 +1,68 @@
+/*
+ * msort: the explorer's stable merge sort in slices (msort.h).
+ */
+#include "msort.h"
+
+#include <string.h>
+
+#include "job.h"
+
+static int ritem_cmp(const struct msort *m, const struct ritem *x, const struct ritem *y)
+{
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (m->texts && (x->len > 8 || y->len > 8)) {
+        size_t n = x->len < y->len ? x->len : y->len;
+        int c = memcmp(m->texts + m->off[x->pos], m->texts + m->off[y->pos], n);
+        if (c)
+            return c;
+        if (x->len != y->len)
+            return x->len < y->len ? -1 : 1;
+    }
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+bool msort_step(struct msort *m, double until)
+{
+    unsigned tick = 0;
+    while (m->width < m->n) {
+        while (m->lo < m->n) {
+            size_t mid = m->lo + m->width < m->n ? m->lo + m->width : m->n;
+            size_t hi = m->lo + 2 * m->width < m->n ? m->lo + 2 * m->width : m->n;
+            if (!m->merging) {
+                m->i = m->lo;
+                m->j = mid;
+                m->o = m->lo;
+                m->merging = true;
+            }
+            while (m->i < mid && m->j < hi) {
+                if (++tick % 4096 == 0 && job_yield(until))
+                    return false;
+                if (ritem_cmp(m, &m->a[m->j], &m->a[m->i]) < 0)
+                    m->b[m->o++] = m->a[m->j++];
+                else
+                    m->b[m->o++] = m->a[m->i++];
+            }
+            memcpy(m->b + m->o, m->a + m->i, (mid - m->i) * sizeof *m->a);
+            m->o += mid - m->i;
+            memcpy(m->b + m->o, m->a + m->j, (hi - m->j) * sizeof *m->a);
+            m->merging = false;
+            m->lo = hi;
+        }
+        struct ritem *t = m->a;
+        m->a = m->b;
+        m->b = t;
+        m->width *= 2;
+        m->lo = 0;
+    }
+    return true;
+}
+
+void msort_init(struct msort *m, struct ritem *items, struct ritem *tmp, size_t n)
+{
+    memset(m, 0, sizeof *m);
+    m->a = items;
+    m->b = tmp;
+    m->n = n;
+    m->width = 1;
+}
