@@ -67,7 +67,9 @@ bool rx_is_word(uint32_t c)
 {
     if (c < 128)
         return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
-    return c < RX_BAD && iswalnum((wint_t)c);
+    /* A byte of invalid UTF-8 is, to \b \< \>, the Latin-1 character of its value: glibc's
+     * choice, kept so that the two agree on every subject. */
+    return iswalnum((wint_t)(c >= RX_BAD ? c - RX_BAD : c));
 }
 
 static bool set_raw(const struct rx_set *set, uint32_t c)
