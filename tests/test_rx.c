@@ -34,6 +34,7 @@ static bool glibc_match(const regex_t *re, const char *s, size_t n)
     return regexec(re, s, 1, m, REG_STARTEND) == 0;
 }
 
+/* clang-format off */
 /* What a subject is made of: ASCII, two- three- and four-byte characters, a NUL, a byte that
  * is not UTF-8 (and one that starts a sequence it does not finish). */
 static const char *const subject_parts[] = {"a", "b", "x", "y", "A", "B", "_",  " ",  "\n", "0",
@@ -54,6 +55,7 @@ static const char *const regex_parts[] = {
     "\\<",  "\\>",    "\\.",         "\\*",         "\\(",       "[.]",        "[[=a=]]",
     "[[.-.]]",        "\\`",         "\\'",         "x+y",       "(a|aa)",     "[^[:alnum:]_]",
     "[A-Z]", "[[:lower:]]", "[[:blank:]]", "[[:xdigit:]]"};
+/* clang-format on */
 
 /* Random parts joined; *anchor: a ^ or $ outside brackets is among them. */
 static void random_text(unsigned *seed, const char *const *parts, const size_t *sizes,
@@ -81,8 +83,8 @@ static void test_agrees_with_glibc(void **state)
         char src[256], subj[256];
         size_t n, m;
         bool anchor, unused;
-        random_text(&seed, regex_parts, NULL, sizeof regex_parts / sizeof *regex_parts, 7, src,
-                    &n, &anchor);
+        random_text(&seed, regex_parts, NULL, sizeof regex_parts / sizeof *regex_parts, 7, src, &n,
+                    &anchor);
         bool icase = next_rand(&seed) % 3 == 0;
         regex_t g;
         if (regcomp(&g, src, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0)) != 0) {
@@ -94,8 +96,8 @@ static void test_agrees_with_glibc(void **state)
         size_t at = 0;
         struct rx *re = rx_compile(src, n, icase ? RX_ICASE : 0, RX_MAX_STATES, &code, &why, &at);
         if (!re)
-            fail_msg("/%s/%s: glibc accepts it, rx does not: %s at %zu", src, icase ? "i" : "",
-                     why, at);
+            fail_msg("/%s/%s: glibc accepts it, rx does not: %s at %zu", src, icase ? "i" : "", why,
+                     at);
         regexes++;
         for (int k = 0; k < 40; k++) {
             random_text(&seed, subject_parts, subject_sizes,
@@ -138,19 +140,15 @@ static void test_linear_on_blowups(void **state)
         const char *re;
         char fill, last;
     } cases[] = {
-        {"x+y", 'x', 'y'},
-        {"(a|aa)*b", 'a', 'b'},
-        {"(x+x+)+y", 'x', 'y'},
-        {".*.*.*=", 'x', '='},
-        {"(.*x){10}y", 'x', 'y'},
-        {"(a*)*b", 'a', 'b'},
+        {"x+y", 'x', 'y'},     {"(a|aa)*b", 'a', 'b'},   {"(x+x+)+y", 'x', 'y'},
+        {".*.*.*=", 'x', '='}, {"(.*x){10}y", 'x', 'y'}, {"(a*)*b", 'a', 'b'},
     };
     size_t n = 1u << 20;
     char *s = malloc(n + 1);
     assert_non_null(s);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct rx *re = rx_compile(cases[i].re, strlen(cases[i].re), 0, RX_MAX_STATES, NULL,
-                                   NULL, NULL);
+        struct rx *re =
+            rx_compile(cases[i].re, strlen(cases[i].re), 0, RX_MAX_STATES, NULL, NULL, NULL);
         assert_non_null(re);
         memset(s, cases[i].fill, n);
         s[n] = cases[i].last;
@@ -161,8 +159,8 @@ static void test_linear_on_blowups(void **state)
             assert_int_equal(r, with_last);
             assert_int_equal(st.chars, len);
             assert_true(st.steps <= 2 * (uint64_t)(len + 1) * rx_states(re));
-            print_message("%-30s over %zu bytes: %d, %zu states, %.1f steps a byte\n",
-                          cases[i].re, len, r, rx_states(re), (double)st.steps / (double)len);
+            print_message("%-30s over %zu bytes: %d, %zu states, %.1f steps a byte\n", cases[i].re,
+                          len, r, rx_states(re), (double)st.steps / (double)len);
         }
         rx_free(re);
     }
@@ -178,18 +176,32 @@ static void test_utf8_nul_and_bad_bytes(void **state)
         size_t n;
         bool want;
     } cases[] = {
-        {"^.$", "é", 2, true},         {"^.$", "€", 3, true},
-        {"^.$", "😀", 4, true},        {"^..$", "é", 2, false},
-        {"^.$", "\xc3", 1, false},     {"^[^a]$", "\xff", 1, false},
-        {"^\xc3$", "\xc3", 1, true},   {"^\\W$", "\xff", 1, false},
-        {"^.$", "\0", 1, false},       {"^[^a]$", "\0", 1, true},
-        {"a.c", "a\0c", 3, false},     {"a[^b]c", "a\0c", 3, true},
-        {"^a.b$", "a\xc3\xa9\xa9" "b", 5, false}, {"^[[:alpha:]]$", "é", 2, true},
-        {"c$", "abc\0", 4, false},     {"^.{3}$", "a\xe2\x82\xac" "b", 5, true},
+        {"^.$", "é", 2, true},
+        {"^.$", "€", 3, true},
+        {"^.$", "😀", 4, true},
+        {"^..$", "é", 2, false},
+        {"^.$", "\xc3", 1, false},
+        {"^[^a]$", "\xff", 1, false},
+        {"^\xc3$", "\xc3", 1, true},
+        {"^\\W$", "\xff", 1, false},
+        {"^.$", "\0", 1, false},
+        {"^[^a]$", "\0", 1, true},
+        {"a.c", "a\0c", 3, false},
+        {"a[^b]c", "a\0c", 3, true},
+        {"^a.b$",
+         "a\xc3\xa9\xa9"
+         "b",
+         5, false},
+        {"^[[:alpha:]]$", "é", 2, true},
+        {"c$", "abc\0", 4, false},
+        {"^.{3}$",
+         "a\xe2\x82\xac"
+         "b",
+         5, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct rx *re = rx_compile(cases[i].re, strlen(cases[i].re), 0, RX_MAX_STATES, NULL,
-                                   NULL, NULL);
+        struct rx *re =
+            rx_compile(cases[i].re, strlen(cases[i].re), 0, RX_MAX_STATES, NULL, NULL, NULL);
         assert_non_null(re);
         if (rx_match(re, cases[i].s, cases[i].n, NULL) != cases[i].want)
             fail_msg("case %zu: /%s/ should %s", i, cases[i].re, cases[i].want ? "match" : "not");

@@ -244,8 +244,8 @@ static bool read_regex(struct parser *p, struct term *t, const char *what)
     enum rx_error code;
     const char *why = NULL;
     size_t why_at = 0;
-    t->re = rx_compile(src.buf, src.len, t->icase ? RX_ICASE : 0, RX_MAX_STATES, &code, &why,
-                       &why_at);
+    t->re =
+        rx_compile(src.buf, src.len, t->icase ? RX_ICASE : 0, RX_MAX_STATES, &code, &why, &why_at);
     if (!t->re && code == RX_TOO_LARGE) {
         sb_free(&src);
         return fail_hint(p, start, "use smaller repeat counts",

@@ -65,7 +65,7 @@ struct term {
     char *glob; /* the value as a glob: wildcards bare, literal * ? \ escaped */
     size_t glob_len;
     bool has_re;
-    struct rx *re; /* owned */
+    struct rx *re;         /* owned */
     bool has_num, num_int; /* a numeric value (attempt, size, header) */
     int64_t num;
     double dnum;

@@ -150,7 +150,7 @@ static bool ascii_in_class(const char *name, unsigned c)
 
 static bool set_class(struct rxp *p, struct rx_set *set, const char *name, size_t at)
 {
-    static const char *const known[] = {"alpha", "digit", "alnum", "upper", "lower",  "space",
+    static const char *const known[] = {"alpha", "digit", "alnum", "upper", "lower", "space",
                                         "blank", "punct", "print", "graph", "cntrl", "xdigit"};
     bool ok = false;
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
@@ -225,7 +225,6 @@ static int32_t parse_bracket(struct rxp *p)
         size_t at = p->pos;
         uint32_t lo = 0, hi;
         bool is_class;
-        set = &p->re->sets[index]; /* set_class may not move it, but new_set elsewhere can */
         if (!bracket_char(p, set, &lo, &is_class))
             return -1;
         bool range = p->pos + 1 < p->n && p->s[p->pos] == '-' && p->s[p->pos + 1] != ']';
@@ -458,8 +457,8 @@ static int32_t emit(const struct rxp *p, int32_t i, int32_t next)
     }
 }
 
-struct rx *rx_compile(const char *src, size_t n, int flags, size_t max_states,
-                      enum rx_error *code, const char **why, size_t *at)
+struct rx *rx_compile(const char *src, size_t n, int flags, size_t max_states, enum rx_error *code,
+                      const char **why, size_t *at)
 {
     struct rx *re = xcalloc(1, sizeof *re);
     re->icase = flags & RX_ICASE;

@@ -50,8 +50,8 @@ struct rx_stats {
 
 /* Compiles src[0..n) (NULs included). NULL on failure, with *why (static text) and *at (byte
  * offset into src) when given. */
-struct rx *rx_compile(const char *src, size_t n, int flags, size_t max_states,
-                      enum rx_error *code, const char **why, size_t *at);
+struct rx *rx_compile(const char *src, size_t n, int flags, size_t max_states, enum rx_error *code,
+                      const char **why, size_t *at);
 
 /* Whether re matches anywhere in s[0..n); st (optional) gets what it cost. */
 bool rx_match(const struct rx *re, const char *s, size_t n, struct rx_stats *st);
