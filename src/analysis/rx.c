@@ -240,6 +240,10 @@ static int32_t parse_bracket(struct rxp *p)
                 return -1;
             if (is_class)
                 return fail(p, at, "a range cannot end at a character class"), -1;
+            if (p->re->icase) { /* glibc reads the ends in upper case: [+-z]/i is [+-Z]/i */
+                lo = rx_upper(lo);
+                hi = rx_upper(hi);
+            }
             if (hi < lo || hi >= RX_BAD)
                 return fail(p, at, "invalid range in a bracket expression"), -1;
         }

@@ -11,10 +11,13 @@
  *
  * Characters: the subject and the regex are read as UTF-8, one character a step. A byte that
  * does not start a valid UTF-8 sequence is a character of its own which only the same byte
- * written in the regex matches: not ., not a bracket expression, not even a negated one.
- * NUL is a character that . does not match (a negated bracket does). Ignoring case folds
- * ASCII letters, and other letters as the C library's towlower/towupper do (the locale's);
- * [:class:] is POSIX for ASCII and the locale's iswctype for other characters.
+ * written in the regex matches: not ., not a bracket expression, not even a negated one (in
+ * a bracket such a byte matches nothing; as the end of a range it is refused). To \b \< \>
+ * it is the Latin-1 letter of its value, as in glibc. NUL is a character that . does not
+ * match (a negated bracket does). ^ and $ match only at the ends of the subject. Ignoring
+ * case folds ASCII letters, and others as the locale's towlower/towupper do, and reads a
+ * range's ends in upper case (glibc's way: [+-z] is [+-Z]); [:class:] is POSIX for ASCII
+ * and the locale's iswctype beyond.
  *
  * Ownership: rx_compile returns a new automaton, freed by rx_free. Errors: a message (static
  * text) and the byte offset in the source where it was found.

@@ -66,6 +66,8 @@ struct rx {
 uint32_t rx_decode(const unsigned char *s, size_t n, size_t i, size_t *len);
 /* Case folding as the matcher does it (ASCII, then the locale's towlower). */
 uint32_t rx_fold(uint32_t c);
+/* The other way: ASCII, then the locale's towupper. */
+uint32_t rx_upper(uint32_t c);
 /* ASCII and the locale's classes: a word character (\w, \b). */
 bool rx_is_word(uint32_t c);
 

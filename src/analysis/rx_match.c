@@ -53,7 +53,7 @@ uint32_t rx_fold(uint32_t c)
     return l >= 128 && l < RX_BAD ? (uint32_t)l : c; /* ASCII letters fold only to ASCII */
 }
 
-static uint32_t rx_upper(uint32_t c)
+uint32_t rx_upper(uint32_t c)
 {
     if (c < 128)
         return c >= 'a' && c <= 'z' ? c - 32 : c;
