@@ -8,10 +8,11 @@
  * Regexes that are not valid UTF-8 are only compiled and run (glibc reads a stray byte in
  * a bracket expression as the Latin-1 character, rx as nothing; rx.h). Checks:
  *   - rx_compile never fails on a regex glibc's regcomp accepts, unless the automaton is over
- *     RX_MAX_STATES (nothing is asked of glibc then: regcomp would build it);
- *   - rx_match and regexec (REG_STARTEND) agree, but for the one difference rx.h documents:
- *     a ^ or $ inside a regex next to a newline (skipped when the regex has ^ or $ and the
- *     subject a newline);
+ *     RX_MAX_STATES (nothing is asked of glibc then: regcomp would build it) or a count over
+ *     255 (the filter refuses those first);
+ *   - rx_match and regexec (REG_STARTEND) agree, but for the differences rx.h documents: a ^
+ *     or $ inside a regex next to a newline (skipped when the regex has ^ or $ and the
+ *     subject a newline), and an escaped lowercase letter ignoring case (\d/i);
  *   - the cost stays linear: steps <= 2 x (characters + 1) x states.
  */
 #include <locale.h>
@@ -44,6 +45,16 @@ static bool valid_utf8(const char *s, size_t n)
         if (rx_decode((const unsigned char *)s, n, i, &len) >= RX_BAD)
             return false;
     return true;
+}
+
+/* An escaped lowercase ASCII letter other than the GNU escapes: glibc never matches one when
+ * ignoring case (\d/i matches nothing); rx matches the letter, ignoring case (rx.h). */
+static bool escaped_lower(const char *src)
+{
+    for (const char *b = strchr(src, '\\'); b && b[1]; b = strchr(b + 2, '\\'))
+        if (b[1] >= 'a' && b[1] <= 'z' && !strchr("wsb", b[1]))
+            return true;
+    return false;
 }
 
 /* rx_match, whose cost must stay within its bound. */
@@ -102,14 +113,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     regex_t g;
     int rc = regcomp(&g, src, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
-    if (rc == 0 && !re) {
+    if (rc == 0 && !re && !strstr(why, "repeat count over")) { /* the filter's bound too */
         fprintf(stderr, "fuzz_rx: glibc accepts /%s/, rx does not: %s at %zu\n", src, why, at);
         abort();
     }
-    if (rc == 0) {
+    if (rc == 0 && re) {
         bool got = run_checked(re, src, subj, slen);
         bool anchor = strchr(src, '^') || strchr(src, '$');
-        if (!(anchor && memchr(subj, '\n', slen))) {
+        if (!(anchor && memchr(subj, '\n', slen)) && !(icase && escaped_lower(src))) {
             regmatch_t m[1] = {{.rm_so = 0, .rm_eo = (regoff_t)slen}};
             bool want = regexec(&g, subj, 1, m, REG_STARTEND) == 0;
             if (want != got) {
@@ -122,6 +133,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (re) {
         run_checked(re, src, subj, slen);
     }
+    if (rc == 0 && !re)
+        regfree(&g);
     rx_free(re);
     free(subj);
     free(src);

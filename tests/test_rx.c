@@ -157,7 +157,7 @@ static void test_linear_on_blowups(void **state)
             struct rx_stats st;
             bool r = rx_match(re, s, len, &st);
             assert_int_equal(r, with_last);
-            assert_int_equal(st.chars, len);
+            assert_true(st.chars <= len);
             assert_true(st.steps <= 2 * (uint64_t)(len + 1) * rx_states(re));
             print_message("%-30s over %zu bytes: %d, %zu states, %.1f steps a byte\n", cases[i].re,
                           len, r, rx_states(re), (double)st.steps / (double)len);

@@ -492,6 +492,7 @@ struct rx *rx_compile(const char *src, size_t n, int flags, size_t max_states, e
     int32_t match = add_state(re, RX_MATCH, 0, -1, -1);
     re->start = emit(&p, root, match);
     free(p.nodes);
+    rx_prepare_skip(re);
     if (code)
         *code = RX_OK;
     return re;

@@ -14,7 +14,9 @@
  * written in the regex matches: not ., not a bracket expression, not even a negated one (in
  * a bracket such a byte matches nothing; as the end of a range it is refused). To \b \< \>
  * it is the Latin-1 letter of its value, as in glibc. NUL is a character that . does not
- * match (a negated bracket does). ^ and $ match only at the ends of the subject. Ignoring
+ * match (a negated bracket does). ^ and $ match only at the ends of the subject (glibc also
+ * matched one inside a regex next to a newline the regex read: a\n^b), and with RX_ICASE
+ * \d (any escaped letter) matches d or D (glibc's matched nothing). Ignoring
  * case folds ASCII letters, and others as the locale's towlower/towupper do, and reads a
  * range's ends in upper case (glibc's way: [+-z] is [+-Z]); [:class:] is POSIX for ASCII
  * and the locale's iswctype beyond.

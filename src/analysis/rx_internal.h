@@ -60,12 +60,18 @@ struct rx {
     struct rx_set *sets; /* owned */
     size_t n_sets;
     bool icase;
+    /* The first bytes a match can start with, when no thread is alive: none of 0x80-0xbf, so
+     * a byte found is where a character starts (rx_prepare_skip). */
+    bool skip;
+    uint32_t first[8];
 };
 
 /* The character at s[i] (i < n) and its length in bytes. */
 uint32_t rx_decode(const unsigned char *s, size_t n, size_t i, size_t *len);
 /* Case folding as the matcher does it (ASCII, then the locale's towlower). */
 uint32_t rx_fold(uint32_t c);
+/* Sets re->skip and re->first from the automaton. */
+void rx_prepare_skip(struct rx *re);
 /* The other way: ASCII, then the locale's towupper. */
 uint32_t rx_upper(uint32_t c);
 /* ASCII and the locale's classes: a word character (\w, \b). */

@@ -8,6 +8,7 @@
 #include "rx.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <wctype.h>
 
 #include "rx_internal.h"
@@ -91,6 +92,84 @@ static bool set_has(const struct rx_set *set, uint32_t c, bool icase)
         return false; /* a byte of invalid UTF-8 is in no bracket expression, even [^…] */
     bool in = set_raw(set, c) || (icase && (set_raw(set, rx_fold(c)) || set_raw(set, rx_upper(c))));
     return in != set->negated;
+}
+
+/* ---- skipping ahead: with no thread alive, only a byte that can start a match matters ---- */
+
+static void first_add(struct rx *re, unsigned b)
+{
+    if (b >= 0x80 && b <= 0xbf)
+        re->skip = false; /* not where a character starts: do not skip at all */
+    re->first[b >> 5] |= 1u << (b & 31);
+}
+
+static void first_add_lead_bytes(struct rx *re)
+{
+    for (unsigned b = 0xc2; b <= 0xf4; b++)
+        first_add(re, b);
+}
+
+static void first_of(struct rx *re, const struct rx_state *st)
+{
+    if (st->op == RX_SET) {
+        for (unsigned c = 0; c < 128; c++)
+            if (set_has(&re->sets[st->x], c, re->icase))
+                first_add(re, c);
+        first_add_lead_bytes(re); /* conservative: any character past ASCII */
+    } else if (st->x >= RX_BAD) {
+        first_add(re, st->x - RX_BAD);
+    } else if (st->x < 128) {
+        first_add(re, st->x);
+        if (re->icase)
+            first_add(re, rx_upper(st->x));
+    } else if (re->icase) {
+        first_add_lead_bytes(re);
+    } else {
+        first_add(re, st->x < 0x800     ? 0xc0 | st->x >> 6
+                      : st->x < 0x10000 ? 0xe0 | st->x >> 12
+                                        : 0xf0 | st->x >> 18);
+    }
+}
+
+void rx_prepare_skip(struct rx *re)
+{
+    /* The states the start reaches without a character, assertions taken as holding. */
+    re->skip = true;
+    memset(re->first, 0, sizeof re->first);
+    bool *seen = xcalloc(re->n_st, sizeof *seen);
+    int32_t *stack = xmalloc(re->n_st * sizeof *stack);
+    size_t top = 0;
+    stack[top++] = re->start;
+    seen[re->start] = true;
+    while (top && re->skip) {
+        const struct rx_state *st = &re->st[stack[--top]];
+        int32_t to[2] = {-1, -1};
+        if (st->op == RX_MATCH)
+            re->skip = false; /* the empty string matches */
+        else if (st->op == RX_SPLIT)
+            to[0] = st->out, to[1] = st->out1;
+        else if (st->op == RX_ASSERT)
+            to[0] = st->out;
+        else
+            first_of(re, st);
+        for (int k = 0; k < 2; k++)
+            if (to[k] >= 0 && !seen[to[k]]) {
+                seen[to[k]] = true;
+                stack[top++] = to[k];
+            }
+    }
+    free(seen);
+    free(stack);
+}
+
+/* The character that ends at q (0 < q <= n), as reading from the start would find it. */
+static uint32_t char_before(const unsigned char *s, size_t q)
+{
+    size_t k = q - 1, len;
+    while (k > 0 && q - k < 4 && (s[k] & 0xc0) == 0x80)
+        k--;
+    uint32_t c = rx_decode(s, q, k, &len);
+    return k + len == q ? c : RX_BAD + s[q - 1];
 }
 
 /* Where the lists are built: the position's neighbours decide the assertions. */
@@ -198,6 +277,22 @@ bool rx_match(const struct rx *re, const char *subject, size_t n, struct rx_stat
             r.steps++;
             if (ok)
                 add(&r, st->out, nxt, &nnxt);
+        }
+        if (nnxt == 0 && re->skip && at < n && !(re->first[s[at] >> 5] >> (s[at] & 31) & 1)) {
+            /* Nothing alive: on to the next byte a match can start with (a character's
+             * first byte, so the characters read from there are those read from the start). */
+            size_t q = at;
+            while (q < n && !(re->first[s[q] >> 5] >> (s[q] & 31) & 1))
+                q++;
+            if (q == n) {
+                chars++;
+                break; /* and the empty string does not match: skip is false then */
+            }
+            at = q;
+            c2 = rx_decode(s, n, at, &len2);
+            r.prev = char_before(s, at);
+            r.next = c2;
+            r.eol = false;
         }
         add(&r, re->start, nxt, &nnxt);
         int32_t *t = cur;
