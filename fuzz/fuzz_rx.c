@@ -11,9 +11,9 @@
  *     refused, such as ranges past ASCII in C.UTF-8), unless the automaton is over
  *     RX_MAX_STATES (nothing is asked of glibc then: regcomp would build it) or a count over
  *     255 (the filter refuses those first);
- *   - rx_match and regexec (REG_STARTEND) agree (regexes of up to 500 states: regcomp is
- *     slow on more), but for the differences rx.h documents: a ^ or $ inside a regex next
- *     to a newline (skipped when the regex has ^ or $ and the subject a newline), and an
+ *   - rx_match and regexec (REG_STARTEND) agree (regexes of up to 500 states, without many
+ *     repeats: regcomp is slow on them), but for the differences rx.h documents: a ^ or $ inside a
+ * regex next to a newline (skipped when the regex has ^ or $ and the subject a newline), and an
  *     escaped lowercase letter ignoring case (\d/i);
  *   - the cost stays linear: steps <= 2 x (characters + 1) x states.
  */
@@ -56,6 +56,20 @@ static bool escaped_lower(const char *src)
     for (const char *b = strchr(src, '\\'); b && b[1]; b = strchr(b + 2, '\\'))
         if (b[1] >= 'a' && b[1] <= 'z' && !strchr("wsb", b[1]))
             return true;
+    return false;
+}
+
+/* Repeats glibc's regcomp takes seconds over: three stacked (a?+++), or more than eight. */
+static bool stacked_repeats(const char *src)
+{
+    size_t run = 0, all = 0;
+    for (const char *c = src; *c; c++) {
+        bool q = strchr("*+?{", *c) != NULL;
+        run = q ? run + 1 : *c == '}' ? run : 0;
+        all += q;
+        if (run >= 3 || all > 8)
+            return true;
+    }
     return false;
 }
 
@@ -113,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(src);
         return 0;
     }
-    if (re && rx_states(re) > 500) {
+    if (re && (rx_states(re) > 500 || stacked_repeats(src))) {
         /* glibc's regcomp is slow on big automata (stacked repeats): only rx is run. */
         run_checked(re, src, subj, slen);
         rx_free(re);

@@ -242,9 +242,7 @@ static bool read_regex(struct parser *p, struct term *t, const char *what)
      * to vet: stacked repeats ('?+++++++++++) take it seconds to compile. */
     enum rx_error code;
     const char *why = NULL;
-    size_t why_at = 0;
-    t->re =
-        rx_compile(src.buf, src.len, t->icase ? RX_ICASE : 0, RX_MAX_STATES, &code, &why, &why_at);
+    t->re = rx_compile(src.buf, src.len, t->icase ? RX_ICASE : 0, RX_MAX_STATES, &code, &why, NULL);
     if (!t->re) {
         sb_free(&src);
         if (code == RX_TOO_LARGE)
