@@ -368,6 +368,8 @@ static int32_t parse_repeats(struct rxp *p, int32_t atom, bool anchor)
             if (!read_count(p, &min, &has_min))
                 return -1;
             comma = p->pos < p->n && p->s[p->pos] == ',';
+            if (!comma && p->pos + 1 < p->n && p->s[p->pos] == '\\' && p->s[p->pos + 1] == ',')
+                comma = true, p->pos++; /* glibc reads an escaped comma there as a comma */
             p->pos += comma;
             if (!read_count(p, &max, &has_max))
                 return -1;
