@@ -38,8 +38,9 @@ uint32_t rx_decode(const unsigned char *s, size_t n, size_t i, size_t *len)
             return RX_BAD + b;
         c = c << 6 | (s[i + k] & 0x3f);
     }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return RX_BAD + b; /* overlong, past Unicode, or a surrogate */
+    if (c < min || c > 0x10ffff)
+        return RX_BAD + b; /* overlong, or past Unicode; a surrogate is a character, as glibc
+                              has it */
     *len = need + 1;
     return c;
 }
