@@ -262,8 +262,10 @@ static int32_t class_set(struct rxp *p, const char *class, bool negated, bool un
         set_class(p, set, class, p->pos);
     if (underscore)
         set_add(set, '_', '_');
-    if (!class && !underscore)
+    if (!class && !underscore) {
         set_add(set, 0, 0);
+        set->dot = true;
+    }
     return node(p, A_SET, index, -1, -1);
 }
 

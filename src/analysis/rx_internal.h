@@ -51,6 +51,7 @@ struct rx_set {
     wctype_t classes[RX_MAX_CLASSES]; /* asked only of characters past ASCII */
     size_t n_classes;
     bool negated;
+    bool dot; /* . : the one set an encoded surrogate is in (glibc's way) */
 };
 
 struct rx {

@@ -91,6 +91,8 @@ static bool set_has(const struct rx_set *set, uint32_t c, bool icase)
 {
     if (c >= RX_BAD)
         return false; /* a byte of invalid UTF-8 is in no bracket expression, even [^…] */
+    if (c >= 0xd800 && c <= 0xdfff)
+        return set->dot; /* nor is a surrogate, which only . matches */
     bool in = set_raw(set, c) || (icase && (set_raw(set, rx_fold(c)) || set_raw(set, rx_upper(c))));
     return in != set->negated;
 }
