@@ -14,7 +14,8 @@
  *   - rx_match and regexec (REG_STARTEND) agree (regexes of up to 500 states, without many
  *     repeats: regcomp is slow on them), but for the differences rx.h documents: a ^ or $ inside a
  * regex next to a newline (skipped when the regex has ^ or $ and the subject a newline), and an
- *     escaped lowercase letter ignoring case (\d/i);
+ *     escaped lowercase letter ignoring case (\d/i), and encoded surrogates (glibc is not
+ *     consistent about them: skipped);
  *   - the cost stays linear: steps <= 2 x (characters + 1) x states.
  */
 #include <locale.h>
@@ -70,6 +71,16 @@ static bool stacked_repeats(const char *src)
         if (run >= 3 || all > 8)
             return true;
     }
+    return false;
+}
+
+/* An encoded surrogate (ed a0-bf ..): glibc's . matches one in some regexes and not in others
+ * (_. matches _ and a surrogate, \w_. does not match 7_ and one); rx's . always does. */
+static bool has_surrogate(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if ((unsigned char)s[i] == 0xed && ((unsigned char)s[i + 1] & 0xe0) == 0xa0)
+            return true;
     return false;
 }
 
@@ -146,7 +157,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0 && re) {
         bool got = run_checked(re, src, subj, slen);
         bool anchor = strchr(src, '^') || strchr(src, '$');
-        if (!(anchor && memchr(subj, '\n', slen)) && !(icase && escaped_lower(src))) {
+        if (!(anchor && memchr(subj, '\n', slen)) && !(icase && escaped_lower(src)) &&
+            !has_surrogate(subj, slen) && !has_surrogate(src, rlen)) {
             regmatch_t m[1] = {{.rm_so = 0, .rm_eo = (regoff_t)slen}};
             bool want = regexec(&g, subj, 1, m, REG_STARTEND) == 0;
             if (want != got) {
