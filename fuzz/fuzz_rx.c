@@ -14,8 +14,8 @@
  *   - rx_match and regexec (REG_STARTEND) agree (regexes of up to 500 states, without many
  *     repeats: regcomp is slow on them), but for the differences rx.h documents: a ^ or $ inside a
  * regex next to a newline (skipped when the regex has ^ or $ and the subject a newline), and an
- *     escaped lowercase letter ignoring case (\d/i), and encoded surrogates (glibc is not
- *     consistent about them: skipped);
+ *     escaped lowercase letter ignoring case (\d/i), encoded surrogates (glibc is not
+ *     consistent about them) and sequences past U+10FFFF (skipped);
  *   - the cost stays linear: steps <= 2 x (characters + 1) x states.
  */
 #include <locale.h>
@@ -75,11 +75,14 @@ static bool stacked_repeats(const char *src)
 }
 
 /* An encoded surrogate (ed a0-bf ..): glibc's . matches one in some regexes and not in others
- * (_. matches _ and a surrogate, \w_. does not match 7_ and one); rx's . always does. */
+ * (_. matches _ and a surrogate, \w_. does not match 7_ and one); rx's . always does. And
+ * f4-ff, which may begin a sequence past U+10FFFF: glibc reads one (f4 bf 98 80) as a
+ * character, rx as four bytes of invalid UTF-8. */
 static bool has_surrogate(const char *s, size_t n)
 {
-    for (size_t i = 0; i + 1 < n; i++)
-        if ((unsigned char)s[i] == 0xed && ((unsigned char)s[i + 1] & 0xe0) == 0xa0)
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0xf4 ||
+            (i + 1 < n && (unsigned char)s[i] == 0xed && ((unsigned char)s[i + 1] & 0xe0) == 0xa0))
             return true;
     return false;
 }
