@@ -122,7 +122,7 @@ static void test_errors(void **state)
     };
     check_bad(bad, sizeof bad / sizeof *bad);
     check_unknown_dialect();
-    /* regcomp's own words follow "invalid regex: " (they depend on the C library). */
+    /* rx's own words follow "invalid regex: " (src/analysis/rx.c). */
     struct filter *rf = NULL;
     struct error rerr;
     size_t rcol = 0;

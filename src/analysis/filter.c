@@ -8,7 +8,6 @@
  */
 #include "filter.h"
 
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,13 +238,18 @@ static bool read_regex(struct parser *p, struct term *t, const char *what)
             return fail_at(p, start, "an empty regex after %s", what);
         return fail_at(p, start, "a regex longer than %d bytes", MAX_REGEX);
     }
-    int rc = regcomp(&t->re, src.buf, REG_EXTENDED | REG_NOSUB | (t->icase ? REG_ICASE : 0));
-    if (rc != 0) {
-        char msg[160];
-        regerror(rc, &t->re, msg, sizeof msg);
-        regfree(&t->re);
+    /* dlqx's own engine (rx.h), linear in what it matches. glibc's regcomp is not asked even
+     * to vet: stacked repeats ('?+++++++++++) take it seconds to compile. */
+    enum rx_error code;
+    const char *why = NULL;
+    t->re = rx_compile(src.buf, src.len, t->icase ? RX_ICASE : 0, RX_MAX_STATES, &code, &why, NULL);
+    if (!t->re) {
         sb_free(&src);
-        return fail_at(p, start, "invalid regex: %s", msg);
+        if (code == RX_TOO_LARGE)
+            return fail_hint(p, start, "use smaller repeat counts",
+                             "a regex too large: its automaton would have over %d states",
+                             RX_MAX_STATES);
+        return fail_at(p, start, "invalid regex: %s", why);
     }
     t->has_re = true;
     t->text = sb_detach(&src, &t->len);
@@ -293,8 +297,7 @@ static void term_free(struct term *t)
 {
     if (!t)
         return;
-    if (t->has_re)
-        regfree(&t->re);
+    rx_free(t->re);
     free(t->header);
     free(t->text);
     free(t->glob);

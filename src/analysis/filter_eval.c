@@ -7,7 +7,6 @@
 #include "filter.h"
 
 #include <limits.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,19 +305,10 @@ static void memo_put(const struct filter *f, uint64_t key, bool value)
     m->slot[h].value = value;
 }
 
+/* Linear in the text (rx.h): a dead letter's body is the sender's, and can be megabytes. */
 static bool re_match(const struct term *t, const char *s, size_t n)
 {
-#ifdef REG_STARTEND
-    regmatch_t m[1];
-    m[0].rm_so = 0;
-    m[0].rm_eo = (regoff_t)(n > INT_MAX ? INT_MAX : n);
-    return regexec(&t->re, s, 1, m, REG_STARTEND) == 0;
-#else
-    char *z = xstrndup(s, n);
-    bool r = regexec(&t->re, z, 0, NULL, 0) == 0;
-    free(z);
-    return r;
-#endif
+    return rx_match(t->re, s, n, NULL);
 }
 
 /* The positive form of a text operator (NE is the negation of EQ, applied by the caller). */

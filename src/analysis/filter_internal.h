@@ -6,12 +6,12 @@
 #ifndef DLQX_FILTER_INTERNAL_H
 #define DLQX_FILTER_INTERNAL_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "filter.h"
+#include "rx.h"
 
 enum fkind { FK_TEXT, FK_NUMBER, FK_DURATION, FK_TIME, FK_SIZE, FK_HEADER, FK_BODY };
 
@@ -65,7 +65,7 @@ struct term {
     char *glob; /* the value as a glob: wildcards bare, literal * ? \ escaped */
     size_t glob_len;
     bool has_re;
-    regex_t re;
+    struct rx *re;         /* owned */
     bool has_num, num_int; /* a numeric value (attempt, size, header) */
     int64_t num;
     double dnum;
