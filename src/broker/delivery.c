@@ -11,13 +11,13 @@
 
 void delivery_init(struct delivery *d)
 {
-    memset(d, 0, sizeof *d);
-    message_init(&d->m);
+    memset(d, 0, sizeof *d); /* d->m is made when a delivery begins */
 }
 
 void delivery_clear(struct delivery *d)
 {
-    message_free(&d->m);
+    if (d->stage != 0)
+        message_free(&d->m);
     delivery_init(d);
 }
 
@@ -37,9 +37,7 @@ static enum delivery_got whole(struct delivery *d, struct message *out, uint64_t
 {
     *out = d->m;
     *tag = d->tag;
-    message_init(&d->m);
-    d->stage = 0;
-    d->size = d->got = 0;
+    delivery_init(d);
     return DG_MESSAGE;
 }
 

@@ -27,7 +27,8 @@ struct delivery {
     int stage; /* 0: none begun; 1: the content header awaited; 2: body frames awaited */
     uint64_t tag;
     uint64_t size, got;
-    struct message m; /* exchange, routing key, redelivered, properties, headers, body */
+    struct message
+        m; /* exchange, routing key, redelivered, properties, headers, body (stage > 0) */
 };
 
 enum delivery_got {
@@ -38,6 +39,7 @@ enum delivery_got {
                  *kind and err say which (conn_read_interrupt's kinds) */
 };
 
+/* An empty delivery (all zero bytes are one too). */
 void delivery_init(struct delivery *d);
 /* Forgets a part-read delivery (a read begun again, a peek ended). */
 void delivery_clear(struct delivery *d);
