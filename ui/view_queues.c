@@ -83,7 +83,7 @@ static struct qrow *add_row(struct queues_state *s, size_t *cap)
     struct qrow *r = &s->rows[s->n++];
     memset(r, 0, sizeof *r);
     r->in_rate = -1;
-    r->growth = NAN;
+    r->growth = (double)NAN; /* NAN is a float: clang -Wdouble-promotion */
     r->ready = r->unacked = r->consumers = -1;
     return r;
 }
