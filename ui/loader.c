@@ -191,7 +191,7 @@ struct loader *loader_start(struct snapshot_reader *r, int64_t now_ms, int worke
         workers = 1;
     if (workers > MAX_WORKERS)
         workers = MAX_WORKERS;
-    while (l->workers < workers && pthread_create(&l->thread[l->workers], NULL, worker, l) == 0)
+    while (l->workers < workers && thread_start_quiet(&l->thread[l->workers], worker, l) == 0)
         l->workers++;
     if (!l->workers) {
         loader_stop(l);

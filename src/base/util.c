@@ -3,6 +3,8 @@
  */
 #include "util.h"
 
+#include <signal.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,4 +342,14 @@ void time_format_ago(int64_t ms, int64_t now_ms, char out[TIME_AGO_MAX])
     double s = (double)(now_ms - ms) / 1000.0;
     duration_format(s < 0 ? -s : s, dur);
     snprintf(out, TIME_AGO_MAX, "%s (%s %s)", t, s < 0 ? "in" : dur, s < 0 ? dur : "ago");
+}
+
+int thread_start_quiet(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }

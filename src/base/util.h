@@ -9,6 +9,7 @@
 #ifndef DLQX_UTIL_H
 #define DLQX_UTIL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,5 +88,10 @@ static inline uint64_t hash_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* pthread_create with every signal blocked in the new thread: a helper thread (the journal's
+ * committer, the explorer's loaders) never takes a SIGINT, SIGTERM, SIGHUP or SIGWINCH meant
+ * for the thread that waits for them, whose wait it would then not interrupt. */
+int thread_start_quiet(pthread_t *t, void *(*fn)(void *), void *arg);
 
 #endif

@@ -220,7 +220,7 @@ static bool committer_start(struct journal *j)
     pthread_cond_init(&cm->work, NULL);
     pthread_cond_init(&cm->done, NULL);
     j->cm = cm;
-    if (pthread_create(&cm->thread, NULL, committer_main, j) != 0) {
+    if (thread_start_quiet(&cm->thread, committer_main, j) != 0) {
         j->cm = NULL;
         pthread_cond_destroy(&cm->work);
         pthread_cond_destroy(&cm->done);
