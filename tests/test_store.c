@@ -413,6 +413,65 @@ static void test_records_in_their_file(void **state)
     store_free(s);
 }
 
+/* A file written again while its records are in the store (a shell's `>` onto the snapshot
+ * open in the explorer) is refused, not read as if it were the same: shorter, or grown with its
+ * lines moved. A file that only grew (still being written) is read as before. */
+static void test_file_written_again(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    struct strbuf all;
+    sb_init(&all);
+    for (size_t i = 0; i < 20; i++) {
+        struct message m;
+        make(&m, i);
+        snapshot_format(&m, &all);
+        message_free(&m);
+    }
+    fwrite(all.buf, 1, all.len, f);
+    fflush(f);
+    rewind(f);
+    struct store *s = NULL;
+    struct error err;
+    assert_int_equal(store_new(0, NULL, &s, &err), ST_OK);
+    unsigned file = store_file_add(s, fileno(f));
+    assert_int_equal(file, 1);
+    struct snapshot_reader r;
+    snapshot_reader_open(&r, f, "t");
+    struct message m, got;
+    while (snapshot_read(&r, &m, &err) == SNAP_RECORD) {
+        assert_int_equal(store_append_at(s, &m, file, r.last_offset, r.last, r.last_len, 0, &err),
+                         ST_OK);
+        message_free(&m);
+    }
+    snapshot_reader_close(&r);
+    assert_int_equal(store_count(s), 20);
+    int fd = fileno(f);
+    /* Grown: read as before. */
+    assert_int_equal(pwrite(fd, all.buf, 200, (off_t)all.len), 200);
+    assert_int_equal(store_get(s, 3, &got, &err), ST_OK);
+    message_free(&got);
+    /* Written again, longer, every line one byte later: refused. */
+    struct strbuf again;
+    sb_init(&again);
+    sb_addc(&again, ' ');
+    sb_add(&again, all.buf, all.len);
+    sb_add(&again, all.buf, 400);
+    assert_int_equal(ftruncate(fd, 0), 0);
+    assert_int_equal(pwrite(fd, again.buf, again.len, 0), (ssize_t)again.len);
+    assert_int_equal(store_get(s, 3, &got, &err), ST_EIO);
+    assert_non_null(strstr(err.msg, "written again"));
+    /* Shorter: refused. */
+    assert_int_equal(ftruncate(fd, (off_t)all.len / 2), 0);
+    assert_int_equal(store_get(s, 0, &got, &err), ST_EIO);
+    assert_non_null(strstr(err.msg, "written again"));
+    sb_free(&again);
+    sb_free(&all);
+    fclose(f);
+    store_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_unreadable_record),
         cmocka_unit_test(test_uuid_ids),
         cmocka_unit_test(test_records_in_their_file),
+        cmocka_unit_test(test_file_written_again),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }

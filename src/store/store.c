@@ -48,6 +48,10 @@ struct store {
     uint16_t n_rejects;
     uint64_t seed;  /* of the interning table's hash: hostile texts cannot aim at its slots */
     int files[256]; /* store_file_add's descriptors, from 1 */
+    struct file_seen {
+        off_t size;
+        struct timespec mtime;
+    } seen[256]; /* each file as last seen: a record is read back only from the same file */
     unsigned n_files;
 };
 
@@ -359,7 +363,31 @@ unsigned store_file_add(struct store *s, int fd)
     if (copy < 0)
         return 0;
     s->files[++s->n_files] = copy;
+    s->seen[s->n_files].size = st.st_size;
+    s->seen[s->n_files].mtime = st.st_mtim;
     return s->n_files;
+}
+
+/* Whether file f is still the file its records were read from. It may have grown (a snapshot
+ * still being written); written again in place (a shell's `>` onto it, an editor) it is not:
+ * shorter than it was, or changed at the same size. The byte after a record is checked too
+ * (record()), which a rewrite that grew it seldom leaves a newline. */
+static enum status file_same(struct store *s, unsigned f, struct error *err)
+{
+    struct stat st;
+    struct file_seen *w = &s->seen[f];
+    if (fstat(s->files[f], &st) != 0)
+        return error_set(err, ST_EIO, "cannot read a record back from its file: %s",
+                         strerror(errno));
+    bool same_time = st.st_mtim.tv_sec == w->mtime.tv_sec && st.st_mtim.tv_nsec == w->mtime.tv_nsec;
+    if (st.st_size < w->size || (st.st_size == w->size && !same_time))
+        return error_set(err, ST_EIO,
+                         "the snapshot file was written again since dlqx read it (it is %s): "
+                         "open it again to see what it holds now",
+                         st.st_size < w->size ? "shorter" : "changed");
+    w->size = st.st_size;
+    w->mtime = st.st_mtim;
+    return ST_OK;
 }
 
 enum status store_append_at(struct store *s, const struct message *m, unsigned file,
@@ -526,19 +554,31 @@ static enum status record(const struct store *s, const struct store_entry *e, st
 {
     sb_reset(out);
     if (e->file) {
-        /* The bytes of the line as read, then the newline the record has in the store. */
-        xgrow((void **)&out->buf, &out->cap, (size_t)e->length + 2, 1);
+        /* The bytes of the line as read, then the newline the record has in the store; the
+         * byte after it in the file ends the line (a newline, a CR before one, or the end). */
+        enum status fs = file_same((struct store *)(uintptr_t)s, e->file, err);
+        if (fs != ST_OK)
+            return fs;
+        xgrow((void **)&out->buf, &out->cap, (size_t)e->length + 3, 1);
         size_t got = 0;
-        while (got < e->length) {
-            ssize_t n =
-                pread(s->files[e->file], out->buf + got, e->length - got, (off_t)(e->offset + got));
+        while (got < (size_t)e->length + 1) {
+            ssize_t n = pread(s->files[e->file], out->buf + got, e->length + 1 - got,
+                              (off_t)(e->offset + got));
             if (n < 0 && errno == EINTR)
                 continue;
+            if (n == 0 && got == e->length)
+                break; /* the last line, without a newline */
             if (n <= 0)
                 return error_set(err, ST_EIO, "cannot read a record back from its file: %s",
                                  n < 0 ? strerror(errno) : "the file is shorter than it was");
             got += (size_t)n;
         }
+        if (got > e->length && out->buf[e->length] != '\n' && out->buf[e->length] != '\r')
+            return error_set(err, ST_EIO,
+                             "the snapshot file was written again since dlqx read it (a record "
+                             "no longer ends where it did): open it again to see what it holds "
+                             "now");
+        got = e->length;
         out->buf[got] = '\n';
         out->len = got + 1;
         out->buf[out->len] = '\0';
