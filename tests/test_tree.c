@@ -1,8 +1,9 @@
 /*
  * test_tree: the causal forest — linking, placeholders, cycles, duplicates, queries, tags
- * across rebuilds, deep chains and the rendered text (golden strings).
+ * across rebuilds and a randomised check against a brute-force reading of the rules. The
+ * rendered text, escaping, ids with NUL bytes and deep chains: test_tree_render.c.
  */
-#include "testutil.h"
+#include "tree_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,59 +11,6 @@
 
 #include "tree.h"
 #include "util.h"
-
-/* A message as three C strings: correlation, id, causation ("" = none). */
-struct row {
-    const char *corr, *id, *cause;
-};
-
-static struct tree_span span_c(const char *s)
-{
-    struct tree_span sp = {s, strlen(s)};
-    return sp;
-}
-
-/* Builds from rows; the tree_msg array is freed right away, since the forest must not
- * keep it (the strings are literals and outlive it). */
-static void build_rows(struct forest *f, const struct row *rows, size_t n)
-{
-    struct tree_msg *msgs = xcalloc(n ? n : 1, sizeof *msgs);
-    for (size_t i = 0; i < n; i++) {
-        msgs[i].correlation = span_c(rows[i].corr);
-        msgs[i].id = span_c(rows[i].id);
-        msgs[i].causation = span_c(rows[i].cause);
-    }
-    struct error err;
-    assert_int_equal(tree_build(f, msgs, n, &err), ST_OK);
-    free(msgs);
-}
-
-/* The only (or first) node with this id in this group; fails when there is none. */
-static uint32_t node_of(const struct forest *f, const char *corr, const char *id)
-{
-    uint32_t v = TREE_NONE;
-    size_t k = tree_find(f, corr, strlen(corr), id, strlen(id), &v, 1);
-    if (!k)
-        fail_msg("no node %s/%s", corr, id);
-    return v;
-}
-
-static char *render_str(const struct forest *f, unsigned flags)
-{
-    struct strbuf sb;
-    sb_init(&sb);
-    tree_render(f, &sb, NULL, NULL, NULL, flags);
-    return sb_detach(&sb, NULL);
-}
-
-static void assert_render(const struct forest *f, unsigned flags, const char *want)
-{
-    char *got = render_str(f, flags);
-    if (strcmp(got, want) != 0)
-        print_error("--- got ---\n%s--- want ---\n%s", got, want);
-    assert_string_equal(got, want);
-    free(got);
-}
 
 static void test_empty(void **state)
 {
@@ -165,31 +113,6 @@ static void test_branching(void **state)
                   "`- c\n"
                   "   `- e\n"
                   "g\n");
-    tree_free(&f);
-}
-
-static void test_render_deep_guides(void **state)
-{
-    /* Every level has a sibling still to come, so every guide column must be drawn. */
-    static const struct row rows[] = {
-        {"k", "a", ""},  {"k", "b", "a"}, {"k", "c", "b"}, {"k", "d", "c"}, {"k", "e", "d"},
-        {"k", "f", "c"}, {"k", "g", "b"}, {"k", "h", "a"}, {"k", "i", "e"}, {"k", "j", "d"},
-    };
-    struct forest f;
-    tree_init(&f);
-    build_rows(&f, rows, 10);
-    assert_render(&f, 0,
-                  "correlation k (10 messages)\n"
-                  "a\n"
-                  "├─ b\n"
-                  "│  ├─ c\n"
-                  "│  │  ├─ d\n"
-                  "│  │  │  ├─ e\n"
-                  "│  │  │  │  └─ i\n"
-                  "│  │  │  └─ j\n"
-                  "│  │  └─ f\n"
-                  "│  └─ g\n"
-                  "└─ h\n");
     tree_free(&f);
 }
 
@@ -508,173 +431,6 @@ static void test_empty_ids(void **state)
     tree_free(&f);
 }
 
-static void test_nul_bytes(void **state)
-{
-    /* "a\0b", "a\0c", "a" and "a\0" are four different ids. */
-    struct tree_msg m[5] = {
-        {{"a\0b", 3}, {"k\0", 2}, {NULL, 0}}, {{"a\0c", 3}, {"k\0", 2}, {"a\0b", 3}},
-        {{"a", 1}, {"k\0", 2}, {"a\0", 2}},   {{"a\0", 2}, {"k\0", 2}, {"a\0c", 3}},
-        {{"z", 1}, {"k", 1}, {"a", 1}}, /* a different group: "k" is not "k\0" */
-    };
-    struct forest f;
-    tree_init(&f);
-    assert_int_equal(tree_build(&f, m, 5, NULL), ST_OK);
-    assert_int_equal(tree_group_count(&f), 2);
-    assert_int_equal(tree_node_count(&f), 6);
-    assert_int_equal(f.parent[1], 0);
-    assert_int_equal(f.parent[3], 1);
-    assert_int_equal(f.parent[2], 3);
-    assert_int_equal(tree_root_count(&f), 2);
-    uint32_t v;
-    assert_int_equal(tree_find(&f, "k\0", 2, "a\0", 2, &v, 1), 1);
-    assert_int_equal(v, 3);
-    assert_int_equal(tree_find(&f, "k", 1, "a", 1, &v, 1), 1);
-    assert_int_equal(v, 5);
-    assert_render(&f, TREE_RENDER_ASCII,
-                  "correlation k\\x00 (4 messages)\n"
-                  "a\\x00b\n"
-                  "`- a\\x00c\n"
-                  "   `- a\\x00\n"
-                  "      `- a\n"
-                  "\n"
-                  "correlation k (1 message)\n"
-                  "(not in this set) a\n"
-                  "`- z\n");
-    tree_free(&f);
-}
-
-static void test_escape_hostile(void **state)
-{
-    /* An id that would clear the screen and forge a line if it were written raw. */
-    static const struct row rows[] = {{"k\x1b]0;x\x07", "\x1b[2J\nfake line", ""},
-                                      {"k\x1b]0;x\x07", "c\\d", "gone\r\xff"}};
-    struct forest f;
-    tree_init(&f);
-    build_rows(&f, rows, 2);
-    char *got = render_str(&f, TREE_RENDER_ASCII);
-    assert_null(strchr(got, '\x1b'));
-    assert_null(strchr(got, '\r'));
-    assert_null(strchr(got, '\x07'));
-    assert_string_equal(got, "correlation k\\x1b]0;x\\x07 (2 messages)\n"
-                             "\\x1b[2J\\x0afake line\n"
-                             "(not in this set) gone\\x0d\\xff\n"
-                             "`- c\\\\d\n");
-    free(got);
-    tree_free(&f);
-}
-
-/* A stand-in for the terminal sanitizer: counts its calls and brackets what it writes. */
-static int escape_calls;
-static void escape_brackets(struct strbuf *out, const void *data, size_t len)
-{
-    escape_calls++;
-    sb_addc(out, '[');
-    tree_escape_default(out, data, len);
-    sb_addc(out, ']');
-}
-
-static void label_index(struct strbuf *out, const struct forest *f, uint32_t node, void *ctx)
-{
-    sb_addf(out, "%s#%u", (const char *)ctx, (unsigned)node);
-}
-
-static void test_custom_escape_and_label(void **state)
-{
-    static const struct row rows[] = {{"k", "a", ""}, {"k", "b", "m"}};
-    struct forest f;
-    tree_init(&f);
-    build_rows(&f, rows, 2);
-    struct strbuf sb;
-    sb_init(&sb);
-    escape_calls = 0;
-    tree_render(&f, &sb, NULL, NULL, escape_brackets, TREE_RENDER_ASCII);
-    assert_string_equal(sb.buf, "correlation [k] (2 messages)\n[a]\n(not in this set) [m]\n"
-                                "`- [b]\n");
-    assert_int_equal(escape_calls, 4);
-    sb_reset(&sb);
-    /* The label is the caller's; placeholders are still drawn by the module. */
-    tree_render(&f, &sb, label_index, "msg", escape_brackets, TREE_RENDER_ASCII);
-    assert_string_equal(sb.buf, "correlation [k] (2 messages)\nmsg#0\n(not in this set) [m]\n"
-                                "`- msg#1\n");
-    sb_free(&sb);
-    tree_free(&f);
-}
-
-static const struct row small_forest[] = {
-    {"order-7", "place", ""},       {"order-7", "charge", "place"},   {"order-7", "ship", "place"},
-    {"order-7", "email", "charge"}, {"order-7", "refund", "dispute"}, {"order-9", "place", ""},
-    {"order-7", "charge", "place"}, {"order-9", "audit", "place"},    {"order-7", "sms", "charge"},
-};
-
-static void test_render_golden(void **state)
-{
-    struct forest f;
-    tree_init(&f);
-    build_rows(&f, small_forest, 9);
-    assert_render(&f, 0,
-                  "correlation order-7 (7 messages)\n"
-                  "place\n"
-                  "├─ charge\n"
-                  "│  ├─ email\n"
-                  "│  └─ sms\n"
-                  "├─ ship\n"
-                  "└─ charge (duplicate)\n"
-                  "(not in this set) dispute\n"
-                  "└─ refund\n"
-                  "\n"
-                  "correlation order-9 (2 messages)\n"
-                  "place\n"
-                  "└─ audit\n");
-    assert_render(&f, TREE_RENDER_ASCII,
-                  "correlation order-7 (7 messages)\n"
-                  "place\n"
-                  "|- charge\n"
-                  "|  |- email\n"
-                  "|  `- sms\n"
-                  "|- ship\n"
-                  "`- charge (duplicate)\n"
-                  "(not in this set) dispute\n"
-                  "`- refund\n"
-                  "\n"
-                  "correlation order-9 (2 messages)\n"
-                  "place\n"
-                  "`- audit\n");
-    tree_free(&f);
-}
-
-static void test_render_of(void **state)
-{
-    struct forest f;
-    tree_init(&f);
-    build_rows(&f, small_forest, 9);
-    struct strbuf sb;
-    sb_init(&sb);
-    tree_render_of(&f, node_of(&f, "order-7", "charge"), &sb, NULL, NULL, NULL, 0);
-    assert_string_equal(sb.buf, "correlation order-7 (7 messages)\n"
-                                "place\n"
-                                "└─ charge ◀\n"
-                                "   ├─ email\n"
-                                "   └─ sms\n");
-    sb_reset(&sb);
-    tree_render_of(&f, node_of(&f, "order-7", "email"), &sb, NULL, NULL, NULL, TREE_RENDER_ASCII);
-    assert_string_equal(sb.buf, "correlation order-7 (7 messages)\n"
-                                "place\n"
-                                "`- charge\n"
-                                "   `- email <\n");
-    sb_reset(&sb);
-    tree_render_of(&f, node_of(&f, "order-7", "place"), &sb, NULL, NULL, NULL,
-                   TREE_RENDER_ASCII | TREE_RENDER_NO_MARKS);
-    assert_string_equal(sb.buf, "correlation order-7 (7 messages)\n"
-                                "place\n"
-                                "|- charge\n"
-                                "|  |- email\n"
-                                "|  `- sms\n"
-                                "|- ship\n"
-                                "`- charge\n");
-    sb_free(&sb);
-    tree_free(&f);
-}
-
 /* Tags survive a rebuild in which messages were added before, between and after. */
 static void test_tags_stable(void **state)
 {
@@ -756,91 +512,6 @@ static void test_many_groups_same_ids(void **state)
     tree_free(&f);
     free(m);
     free(corrs);
-}
-
-#define DEEP 200000
-
-static void test_deep_chain(void **state)
-{
-    /* Message i is caused by message i - 1; built forwards, then backwards. */
-    char(*ids)[12] = xmalloc(DEEP * sizeof *ids);
-    struct tree_msg *m = xcalloc(DEEP, sizeof *m);
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < DEEP; i++)
-            snprintf(ids[i], sizeof ids[i], "m%u", (unsigned)i);
-        for (uint32_t i = 0; i < DEEP; i++) {
-            uint32_t at = pass ? DEEP - 1 - i : i;
-            m[at].id = span_c(ids[i]);
-            m[at].correlation = span_c("deep");
-            m[at].causation = i ? span_c(ids[i - 1]) : span_c("");
-        }
-        struct forest f;
-        tree_init(&f);
-        assert_int_equal(tree_build(&f, m, DEEP, NULL), ST_OK);
-        assert_int_equal(tree_root_count(&f), 1);
-        uint32_t root = pass ? DEEP - 1 : 0, leaf = pass ? 0 : DEEP - 1;
-        assert_int_equal(tree_depth(&f, leaf), DEEP - 1);
-        assert_int_equal(tree_ancestors(&f, leaf, NULL, 0), DEEP);
-        size_t n;
-        tree_descendants(&f, root, &n);
-        assert_int_equal(n, DEEP - 1);
-        if (!pass) {
-            struct strbuf sb;
-            sb_init(&sb);
-            tree_render_of(&f, leaf, &sb, NULL, NULL, NULL, TREE_RENDER_ASCII);
-            size_t lines = 0;
-            for (size_t i = 0; i < sb.len; i++)
-                lines += sb.buf[i] == '\n';
-            assert_int_equal(lines, DEEP + 1);
-            /* Indentation stops growing: output stays linear in the chain's length. */
-            assert_true(sb.len < (size_t)DEEP * (3 * TREE_RENDER_INDENT_MAX + 40));
-            assert_non_null(strstr(sb.buf, "`- [depth 199999] m199999 <\n"));
-            sb_free(&sb);
-        }
-        tree_free(&f);
-    }
-    /* A 200,000-long cycle. */
-    for (uint32_t i = 0; i < DEEP; i++) {
-        m[i].id = span_c(ids[i]);
-        m[i].causation = span_c(ids[(i + 1) % DEEP]);
-    }
-    struct forest f;
-    tree_init(&f);
-    assert_int_equal(tree_build(&f, m, DEEP, NULL), ST_OK);
-    assert_int_equal(tree_root_count(&f), 1);
-    assert_true(f.flags[0] & TREE_CYCLE_BROKEN);
-    assert_int_equal(f.size[0], DEEP);
-    tree_free(&f);
-    free(m);
-    free(ids);
-}
-
-static void test_indent_cap(void **state)
-{
-    enum { N = TREE_RENDER_INDENT_MAX + 3 };
-    char ids[N][8];
-    struct tree_msg m[N];
-    for (int i = 0; i < N; i++) {
-        snprintf(ids[i], sizeof ids[i], "%d", i);
-        m[i].id = span_c(ids[i]);
-        m[i].correlation = span_c("");
-        m[i].causation = i ? span_c(ids[i - 1]) : span_c("");
-    }
-    struct forest f;
-    tree_init(&f);
-    assert_int_equal(tree_build(&f, m, N, NULL), ST_OK);
-    char *got = render_str(&f, TREE_RENDER_ASCII);
-    struct strbuf want;
-    sb_init(&want);
-    for (int i = 0; i < (int)TREE_RENDER_INDENT_MAX - 1; i++)
-        sb_adds(&want, "   ");
-    sb_addf(&want, "`- [depth %d] %d\n", N - 1, N - 1);
-    size_t wl = want.len;
-    assert_true(strlen(got) > wl);
-    assert_string_equal(got + strlen(got) - wl, want.buf);
-    sb_free(&want);
-    free(got);
-    tree_free(&f);
 }
 
 /* ---- randomised check against a brute-force reading of the rules ------------------------ */
@@ -941,7 +612,6 @@ int main(void)
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_chain_out_of_order),
         cmocka_unit_test(test_branching),
-        cmocka_unit_test(test_render_deep_guides),
         cmocka_unit_test(test_ancestors_descendants),
         cmocka_unit_test(test_walk),
         cmocka_unit_test(test_missing_middle),
@@ -955,15 +625,8 @@ int main(void)
         cmocka_unit_test(test_cycle_with_tail),
         cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_empty_ids),
-        cmocka_unit_test(test_nul_bytes),
-        cmocka_unit_test(test_escape_hostile),
-        cmocka_unit_test(test_custom_escape_and_label),
-        cmocka_unit_test(test_render_golden),
-        cmocka_unit_test(test_render_of),
         cmocka_unit_test(test_tags_stable),
         cmocka_unit_test(test_many_groups_same_ids),
-        cmocka_unit_test(test_deep_chain),
-        cmocka_unit_test(test_indent_cap),
         cmocka_unit_test(test_random_forests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
