@@ -1,6 +1,7 @@
 /*
- * What the tree tests share (test_tree.c, test_tree_render.c): forests built from rows of C
- * strings, a node looked up by id, and the rendered text compared with a golden string.
+ * What the tree tests share (test_tree.c, test_tree_render.c, and the treeview tests through
+ * treeview_testutil.h): forests built from rows of C strings, a node looked up by id, and the
+ * rendered text compared with a golden string.
  */
 #ifndef DLQX_TREE_TESTUTIL_H
 #define DLQX_TREE_TESTUTIL_H
