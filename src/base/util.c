@@ -147,19 +147,32 @@ double clock_mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int64_t clock_now_ms(void)
+bool clock_fixed_ms(int64_t *ms)
 {
     const char *fixed = getenv("DLQX_NOW");
     if (fixed && *fixed) {
         char *end;
         errno = 0;
         long long v = strtoll(fixed, &end, 10);
-        if (errno == 0 && *end == '\0')
-            return (int64_t)v;
+        if (errno == 0 && *end == '\0') {
+            *ms = (int64_t)v;
+            return true;
+        }
     }
+    return false;
+}
+
+int64_t clock_real_ms(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t clock_now_ms(void)
+{
+    int64_t ms;
+    return clock_fixed_ms(&ms) ? ms : clock_real_ms();
 }
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (Howard Hinnant's

@@ -62,6 +62,10 @@ char *sb_detach(struct strbuf *sb, size_t *len);
 
 /* Milliseconds since the epoch: DLQX_NOW when set to a valid integer, else the real clock. */
 int64_t clock_now_ms(void);
+/* Its two halves, for a loop that asks a clock per message: DLQX_NOW (true, *ms set) when it
+ * is set to a valid integer; the real clock. */
+bool clock_fixed_ms(int64_t *ms);
+int64_t clock_real_ms(void);
 /* Seconds on the monotonic clock: for durations and rates, never for dates. */
 double clock_mono_s(void);
 

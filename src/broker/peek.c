@@ -96,7 +96,9 @@ struct peek {
     int settle_max;        /* polls of a settling count (50: 5 s; a read again waits longer) */
     int64_t attempt_dc;    /* this read: the highest delivery count seen (-1: none read) */
     int64_t dc_next;       /* the highest count a message read so far shows to the next read */
-    struct delivery dv;    /* a delivery part-read (delivery.h) */
+    bool now_fixed;        /* DLQX_NOW, read once at the start (not a getenv a message) */
+    int64_t now_fixed_ms;
+    struct delivery dv; /* a delivery part-read (delivery.h) */
 };
 
 static enum status settle_poll(struct peek *p, enum conn_err *kind, struct error *err)
@@ -160,6 +162,12 @@ static bool progress(struct peek *p)
     if (!p->o.progress)
         return true;
     return p->o.progress(p->o.ctx, p->r.fetched, p->total);
+}
+
+/* When a message is taken: clock_now_ms, with DLQX_NOW read at the start. */
+static int64_t now_ms(const struct peek *p)
+{
+    return p->now_fixed ? p->now_fixed_ms : clock_real_ms();
 }
 
 /* Hands one message to the sink and keeps the counts; false to stop. */
@@ -276,7 +284,7 @@ static bool read_consumed(struct peek *p, double deadline, enum peek_end *end)
             *end = why == CONN_FRAME_LOST ? PEEK_CONNECTION_LOST : PEEK_CHANNEL_CLOSED;
             return false;
         }
-        message_taken(&m, p->o.queue, clock_now_ms());
+        message_taken(&m, p->o.queue, now_ms(p));
         p->last_tag = tag;
         if (stream && ++p->stream_unacked >= STREAM_CREDIT / 2) {
             amqp_basic_ack(st, READ_CHANNEL, p->last_tag, 1);
@@ -340,8 +348,8 @@ static bool read_one_by_one(struct peek *p, double deadline, enum peek_end *end)
             return true;
         struct message m;
         uint64_t tag;
-        enum peek_get g = peek_get_one(p->c, READ_CHANNEL, o->queue, clock_now_ms(), &m, &tag,
-                                       &p->rkind, &p->rerr);
+        enum peek_get g =
+            peek_get_one(p->c, READ_CHANNEL, o->queue, now_ms(p), &m, &tag, &p->rkind, &p->rerr);
         if (g == PG_EMPTY) {
             *end = PEEK_IDLE;
             return false;
@@ -411,6 +419,7 @@ enum status peek_start(struct conn *c, const struct peek_opts *o, struct peek **
     p->attempt_dc = -1;
     p->dc_next = -1;
     p->started = clock_mono_s();
+    p->now_fixed = clock_fixed_ms(&p->now_fixed_ms);
     const struct broker_version *v = conn_broker_version(c);
     snprintf(p->r.broker_version, sizeof p->r.broker_version, "%s", v->text);
     p->r.limit = peek_delivery_limit(&o->info, v);

@@ -23,7 +23,20 @@ static const struct {
     NAME(ACEMQ_ROUTE_ID),
 };
 #undef NAME
-enum { FIRST_ROUTE = 10 }; /* known_reserved[10..12]: the route's names */
+/* known_reserved's indexes, in its order; [FIRST_ROUTE..12]: the route's names */
+enum {
+    K_ID,
+    K_TYPE,
+    K_VERSION,
+    K_CORRELATION,
+    K_CAUSATION,
+    K_ATTEMPT,
+    K_FIRST_SEEN,
+    K_ORIGIN,
+    K_ERROR,
+    K_CLAIM,
+    FIRST_ROUTE
+};
 
 /* The index of k in known_reserved, or -1. */
 static int reserved_index(const struct bytes *k)
@@ -43,20 +56,20 @@ bool acemq_detect(const struct htable *headers)
 }
 
 /* text(value): "" when absent or not text-like (AceMQ reads such a value as empty). */
-static struct bytes text(const struct htable *h, const char *name)
+static struct bytes text(const struct hval *v)
 {
     struct bytes b = {0, NULL};
-    if (!hval_as_text(htable_get(h, name), &b))
+    if (!hval_as_text(v, &b))
         b = bytes_dup("", 0);
     return b;
 }
 
-static int64_t number(const struct htable *h, const char *name, int64_t fallback, bool *defaulted)
+static int64_t number(const struct hval *v, int64_t fallback, bool *defaulted)
 {
-    int64_t v;
-    if (hval_as_int64_lenient(htable_get(h, name), &v)) {
+    int64_t n;
+    if (hval_as_int64_lenient(v, &n)) {
         *defaulted = false;
-        return v;
+        return n;
     }
     *defaulted = true;
     return fallback;
@@ -71,17 +84,25 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
     in.refuse_reserved = false; /* the split below already keeps them apart */
 
     struct htable *app = htable_new(), *route = htable_new(), *unknown = htable_new();
+    /* One pass: the envelope's own headers (the first of each name, as htable_get finds it)
+     * are noted as they are met, not looked up by name one by one. */
+    const struct hval *own[FIRST_ROUTE] = {NULL};
     for (size_t i = 0; h && i < h->n; i++) {
         const struct hentry *e = &h->e[i];
-        if (!acemq_reserved_name(e->key.data, e->key.len))
+        if (!acemq_reserved_name(e->key.data, e->key.len)) {
             htable_addn(app, e->key.data, e->key.len, hval_copy(&e->val));
-        else if (reserved_index(&e->key) >= FIRST_ROUTE)
+            continue;
+        }
+        int r = reserved_index(&e->key);
+        if (r >= FIRST_ROUTE)
             htable_addn(route, e->key.data, e->key.len, hval_copy(&e->val));
-        else if (reserved_index(&e->key) < 0)
+        else if (r < 0)
             htable_addn(unknown, e->key.data, e->key.len, hval_copy(&e->val));
+        else if (!own[r])
+            own[r] = &e->val;
     }
 
-    struct bytes id = text(h, ACEMQ_ID);
+    struct bytes id = text(own[K_ID]);
     if (!id.len) {
         bytes_free(&id);
         if (message_id && message_id->len) {
@@ -91,7 +112,7 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
             in.defaulted |= ED_ID;
         }
     }
-    struct bytes type = text(h, ACEMQ_TYPE);
+    struct bytes type = text(own[K_TYPE]);
     if (!type.len) {
         bytes_free(&type);
         in.defaulted |= ED_TYPE;
@@ -100,17 +121,17 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
         else
             type = bytes_from_cstr("message");
     }
-    struct bytes corr = text(h, ACEMQ_CORRELATION);
+    struct bytes corr = text(own[K_CORRELATION]);
     if (!corr.len)
         in.defaulted |= ED_CORRELATION;
     bool dv, da, df;
-    in.version = number(h, ACEMQ_VERSION, 1, &dv);
-    in.attempt = number(h, ACEMQ_ATTEMPT, 1, &da);
-    in.first_seen_ms = number(h, ACEMQ_FIRST_SEEN, now_ms, &df);
+    in.version = number(own[K_VERSION], 1, &dv);
+    in.attempt = number(own[K_ATTEMPT], 1, &da);
+    in.first_seen_ms = number(own[K_FIRST_SEEN], now_ms, &df);
     in.defaulted |= (dv ? ED_VERSION : 0) | (da ? ED_ATTEMPT : 0) | (df ? ED_FIRST_SEEN : 0);
 
-    struct bytes caus = text(h, ACEMQ_CAUSATION), origin = text(h, ACEMQ_ORIGIN),
-                 error = text(h, ACEMQ_ERROR), claim = text(h, ACEMQ_CLAIM);
+    struct bytes caus = text(own[K_CAUSATION]), origin = text(own[K_ORIGIN]),
+                 error = text(own[K_ERROR]), claim = text(own[K_CLAIM]);
     in.id = id;
     in.type = type;
     in.correlation_id = corr;

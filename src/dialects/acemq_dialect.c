@@ -33,16 +33,24 @@ static int recognise(const struct dialect_input *in, struct dialect_match *m)
  * of these words. */
 static size_t reason_prefix(const unsigned char *s, size_t n)
 {
-    static const char *const starts[] = {"exhausted ",
-                                         "gave up ",
-                                         "rejected by the handler",
-                                         "retrying cannot help",
-                                         "could not be decoded",
-                                         "exceeded the maximum message age",
-                                         "the handler reported an unprocessable message"};
+#define START(t)                                                                                   \
+    {                                                                                              \
+        t, sizeof t - 1                                                                            \
+    }
+    static const struct {
+        const char *s;
+        size_t n;
+    } starts[] = {START("exhausted "),
+                  START("gave up "),
+                  START("rejected by the handler"),
+                  START("retrying cannot help"),
+                  START("could not be decoded"),
+                  START("exceeded the maximum message age"),
+                  START("the handler reported an unprocessable message")};
+#undef START
     for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
-        size_t k = strlen(starts[i]);
-        if (n < k || memcmp(s, starts[i], k) != 0)
+        size_t k = starts[i].n;
+        if (n < k || s[0] != (unsigned char)starts[i].s[0] || memcmp(s, starts[i].s, k) != 0)
             continue;
         for (size_t j = k; j + 1 < n; j++)
             if (s[j] == ':' && s[j + 1] == ' ')

@@ -39,6 +39,7 @@ struct store {
     size_t n_chunks;
     struct intern types; /* types, queues, errors and reject reasons share one table */
     struct strbuf mem;   /* records in memory */
+    struct strbuf texts; /* append's scratch: a message's index texts (kept, not reallocated) */
     size_t budget;
     FILE *spill;
     uint64_t spill_len;
@@ -100,6 +101,7 @@ void store_free(struct store *s)
         free(s->chunk[c]);
     free(s->types.slots);
     sb_free(&s->mem);
+    sb_free(&s->texts);
     if (s->spill)
         fclose(s->spill);
     for (unsigned f = 1; f <= s->n_files; f++)
@@ -487,11 +489,9 @@ static enum status append(struct store *s, const struct message *m, const struct
     const char *line = w->line;
     size_t line_len = w->len;
     struct store_prep p;
-    struct strbuf texts;
-    sb_init(&texts);
-    store_prepare(m, now_ms, &p, &texts);
-    struct store_entry *e = put_entry(s, &p, texts.buf, err);
-    sb_free(&texts);
+    sb_reset(&s->texts);
+    store_prepare(m, now_ms, &p, &s->texts);
+    struct store_entry *e = put_entry(s, &p, s->texts.buf, err);
     if (s->full)
         return error_set(err, ST_ERANGE, "the snapshot store is full (4 GiB of ids and texts)");
 

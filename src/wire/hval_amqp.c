@@ -67,13 +67,18 @@ struct hval hval_from_amqp(const amqp_field_value_t *v)
     }
 }
 
-struct htable *htable_from_amqp(const amqp_table_t *t)
+static void table_add_amqp(struct htable *out, const amqp_table_t *t)
 {
-    struct htable *out = htable_new();
     for (int i = 0; t && i < t->num_entries; i++) {
         const amqp_table_entry_t *e = &t->entries[i];
         htable_addn(out, e->key.len ? e->key.bytes : "", e->key.len, hval_from_amqp(&e->value));
     }
+}
+
+struct htable *htable_from_amqp(const amqp_table_t *t)
+{
+    struct htable *out = htable_new();
+    table_add_amqp(out, t);
     return out;
 }
 
@@ -339,8 +344,13 @@ void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct
         out->present |= 1u << PROP_timestamp;
     }
     *headers_present = (p->_flags & AMQP_BASIC_HEADERS_FLAG) != 0;
-    htable_free(*headers);
-    *headers = *headers_present ? htable_from_amqp(&p->headers) : htable_new();
+    /* The empty table a new message has (message_init) is filled, not freed and made again. */
+    if (!*headers || (*headers)->n != 0) {
+        htable_free(*headers);
+        *headers = htable_new();
+    }
+    if (*headers_present)
+        table_add_amqp(*headers, &p->headers);
 }
 
 void props_to_amqp(const struct props *p, const struct htable *headers, bool headers_present,

@@ -91,25 +91,33 @@ static json_t *nan_bits_json(const char *kind, const void *bits, size_t size)
 
 /* Whether a table can be written as a plain JSON object and read back as the same table:
  * unique UTF-8 keys, and not looking like a typed value itself. Linear: the keys seen so far
- * are in a keyset, not compared pairwise. */
-static bool table_is_plain(const struct htable *t)
+ * are in a keyset, not compared pairwise. TP_ASCII: plain, and every key printable ASCII with
+ * nothing to escape (written as it is, between quotes). */
+enum table_plain { TP_NO, TP_YES, TP_ASCII };
+
+static enum table_plain table_is_plain(const struct htable *t)
 {
-    bool has_type = false, plain = true;
+    bool has_type = false, plain = true, ascii = true;
     /* A small table (most headers: a handful of keys) pairwise, without a keyset to set up. */
     if (t->n <= 8) {
         for (size_t i = 0; i < t->n; i++) {
             const struct bytes *k = &t->e[i].key;
             /* plain ASCII (the usual key) is UTF-8 without a NUL */
-            if (json_plain_prefix(k->data, k->len, true) != k->len &&
-                (!utf8_valid(k->data, k->len) || memchr(k->data, '\0', k->len)))
-                return false;
-            if (bytes_eq_cstr(k, "type"))
+            if (json_plain_prefix(k->data, k->len, true) != k->len) {
+                if (!utf8_valid(k->data, k->len) || memchr(k->data, '\0', k->len))
+                    return TP_NO;
+                ascii = false;
+            }
+            if (k->len == 4 && memcmp(k->data, "type", 4) == 0)
                 has_type = true;
-            for (size_t j = 0; j < i; j++)
-                if (bytes_eq(k, &t->e[j].key))
-                    return false;
+            for (size_t j = 0; j < i; j++) {
+                const struct bytes *o = &t->e[j].key;
+                if (o->len == k->len && (k->len == 0 || (o->data[0] == k->data[0] &&
+                                                         memcmp(o->data, k->data, k->len) == 0)))
+                    return TP_NO;
+            }
         }
-        return !has_type;
+        return has_type ? TP_NO : ascii ? TP_ASCII : TP_YES;
     }
     struct keyset seen;
     keyset_init(&seen, t->n);
@@ -124,7 +132,7 @@ static bool table_is_plain(const struct htable *t)
     }
     keyset_free(&seen);
     /* {"type": …, …} would be read as a typed value: write such tables typed. */
-    return plain && !has_type;
+    return plain && !has_type ? TP_YES : TP_NO;
 }
 
 static json_t *value_at(const struct hval *v, int depth);
@@ -174,14 +182,21 @@ static bool write_value(const struct hval *v, struct strbuf *out, int depth);
 
 static bool write_table(const struct htable *t, struct strbuf *out, int depth)
 {
-    if (depth > 64 || !table_is_plain(t))
+    enum table_plain tp = depth > 64 ? TP_NO : table_is_plain(t);
+    if (tp == TP_NO)
         return false;
     sb_addc(out, '{');
     for (size_t i = 0; i < t->n; i++) {
         if (i)
             sb_addc(out, ',');
-        if (!json_out_string(out, t->e[i].key.data, t->e[i].key.len))
+        const struct bytes *k = &t->e[i].key;
+        if (tp == TP_ASCII) {
+            sb_addc(out, '"');
+            sb_add(out, k->data, k->len);
+            sb_addc(out, '"');
+        } else if (!json_out_string(out, k->data, k->len)) {
             return false;
+        }
         sb_addc(out, ':');
         if (!write_value(&t->e[i].val, out, depth + 1))
             return false;
