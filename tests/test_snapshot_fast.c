@@ -646,12 +646,42 @@ static void test_block_reader(void **state)
     free(text);
 }
 
+/* Header keys and string values the reader pooled (hval.h) behave as owned ones: changed,
+ * removed, copied, moved out and freed in any order (ASan and valgrind check the frees). */
+static void test_pooled_headers(void **state)
+{
+    (void)state;
+    static const char line[] =
+        "{\"v\":1,\"queue\":\"q\",\"headers\":{\"a\":\"one\",\"b\":\"t\\u00e9\\n\","
+        "\"c\":{\"type\":\"bytes\",\"value\":\"x\"},\"d\":[\"e\"],\"f\":3},\"body\":\"\"}";
+    struct message m;
+    assert_true(snapshot_fast_parse(line, sizeof line - 1, &m));
+    const struct hval *b = htable_get(m.headers, "b");
+    assert_non_null(b);
+    assert_true(b->pooled);
+    assert_int_equal(b->v.s.len, 4);
+    assert_memory_equal(b->v.s.data, "t\xc3\xa9\n", 5);
+    struct htable *copy = htable_copy(m.headers);
+    assert_true(htable_equal(copy, m.headers));
+    assert_false(copy->e[0].key_pooled || copy->e[0].val.pooled);
+    struct hval moved = m.headers->e[1].val; /* moved out: outlives the table */
+    m.headers->e[1].val = hval_void();
+    htable_set(m.headers, "a", hval_cstring("two"));
+    assert_int_equal(htable_remove(m.headers, "f"), 1);
+    htable_add(m.headers, "g", hval_cstring("new"));
+    message_free(&m);
+    assert_memory_equal(moved.v.s.data, "t\xc3\xa9\n", 5);
+    hval_free(&moved);
+    htable_free(copy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_made_lines),
         cmocka_unit_test(test_generated_records),
         cmocka_unit_test(test_block_reader),
+        cmocka_unit_test(test_pooled_headers),
     };
     int rc = cmocka_run_group_tests_name("snapshot_fast", tests, NULL, NULL);
     printf("# fast path: %ld lines read, %ld declined to jansson\n", accepted, declined);

@@ -132,7 +132,7 @@ void rk_header_put(struct htable *t, const char *name, struct hval v)
             t->e[w++] = *e;
             done = true;
         } else {
-            bytes_free(&e->key);
+            hentry_free_key(e);
             hval_free(&e->val);
         }
     }
@@ -166,7 +166,7 @@ size_t rk_headers_strip(struct htable *t, const char *const *names)
     for (size_t i = 0; t && i < t->n; i++) {
         struct hentry *e = &t->e[i];
         if (rk_name_in(e->key.data, e->key.len, names)) {
-            bytes_free(&e->key);
+            hentry_free_key(e);
             hval_free(&e->val);
             gone++;
         } else {

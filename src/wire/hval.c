@@ -150,6 +150,7 @@ struct hval hval_table(void)
 struct hval hval_copy(const struct hval *src)
 {
     struct hval v = *src;
+    v.pooled = false;
     switch (src->kind) {
     case HV_STRING:
     case HV_BYTES:
@@ -174,7 +175,10 @@ void hval_free(struct hval *v)
     switch (v->kind) {
     case HV_STRING:
     case HV_BYTES:
-        bytes_free(&v->v.s);
+        if (v->pooled)
+            hpool_release(v->v.s.data);
+        else
+            bytes_free(&v->v.s);
         break;
     case HV_ARRAY:
         for (size_t i = 0; i < v->v.arr.n; i++)
@@ -254,12 +258,64 @@ struct htable *htable_copy(const struct htable *t)
     return c;
 }
 
+/* A block of an hpool: each string carved from it is preceded by the block's address, and
+ * refs counts them, plus one while a reader still fills it. */
+struct hpool {
+    size_t refs, cap, used;
+    unsigned char data[];
+};
+
+void hpool_done(struct hpool **cur)
+{
+    if (*cur && --(*cur)->refs == 0)
+        free(*cur);
+    *cur = NULL;
+}
+
+void *hpool_alloc(struct hpool **cur, size_t n)
+{
+    size_t need = sizeof(struct hpool *) + ((n + 7) & ~(size_t)7);
+    struct hpool *b = *cur;
+    if (!b || b->cap - b->used < need) {
+        hpool_done(cur);
+        /* 960: the block stays within glibc's per-thread cache (1032 bytes a chunk) */
+        size_t cap = need > 960 ? need : 960;
+        b = xmalloc(sizeof *b + cap);
+        b->refs = 1;
+        b->cap = cap;
+        b->used = 0;
+        *cur = b;
+    }
+    unsigned char *p = b->data + b->used;
+    memcpy(p, &b, sizeof b);
+    b->used += need;
+    b->refs++;
+    return p + sizeof b;
+}
+
+void hpool_release(void *p)
+{
+    struct hpool *b;
+    memcpy(&b, (unsigned char *)p - sizeof b, sizeof b);
+    hpool_done(&b);
+}
+
+void hentry_free_key(struct hentry *e)
+{
+    if (e->key_pooled)
+        hpool_release(e->key.data);
+    else
+        bytes_free(&e->key);
+    e->key = (struct bytes){0, NULL};
+    e->key_pooled = false;
+}
+
 void htable_free(struct htable *t)
 {
     if (!t)
         return;
     for (size_t i = 0; i < t->n; i++) {
-        bytes_free(&t->e[i].key);
+        hentry_free_key(&t->e[i]);
         hval_free(&t->e[i].val);
     }
     free(t->e);
@@ -282,6 +338,16 @@ void htable_addn(struct htable *t, const void *key, size_t keylen, struct hval v
 {
     xgrow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e);
     t->e[t->n].key = bytes_dup(key, keylen);
+    t->e[t->n].key_pooled = false;
+    t->e[t->n].val = v;
+    t->n++;
+}
+
+void htable_add_pooled_key(struct htable *t, unsigned char *key, size_t keylen, struct hval v)
+{
+    xgrow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e);
+    t->e[t->n].key = (struct bytes){keylen, key};
+    t->e[t->n].key_pooled = true;
     t->e[t->n].val = v;
     t->n++;
 }
@@ -308,7 +374,7 @@ size_t htable_remove(struct htable *t, const char *key)
     size_t w = 0, removed = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (bytes_eq_cstr(&t->e[i].key, key)) {
-            bytes_free(&t->e[i].key);
+            hentry_free_key(&t->e[i]);
             hval_free(&t->e[i].val);
             removed++;
         } else {

@@ -7,7 +7,11 @@
  * way through. Tables keep their entry order and may hold duplicate keys, as the wire can.
  *
  * Ownership: an hval owns everything it points at; hval_free releases it. htable_add and
- * harray_add take ownership of the value they are given.
+ * harray_add take ownership of the value they are given. A reader may put keys and string
+ * values in a shared block (hpool_alloc) rather than one allocation each: a flag on the entry
+ * and the value says so, and hval_free / hentry_free_key give such bytes back to their block
+ * (freed when the last of its strings goes). Never bytes_free them; hval_copy always makes
+ * owned bytes.
  */
 #ifndef DLQX_HVAL_H
 #define DLQX_HVAL_H
@@ -55,6 +59,7 @@ struct harray {
 
 struct hval {
     enum hkind kind;
+    bool pooled; /* HV_STRING, HV_BYTES: v.s is in an hpool block, not its own */
     union {
         bool b;
         int64_t i;  /* HV_I8 .. HV_I64 */
@@ -74,12 +79,22 @@ struct hval {
 struct hentry {
     struct bytes key;
     struct hval val;
+    bool key_pooled; /* key is in an hpool block, not its own */
 };
 
 struct htable {
     size_t n, cap;
     struct hentry *e;
 };
+
+/* A shared block of strings (see Ownership above). A reader keeps the block it fills in *cur
+ * (NULL at first): hpool_alloc carves n bytes from it (a new block when it is full) and
+ * hpool_done drops the reader's hold; each string carved holds the block until
+ * hpool_release. */
+struct hpool;
+void *hpool_alloc(struct hpool **cur, size_t n);
+void hpool_done(struct hpool **cur);
+void hpool_release(void *p);
 
 const char *hkind_name(enum hkind k);
 char hkind_letter(enum hkind k);
@@ -119,6 +134,11 @@ void htable_addn(struct htable *t, const void *key, size_t keylen, struct hval v
 void htable_set(struct htable *t, const char *key, struct hval v);
 /* Removes every entry named key; returns how many. */
 size_t htable_remove(struct htable *t, const char *key);
+/* Appends (key, v) with a key from hpool_alloc (a NUL after keylen); takes ownership of
+ * both. */
+void htable_add_pooled_key(struct htable *t, unsigned char *key, size_t keylen, struct hval v);
+/* Releases an entry's key (its own, or left in the pool). */
+void hentry_free_key(struct hentry *e);
 /* The first entry named key (borrowed), or NULL. */
 const struct hval *htable_get(const struct htable *t, const char *key);
 
