@@ -213,7 +213,8 @@ static void *forest_worker(void *arg)
     struct forest_job *f = arg;
     error_clear(&f->err);
     f->st = tree_build_from(&f->forest, forest_get, f, f->n, &f->err);
-    free(f->refs); /* the forest keeps the bytes, not the refs */
+    tree_compact(&f->forest); /* the views never need its index of ids (issue #15) */
+    free(f->refs);            /* the forest keeps the bytes, not the refs */
     free(f->uuid);
     f->refs = NULL;
     f->uuid = NULL;
