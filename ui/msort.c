@@ -9,16 +9,18 @@
 
 static int ritem_cmp(const struct msort *m, const struct ritem *x, const struct ritem *y)
 {
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    if (m->texts && (x->len > 8 || y->len > 8)) {
+    int c = 0;
+    if (x->key != y->key) {
+        c = x->key < y->key ? -1 : 1;
+    } else if (m->texts) {
         size_t n = x->len < y->len ? x->len : y->len;
-        int c = memcmp(m->texts + m->off[x->pos], m->texts + m->off[y->pos], n);
-        if (c)
-            return c;
-        if (x->len != y->len)
-            return x->len < y->len ? -1 : 1;
+        if (n > 8)
+            c = memcmp(m->texts + m->off[x->pos] + 8, m->texts + m->off[y->pos] + 8, n - 8);
+        if (!c && x->len != y->len) /* keys pad a short text with NULs: "a" and "a\0" tie */
+            c = x->len < y->len ? -1 : 1;
     }
+    if (c)
+        return m->desc ? -c : c;
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 

@@ -25,6 +25,7 @@ struct msort {
     bool merging;
     const char *texts;   /* distinct texts: compared whole when their first 8 bytes tie */
     const uint32_t *off; /* (borrowed) */
+    bool desc;           /* keys and texts descending (positions still ascending) */
 };
 
 void msort_init(struct msort *m, struct ritem *items, struct ritem *tmp, size_t n);

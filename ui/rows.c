@@ -176,6 +176,24 @@ static uint64_t hash32(uint32_t x)
     return h ^ (h >> 29);
 }
 
+static uint64_t text_key(const char *buf, size_t len)
+{
+    uint64_t key = 0;
+    for (size_t b = 0; b < 8; b++)
+        key = key << 8 | (b < len ? (unsigned char)buf[b] : 0);
+    return key;
+}
+
+/* Row k's sort item on its id, the text kept: each row its own (the ids are near-unique: a
+ * table telling equal ones apart, ranks and a second sort would cost 32 B a row, issue #15). */
+static void id_item(struct app *a, struct rows_job *r, size_t k, store_ref ref, char *buf)
+{
+    size_t len = store_text(a->store, ref, buf);
+    r->off[k] = (uint32_t)r->texts.len;
+    sb_add(&r->texts, buf, len);
+    r->items[k] = (struct ritem){text_key(buf, len), (uint32_t)k, (uint32_t)len};
+}
+
 /* The number of the text of ref, adding it when new. */
 static uint32_t text_id(struct app *a, struct rows_job *r, store_ref ref, char *buf)
 {
@@ -212,10 +230,7 @@ static uint32_t text_id(struct app *a, struct rows_job *r, store_ref ref, char *
     uint32_t id = (uint32_t)r->nd++;
     r->off[id] = (uint32_t)r->texts.len;
     sb_add(&r->texts, buf, len);
-    uint64_t key = 0;
-    for (size_t b = 0; b < 8; b++)
-        key = key << 8 | (b < len ? (unsigned char)buf[b] : 0);
-    r->dt[id] = (struct ritem){key, id, (uint32_t)len};
+    r->dt[id] = (struct ritem){text_key(buf, len), id, (uint32_t)len};
     r->slot_ref[h] = ref;
     r->slot_id[h] = id;
     return id;
@@ -352,11 +367,17 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
         bool text = text_column(r->column);
         if (text)
             buf = xmalloc(STORE_TEXT_MAX);
+        if (r->column == SORT_ID && !r->off)
+            r->off = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->off);
         for (; r->k < r->n_asc; r->k++) {
             if (out_of_time(&tick, until))
                 goto out;
             const struct store_entry *e = store_entry_at(a->store, r->asc[r->k]);
             uint64_t key = 0;
+            if (r->column == SORT_ID) {
+                id_item(a, r, r->k, e->id, buf);
+                continue;
+            }
             if (text)
                 key = text_id(a, r, column_ref(e, r->column), buf);
             else if (r->column == SORT_AGE)
@@ -365,7 +386,17 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
                 key = signed_key(e->attempt);
             r->items[r->k] = (struct ritem){key, (uint32_t)r->k, 0};
         }
-        if (text) {
+        if (r->column == SORT_ID) {
+            /* The rows sorted on their ids at once: no ranks (issue #15: 16 B a row less,
+             * and one merge sort instead of two). */
+            r->tmp = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->tmp);
+            msort_init(&r->ms, r->items, r->tmp, r->n_asc);
+            r->ms.texts = r->texts.buf;
+            r->ms.off = r->off;
+            r->ms.desc = r->reverse;
+            r->sorting = true;
+            r->phase = P_SORT;
+        } else if (text) {
             free(r->slot_ref); /* the texts are numbered: memory for the sorts (issue #15) */
             free(r->slot_id);
             r->slot_ref = r->slot_id = NULL;
@@ -482,6 +513,11 @@ static void keep_cursors(struct app *a, const size_t *old_rows, size_t old_n)
 
 static void install(struct app *a, struct rows_job *r)
 {
+    free(r->tmp); /* done with: their memory for the new rows (issue #15) */
+    r->tmp = NULL;
+    sb_free(&r->texts);
+    free(r->off);
+    r->off = NULL;
     size_t *rows = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *rows);
     if (r->column == SORT_ORDER)
         memcpy(rows, r->asc, r->n_asc * sizeof *rows);
