@@ -7,15 +7,20 @@
 
 #include "job.h"
 
+static const unsigned char *text_of(const struct msort *m, uint32_t pos)
+{
+    return m->at ? m->at[pos] : (const unsigned char *)m->texts + m->off[pos];
+}
+
 static int ritem_cmp(const struct msort *m, const struct ritem *x, const struct ritem *y)
 {
     int c = 0;
     if (x->key != y->key) {
         c = x->key < y->key ? -1 : 1;
-    } else if (m->texts) {
+    } else if (m->texts || m->at) {
         size_t n = x->len < y->len ? x->len : y->len;
         if (n > 8)
-            c = memcmp(m->texts + m->off[x->pos] + 8, m->texts + m->off[y->pos] + 8, n - 8);
+            c = memcmp(text_of(m, x->pos) + 8, text_of(m, y->pos) + 8, n - 8);
         if (!c && x->len != y->len) /* keys pad a short text with NULs: "a" and "a\0" tie */
             c = x->len < y->len ? -1 : 1;
     }

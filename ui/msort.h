@@ -25,7 +25,8 @@ struct msort {
     bool merging;
     const char *texts;   /* distinct texts: compared whole when their first 8 bytes tie */
     const uint32_t *off; /* (borrowed) */
-    bool desc;           /* keys and texts descending (positions still ascending) */
+    const unsigned char *const *at; /* or each text where it is (borrowed), by pos */
+    bool desc;                      /* keys and texts descending (positions still ascending) */
 };
 
 void msort_init(struct msort *m, struct ritem *items, struct ritem *tmp, size_t n);

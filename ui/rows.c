@@ -108,7 +108,8 @@ struct rows_job {
     uint8_t *mark;            /* !scan: the store entries in the set */
     size_t mark_at, mark_n, mark_size; /* !scan: the rows marked so far, of a->rows's first
                                           mark_n; the store's entries when it started */
-    size_t *asc, n_asc;                /* the rows in store order */
+    uint32_t *asc;                     /* the rows in store order */
+    size_t n_asc;
     struct ritem *items, *tmp;
     size_t k;
     /* a text column: its distinct texts */
@@ -123,7 +124,26 @@ struct rows_job {
     uint32_t rank_now; /* and the rank of the one before */
     struct msort ms;
     bool sorting;
+    /* by id: each row's id where it is (the store's arena), a UUID's text formatted in
+     * blocks that never move */
+    const unsigned char **at;
+    char **ublock;
+    size_t n_ublock, cap_ublock, n_uuid;
 };
+
+#define UUIDS_A_BLOCK 4096
+#define UUID_TEXT 36
+
+static void id_texts_free(struct rows_job *r)
+{
+    free(r->at);
+    r->at = NULL;
+    for (size_t i = 0; i < r->n_ublock; i++)
+        free(r->ublock[i]);
+    free(r->ublock);
+    r->ublock = NULL;
+    r->n_ublock = r->cap_ublock = r->n_uuid = 0;
+}
 
 static void rows_job_free(struct rows_job *r)
 {
@@ -141,6 +161,7 @@ static void rows_job_free(struct rows_job *r)
     free(r->off);
     free(r->dt);
     free(r->rank);
+    id_texts_free(r);
     free(r);
 }
 
@@ -184,14 +205,28 @@ static uint64_t text_key(const char *buf, size_t len)
     return key;
 }
 
-/* Row k's sort item on its id, the text kept: each row its own (the ids are near-unique: a
- * table telling equal ones apart, ranks and a second sort would cost 32 B a row, issue #15). */
+/* Row k's sort item on its id, and where its text is: each row its own (the ids are
+ * near-unique: a table telling equal ones apart, ranks and a second sort would cost 32 B a
+ * row, a copy of the texts ~13 B; issue #15). */
 static void id_item(struct app *a, struct rows_job *r, size_t k, store_ref ref, char *buf)
 {
-    size_t len = store_text(a->store, ref, buf);
-    r->off[k] = (uint32_t)r->texts.len;
-    sb_add(&r->texts, buf, len);
-    r->items[k] = (struct ritem){text_key(buf, len), (uint32_t)k, (uint32_t)len};
+    size_t len;
+    const unsigned char *p = store_text_view(a->store, ref, &len);
+    if (!p) { /* a UUID kept in 16 bytes */
+        if (r->n_uuid == r->n_ublock * UUIDS_A_BLOCK) {
+            xgrow((void **)&r->ublock, &r->cap_ublock, r->n_ublock + 1, sizeof *r->ublock);
+            r->ublock[r->n_ublock++] = xmalloc((size_t)UUIDS_A_BLOCK * UUID_TEXT);
+        }
+        char *t = r->ublock[r->n_uuid / UUIDS_A_BLOCK] + r->n_uuid % UUIDS_A_BLOCK * UUID_TEXT;
+        len = store_text(a->store, ref, buf);
+        if (len > UUID_TEXT)
+            len = UUID_TEXT; /* never: a UUID's text is 36 characters */
+        memcpy(t, buf, len);
+        r->n_uuid++;
+        p = (const unsigned char *)t;
+    }
+    r->at[k] = p;
+    r->items[k] = (struct ritem){text_key((const char *)p, len), (uint32_t)k, (uint32_t)len};
 }
 
 /* The number of the text of ref, adding it when new. */
@@ -344,7 +379,7 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
             if (r->scan ? !is_gone(a, i) &&
                               (!r->filter || filter_match_entry(r->filter, a->store, i, r->now_ms))
                         : r->mark[i])
-                r->asc[r->n_asc++] = i;
+                r->asc[r->n_asc++] = (uint32_t)i;
         }
         r->scan_end = end;
         free(r->mark);
@@ -367,8 +402,8 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
         bool text = text_column(r->column);
         if (text)
             buf = xmalloc(STORE_TEXT_MAX);
-        if (r->column == SORT_ID && !r->off)
-            r->off = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->off);
+        if (r->column == SORT_ID && !r->at)
+            r->at = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->at);
         for (; r->k < r->n_asc; r->k++) {
             if (out_of_time(&tick, until))
                 goto out;
@@ -391,8 +426,7 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
              * and one merge sort instead of two). */
             r->tmp = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->tmp);
             msort_init(&r->ms, r->items, r->tmp, r->n_asc);
-            r->ms.texts = r->texts.buf;
-            r->ms.off = r->off;
+            r->ms.at = r->at;
             r->ms.desc = r->reverse;
             r->sorting = true;
             r->phase = P_SORT;
@@ -515,12 +549,11 @@ static void install(struct app *a, struct rows_job *r)
 {
     free(r->tmp); /* done with: their memory for the new rows (issue #15) */
     r->tmp = NULL;
-    sb_free(&r->texts);
-    free(r->off);
-    r->off = NULL;
+    id_texts_free(r);
     size_t *rows = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *rows);
     if (r->column == SORT_ORDER)
-        memcpy(rows, r->asc, r->n_asc * sizeof *rows);
+        for (size_t i = 0; i < r->n_asc; i++)
+            rows[i] = r->asc[i];
     else
         for (size_t i = 0; i < r->n_asc; i++)
             rows[i] = r->asc[r->items[i].pos];
