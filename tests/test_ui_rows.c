@@ -134,13 +134,20 @@ static void test_sort_by_id(void **state)
         {"b", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
         {"ord-0000001", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
         {"ord-0000", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
+        /* UUIDs, kept in 16 bytes: their texts formatted for the sort */
+        {"0a3e4567-e89b-42d3-a456-426614174001", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5,
+         UIT_NOW - 1},
+        {"0a3e4567-e89b-42d3-a456-426614174000", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5,
+         UIT_NOW - 1},
     };
-    struct app *a = uit_app(ids, 6);
+    struct app *a = uit_app(ids, 8);
+    size_t len;
+    assert_null(store_text_view(a->store, store_entry_at(a->store, 7)->id, &len));
     sorted(a, SORT_ID, false);
-    static const size_t up[] = {3, 5, 1, 4, 0, 2}, down[] = {0, 2, 4, 1, 5, 3};
-    assert_row_entries(a, up, 6);
+    static const size_t up[] = {7, 6, 3, 5, 1, 4, 0, 2}, down[] = {0, 2, 4, 1, 5, 3, 6, 7};
+    assert_row_entries(a, up, 8);
     sorted(a, SORT_ID, true);
-    assert_row_entries(a, down, 6);
+    assert_row_entries(a, down, 8);
     uit_free(a);
 }
 
