@@ -394,8 +394,9 @@ void app_data_changed(struct app *a)
     a->store_gen++;
     a->data_gen++;
     job_cancel(a, JOB_GROUPS);
+    job_cancel(a, JOB_TIMELINE); /* its builder reads the store */
     job_cancel(a, JOB_FOREST);
-    a->forest_cancelled = a->groups_cancelled = false;
+    a->forest_cancelled = a->groups_cancelled = a->timeline_cancelled = false;
     groups_free(a->groups);
     a->groups = NULL;
     /* Keep the forest object (views hold tags, not pointers); rebuild it on demand. */
