@@ -7,9 +7,17 @@
 
 #include "job.h"
 
-static const unsigned char *text_of(const struct msort *m, uint32_t pos)
+static const unsigned char *text_of(const struct msort *m, uint32_t pos, int which)
 {
-    return m->at ? m->at[pos] : (const unsigned char *)m->texts + m->off[pos];
+    if (!m->ids)
+        return (const unsigned char *)m->texts + m->off[pos];
+    store_ref r = store_entry_at(m->ids, pos)->id;
+    size_t len;
+    const unsigned char *p = store_text_view(m->ids, r, &len);
+    if (p)
+        return p;
+    store_text(m->ids, r, m->ubuf[which]); /* a UUID kept in 16 bytes */
+    return (const unsigned char *)m->ubuf[which];
 }
 
 static int ritem_cmp(const struct msort *m, const struct ritem *x, const struct ritem *y)
@@ -17,10 +25,10 @@ static int ritem_cmp(const struct msort *m, const struct ritem *x, const struct 
     int c = 0;
     if (x->key != y->key) {
         c = x->key < y->key ? -1 : 1;
-    } else if (m->texts || m->at) {
+    } else if (m->texts || m->ids) {
         size_t n = x->len < y->len ? x->len : y->len;
         if (n > 8)
-            c = memcmp(text_of(m, x->pos) + 8, text_of(m, y->pos) + 8, n - 8);
+            c = memcmp(text_of(m, x->pos, 0) + 8, text_of(m, y->pos, 1) + 8, n - 8);
         if (!c && x->len != y->len) /* keys pad a short text with NULs: "a" and "a\0" tie */
             c = x->len < y->len ? -1 : 1;
     }

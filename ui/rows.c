@@ -124,26 +124,8 @@ struct rows_job {
     uint32_t rank_now; /* and the rank of the one before */
     struct msort ms;
     bool sorting;
-    /* by id: each row's id where it is (the store's arena), a UUID's text formatted in
-     * blocks that never move */
-    const unsigned char **at;
-    char **ublock;
-    size_t n_ublock, cap_ublock, n_uuid;
+    char (*ubuf)[STORE_TEXT_MAX]; /* by id: two for the merge's UUIDs */
 };
-
-#define UUIDS_A_BLOCK 4096
-#define UUID_TEXT 36
-
-static void id_texts_free(struct rows_job *r)
-{
-    free(r->at);
-    r->at = NULL;
-    for (size_t i = 0; i < r->n_ublock; i++)
-        free(r->ublock[i]);
-    free(r->ublock);
-    r->ublock = NULL;
-    r->n_ublock = r->cap_ublock = r->n_uuid = 0;
-}
 
 static void rows_job_free(struct rows_job *r)
 {
@@ -161,7 +143,7 @@ static void rows_job_free(struct rows_job *r)
     free(r->off);
     free(r->dt);
     free(r->rank);
-    id_texts_free(r);
+    free(r->ubuf);
     free(r);
 }
 
@@ -205,28 +187,18 @@ static uint64_t text_key(const char *buf, size_t len)
     return key;
 }
 
-/* Row k's sort item on its id, and where its text is: each row its own (the ids are
- * near-unique: a table telling equal ones apart, ranks and a second sort would cost 32 B a
- * row, a copy of the texts ~13 B; issue #15). */
+/* Row k's sort item on its id: each row its own, its text read where it is when the first 8
+ * bytes tie (the ids are near-unique: a table telling equal ones apart, ranks and a second
+ * sort would cost 32 B a row, a copy of the texts ~13 B, pointers to them 8 B; issue #15). */
 static void id_item(struct app *a, struct rows_job *r, size_t k, store_ref ref, char *buf)
 {
     size_t len;
     const unsigned char *p = store_text_view(a->store, ref, &len);
     if (!p) { /* a UUID kept in 16 bytes */
-        if (r->n_uuid == r->n_ublock * UUIDS_A_BLOCK) {
-            xgrow((void **)&r->ublock, &r->cap_ublock, r->n_ublock + 1, sizeof *r->ublock);
-            r->ublock[r->n_ublock++] = xmalloc((size_t)UUIDS_A_BLOCK * UUID_TEXT);
-        }
-        char *t = r->ublock[r->n_uuid / UUIDS_A_BLOCK] + r->n_uuid % UUIDS_A_BLOCK * UUID_TEXT;
         len = store_text(a->store, ref, buf);
-        if (len > UUID_TEXT)
-            len = UUID_TEXT; /* never: a UUID's text is 36 characters */
-        memcpy(t, buf, len);
-        r->n_uuid++;
-        p = (const unsigned char *)t;
+        p = (const unsigned char *)buf;
     }
-    r->at[k] = p;
-    r->items[k] = (struct ritem){text_key((const char *)p, len), (uint32_t)k, (uint32_t)len};
+    r->items[k] = (struct ritem){text_key((const char *)p, len), r->asc[k], (uint32_t)len};
 }
 
 /* The number of the text of ref, adding it when new. */
@@ -402,8 +374,6 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
         bool text = text_column(r->column);
         if (text)
             buf = xmalloc(STORE_TEXT_MAX);
-        if (r->column == SORT_ID && !r->at)
-            r->at = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->at);
         for (; r->k < r->n_asc; r->k++) {
             if (out_of_time(&tick, until))
                 goto out;
@@ -419,14 +389,18 @@ static enum job_rc rows_step(struct app *a, struct job *j, double until)
                 key = ~signed_key(e->first_seen_ms); /* ages ascending: the newest first */
             else if (r->column == SORT_ATTEMPT)
                 key = signed_key(e->attempt);
-            r->items[r->k] = (struct ritem){key, (uint32_t)r->k, 0};
+            r->items[r->k] = (struct ritem){key, r->asc[r->k], 0};
         }
+        free(r->asc); /* the items name the entries (issue #15: 4 B a row) */
+        r->asc = NULL;
         if (r->column == SORT_ID) {
             /* The rows sorted on their ids at once: no ranks (issue #15: 16 B a row less,
              * and one merge sort instead of two). */
             r->tmp = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *r->tmp);
             msort_init(&r->ms, r->items, r->tmp, r->n_asc);
-            r->ms.at = r->at;
+            r->ubuf = xmalloc(2 * sizeof *r->ubuf);
+            r->ms.ids = a->store;
+            r->ms.ubuf = r->ubuf;
             r->ms.desc = r->reverse;
             r->sorting = true;
             r->phase = P_SORT;
@@ -549,14 +523,13 @@ static void install(struct app *a, struct rows_job *r)
 {
     free(r->tmp); /* done with: their memory for the new rows (issue #15) */
     r->tmp = NULL;
-    id_texts_free(r);
     size_t *rows = xmalloc((r->n_asc ? r->n_asc : 1) * sizeof *rows);
     if (r->column == SORT_ORDER)
         for (size_t i = 0; i < r->n_asc; i++)
             rows[i] = r->asc[i];
     else
         for (size_t i = 0; i < r->n_asc; i++)
-            rows[i] = r->asc[r->items[i].pos];
+            rows[i] = r->items[i].pos;
     size_t *old = a->rows, old_n = a->n_rows;
     a->rows = rows;
     a->n_rows = r->n_asc;

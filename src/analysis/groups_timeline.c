@@ -88,7 +88,8 @@ static bool span_done(struct timeline_builder *b)
     int64_t now = b->opt.now_ms;
     if (now > hi)
         hi = now;
-    int64_t bk = b->opt.bucket_ms > 0 ? b->opt.bucket_ms : choose_bucket(lo, hi, b->opt.max_buckets);
+    int64_t bk =
+        b->opt.bucket_ms > 0 ? b->opt.bucket_ms : choose_bucket(lo, hi, b->opt.max_buckets);
     /* A bucket given by the caller may make too many: the span is cut at the newest end. */
     if ((uint64_t)(hi / bk - lo / bk) >= 100000)
         lo = hi - bk * 99999;
