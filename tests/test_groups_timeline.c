@@ -44,6 +44,48 @@ static void assert_render(const struct timeline *t, size_t width, unsigned flags
     free(got);
 }
 
+/* timeline_begin and timeline_step in slices of 1, 3 and 7 looks make what timeline_build
+ * makes; the looks left count down to 0 (two a entry). */
+static void test_timeline_in_steps(void **state)
+{
+    (void)state;
+    static const int64_t burst[] = {40, 31, 30, 30, 0, 30, 29, 29, 28, 20};
+    struct store *s = times_store(burst, 10);
+    struct timeline_options opt = {.now_ms = T0};
+    const uint32_t some[] = {9, 2, 3, 40, 7};
+    for (int with = 0; with < 2; with++) {
+        if (with) {
+            opt.indices = some;
+            opt.n_indices = 5;
+        }
+        struct timeline want;
+        timeline_build(s, &opt, &want);
+        static const size_t slices[] = {1, 3, 7};
+        for (size_t k = 0; k < 3; k++) {
+            struct timeline_builder b;
+            struct timeline got;
+            timeline_begin(&b, s, &opt, &got);
+            size_t left = 2 * b.count, now;
+            while ((now = timeline_step(&b, slices[k])) != 0) {
+                assert_true(now < left);
+                left = now;
+            }
+            assert_int_equal(got.n, want.n);
+            assert_int_equal(got.bucket_ms, want.bucket_ms);
+            assert_int_equal(got.start_ms, want.start_ms);
+            assert_int_equal(got.total, want.total);
+            assert_int_equal(got.undated, want.undated);
+            assert_int_equal(got.peak, want.peak);
+            assert_int_equal(got.trend, want.trend);
+            for (size_t i = 0; i < want.n; i++)
+                assert_int_equal(got.counts[i], want.counts[i]);
+            timeline_free(&got);
+        }
+        timeline_free(&want);
+    }
+    store_free(s);
+}
+
 static void test_timeline(void **state)
 {
     /* 40 minutes: per-minute buckets; a burst 30 minutes ago, quiet since. */
@@ -240,6 +282,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeline),
+        cmocka_unit_test(test_timeline_in_steps),
         cmocka_unit_test(test_million),
     };
     return cmocka_run_group_tests_name("groups_timeline", tests, NULL, NULL);

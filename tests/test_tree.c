@@ -544,6 +544,40 @@ static uint32_t brute_parent(const struct tree_msg *m, uint32_t n, uint32_t i)
     return brute_first(m, n, m[i].correlation, m[i].causation);
 }
 
+/* tree_compact: tree_find gives what it gave before, from the group's nodes; every node is
+ * found by its tag; the next build (the caller's next round) allocates what went. */
+static void check_compact(struct forest *f, const char *const *names, const char *const *corrs)
+{
+    enum { C = 8 };
+    uint32_t before[2][9][C], after[C];
+    size_t count[2][9];
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < 9; k++)
+            count[c][k] = tree_find(f, corrs[c], 1, names[k], strlen(names[k]), before[c][k], C);
+    tree_compact(f);
+    assert_null(f->next_dup);
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < 9; k++) {
+            size_t n = tree_find(f, corrs[c], 1, names[k], strlen(names[k]), after, C);
+            assert_int_equal(n, count[c][k]);
+            for (size_t i = 0; i < n && i < C; i++)
+                assert_int_equal(after[i], before[c][k][i]);
+            if (n > 1) { /* a short out gets the first ones */
+                uint32_t one;
+                assert_int_equal(tree_find(f, corrs[c], 1, names[k], strlen(names[k]), &one, 1), n);
+                assert_int_equal(one, before[c][k][0]);
+            }
+        }
+    for (uint32_t v = 0; v < tree_node_count(f); v++) {
+        const struct tree_group *g = tree_group_get(f, tree_group_of(f, v));
+        size_t len;
+        const unsigned char *id = tree_node_id(f, v, &len);
+        assert_int_equal(
+            tree_find_tagged(f, g->correlation, g->correlation_len, id, len, tree_node_tag(f, v)),
+            v);
+    }
+}
+
 static void test_random_forests(void **state)
 {
     static const char *const names[] = {"a", "b", "c", "d", "e", "f", "g", "h", ""};
@@ -601,6 +635,8 @@ static void test_random_forests(void **state)
                 assert_true(next > v);
         }
         assert_int_equal(seen, tree_node_count(&f));
+        if (round % 2 == 0)
+            check_compact(&f, names, corrs);
     }
     tree_free(&f);
 }

@@ -115,6 +115,42 @@ static void test_filter_keeps_the_order(void **state)
     uit_free(a);
 }
 
+static void assert_row_entries(struct app *a, const size_t *want, size_t n)
+{
+    assert_int_equal(a->n_rows, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(a->rows[i], want[i]);
+}
+
+/* By id the rows are sorted on their texts at once (no ranks): past the first 8 bytes, a
+ * prefix first, equal ids as received both ways. */
+static void test_sort_by_id(void **state)
+{
+    (void)state;
+    static const struct uit_msg ids[] = {
+        {"ord-00000012", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
+        {"ord-00000002", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
+        {"ord-00000012", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
+        {"b", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
+        {"ord-0000001", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
+        {"ord-0000", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5, UIT_NOW - 1},
+        /* UUIDs, kept in 16 bytes: their texts formatted for the sort */
+        {"0a3e4567-e89b-42d3-a456-426614174001", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5,
+         UIT_NOW - 1},
+        {"0a3e4567-e89b-42d3-a456-426614174000", "t", "q", "e", NULL, NULL, 1, UIT_NOW - 5,
+         UIT_NOW - 1},
+    };
+    struct app *a = uit_app(ids, 8);
+    size_t len;
+    assert_null(store_text_view(a->store, store_entry_at(a->store, 7)->id, &len));
+    sorted(a, SORT_ID, false);
+    static const size_t up[] = {7, 6, 3, 5, 1, 4, 0, 2}, down[] = {0, 2, 4, 1, 5, 3, 6, 7};
+    assert_row_entries(a, up, 8);
+    sorted(a, SORT_ID, true);
+    assert_row_entries(a, down, 8);
+    uit_free(a);
+}
+
 /* Half-way, the rows on screen are the old ones; cancelled, they stay so. */
 static void test_cancelled_job_leaves_the_rows(void **state)
 {
@@ -224,6 +260,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_message_as_received),
         cmocka_unit_test(test_sorts_are_stable),
+        cmocka_unit_test(test_sort_by_id),
         cmocka_unit_test(test_filter_keeps_the_order),
         cmocka_unit_test(test_cancelled_job_leaves_the_rows),
         cmocka_unit_test(test_rows_extend_then_complete),

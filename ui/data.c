@@ -213,7 +213,8 @@ static void *forest_worker(void *arg)
     struct forest_job *f = arg;
     error_clear(&f->err);
     f->st = tree_build_from(&f->forest, forest_get, f, f->n, &f->err);
-    free(f->refs); /* the forest keeps the bytes, not the refs */
+    tree_compact(&f->forest); /* the views never need its index of ids (issue #15) */
+    free(f->refs);            /* the forest keeps the bytes, not the refs */
     free(f->uuid);
     f->refs = NULL;
     f->uuid = NULL;
@@ -393,8 +394,9 @@ void app_data_changed(struct app *a)
     a->store_gen++;
     a->data_gen++;
     job_cancel(a, JOB_GROUPS);
+    job_cancel(a, JOB_TIMELINE); /* its builder reads the store */
     job_cancel(a, JOB_FOREST);
-    a->forest_cancelled = a->groups_cancelled = false;
+    a->forest_cancelled = a->groups_cancelled = a->timeline_cancelled = false;
     groups_free(a->groups);
     a->groups = NULL;
     /* Keep the forest object (views hold tags, not pointers); rebuild it on demand. */

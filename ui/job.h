@@ -24,7 +24,16 @@ struct app;
 /* In the order they are worked on, shown and cancelled: a pass to the broker first (plan.h:
  * it holds dead letters), the search next (the user is waiting for it), the rows next (the
  * groups are made from them); the queues view's refresh from the management API last. */
-enum job_kind { JOB_PASS, JOB_SEARCH, JOB_ROWS, JOB_GROUPS, JOB_FOREST, JOB_QUEUES, JOB_KINDS };
+enum job_kind {
+    JOB_PASS,
+    JOB_SEARCH,
+    JOB_ROWS,
+    JOB_GROUPS,
+    JOB_TIMELINE,
+    JOB_FOREST,
+    JOB_QUEUES,
+    JOB_KINDS
+};
 
 enum job_rc {
     JOB_MORE, /* call again */

@@ -7,18 +7,33 @@
 
 #include "job.h"
 
+static const unsigned char *text_of(const struct msort *m, uint32_t pos, int which)
+{
+    if (!m->ids)
+        return (const unsigned char *)m->texts + m->off[pos];
+    store_ref r = store_entry_at(m->ids, pos)->id;
+    size_t len;
+    const unsigned char *p = store_text_view(m->ids, r, &len);
+    if (p)
+        return p;
+    store_text(m->ids, r, m->ubuf[which]); /* a UUID kept in 16 bytes */
+    return (const unsigned char *)m->ubuf[which];
+}
+
 static int ritem_cmp(const struct msort *m, const struct ritem *x, const struct ritem *y)
 {
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    if (m->texts && (x->len > 8 || y->len > 8)) {
+    int c = 0;
+    if (x->key != y->key) {
+        c = x->key < y->key ? -1 : 1;
+    } else if (m->texts || m->ids) {
         size_t n = x->len < y->len ? x->len : y->len;
-        int c = memcmp(m->texts + m->off[x->pos], m->texts + m->off[y->pos], n);
-        if (c)
-            return c;
-        if (x->len != y->len)
-            return x->len < y->len ? -1 : 1;
+        if (n > 8)
+            c = memcmp(text_of(m, x->pos, 0) + 8, text_of(m, y->pos, 1) + 8, n - 8);
+        if (!c && x->len != y->len) /* keys pad a short text with NULs: "a" and "a\0" tie */
+            c = x->len < y->len ? -1 : 1;
     }
+    if (c)
+        return m->desc ? -c : c;
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 

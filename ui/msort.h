@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
+
 struct ritem {
     uint64_t key; /* the sort key; for the distinct texts, their first 8 bytes (big-endian) */
-    uint32_t pos; /* the row's position in store order; for a text, its number */
+    uint32_t pos; /* the row's store entry (ties: store order); for a distinct text, its number */
     uint32_t len; /* a text's length (distinct texts only) */
 };
 
@@ -25,6 +27,11 @@ struct msort {
     bool merging;
     const char *texts;   /* distinct texts: compared whole when their first 8 bytes tie */
     const uint32_t *off; /* (borrowed) */
+    /* or the texts are the ids of the store's entries, pos the entry (read where they are;
+     * a UUID's formatted into ubuf) */
+    const struct store *ids;
+    char (*ubuf)[STORE_TEXT_MAX]; /* two, owned by the caller */
+    bool desc;                    /* keys and texts descending (positions still ascending) */
 };
 
 void msort_init(struct msort *m, struct ritem *items, struct ritem *tmp, size_t n);

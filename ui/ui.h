@@ -150,6 +150,7 @@ struct app {
     size_t timeline_rows;
     int64_t timeline_minute;
     unsigned long timeline_made;      /* how many times it was made (the tests read it) */
+    bool timeline_cancelled;          /* its job was stopped: made again at the next visit */
     struct job *jobs[JOB_KINDS];      /* the work in progress, by kind (job.h) */
     struct forest_job *forest_orphan; /* a cancelled forest its thread is still linking */
 

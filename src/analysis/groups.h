@@ -154,6 +154,23 @@ struct timeline_options {
 void timeline_build(const struct store *s, const struct timeline_options *opt,
                     struct timeline *out);
 void timeline_free(struct timeline *t);
+/* The same build in steps, for a caller that must stay responsive (ten million entries take
+ * ~0.25 s): timeline_begin takes what timeline_build takes (opt is copied, its index list
+ * BORROWED until the last step; the store may grow meanwhile: entries added after
+ * timeline_begin are not counted), timeline_step looks at most max more entries and returns
+ * how many looks are left (two a entry: the span, then the counts; 0: out is made, what
+ * timeline_build would have made). A plain value: nothing to free but out. */
+struct timeline_builder {
+    const struct store *s;
+    struct timeline_options opt;
+    struct timeline *out;
+    size_t count, k;
+    int pass; /* 0: the span; 1: the counts; 2: done */
+    int64_t lo, hi;
+};
+void timeline_begin(struct timeline_builder *b, const struct store *s,
+                    const struct timeline_options *opt, struct timeline *out);
+size_t timeline_step(struct timeline_builder *b, size_t max);
 
 enum timeline_render_flag {
     TIMELINE_ASCII = 1u << 0, /* " .:-=+*#@" instead of the block characters */

@@ -46,57 +46,65 @@ static int64_t choose_bucket(int64_t lo, int64_t hi, size_t max)
     return (b / day + 1) * day;
 }
 
-void timeline_build(const struct store *s, const struct timeline_options *opt, struct timeline *out)
+void timeline_begin(struct timeline_builder *b, const struct store *s,
+                    const struct timeline_options *opt, struct timeline *out)
 {
+    memset(b, 0, sizeof *b);
     memset(out, 0, sizeof *out);
-    entry_time_fn when = opt && opt->time ? opt->time : entry_time_first_seen;
-    void *ctx = opt ? opt->time_ctx : NULL;
-    size_t max = opt && opt->max_buckets ? opt->max_buckets : 60;
-    size_t count = opt && opt->indices ? opt->n_indices : store_count(s);
-    int64_t lo = INT64_MAX, hi = 0;
-    for (size_t k = 0; k < count; k++) {
-        size_t i = opt && opt->indices ? opt->indices[k] : k;
-        if (i >= store_count(s))
-            continue;
-        int64_t t = when(s, i, ctx);
-        if (t <= 0) {
-            out->undated++;
-            continue;
-        }
-        lo = t < lo ? t : lo;
-        hi = t > hi ? t : hi;
-    }
+    if (opt)
+        b->opt = *opt;
+    if (!b->opt.time)
+        b->opt.time = entry_time_first_seen;
+    if (!b->opt.max_buckets)
+        b->opt.max_buckets = 60;
+    if (!b->opt.window)
+        b->opt.window = 3;
+    b->s = s;
+    b->out = out;
+    b->count = b->opt.indices ? b->opt.n_indices : store_count(s);
+    b->lo = INT64_MAX;
+    b->hi = 0;
+}
+
+/* Entry k's time, 0 for one out of the store's range. */
+static int64_t time_at(const struct timeline_builder *b, size_t k)
+{
+    size_t i = b->opt.indices ? b->opt.indices[k] : k;
+    if (i >= store_count(b->s))
+        return -1;
+    int64_t t = b->opt.time(b->s, i, b->opt.time_ctx);
+    return t <= 0 ? 0 : t;
+}
+
+/* The span seen: the buckets. false when nothing is dated. */
+static bool span_done(struct timeline_builder *b)
+{
+    struct timeline *out = b->out;
+    int64_t lo = b->lo, hi = b->hi;
     if (hi == 0) {
         out->trend = TREND_NONE;
-        return;
+        return false;
     }
-    int64_t now = opt ? opt->now_ms : 0;
+    int64_t now = b->opt.now_ms;
     if (now > hi)
         hi = now;
-    int64_t b = opt && opt->bucket_ms > 0 ? opt->bucket_ms : choose_bucket(lo, hi, max);
+    int64_t bk =
+        b->opt.bucket_ms > 0 ? b->opt.bucket_ms : choose_bucket(lo, hi, b->opt.max_buckets);
     /* A bucket given by the caller may make too many: the span is cut at the newest end. */
-    if ((uint64_t)(hi / b - lo / b) >= 100000)
-        lo = hi - b * 99999;
-    out->bucket_ms = b;
-    out->start_ms = lo / b * b;
-    out->n = (size_t)(hi / b - lo / b) + 1;
+    if ((uint64_t)(hi / bk - lo / bk) >= 100000)
+        lo = hi - bk * 99999;
+    out->bucket_ms = bk;
+    out->start_ms = lo / bk * bk;
+    out->n = (size_t)(hi / bk - lo / bk) + 1;
     out->counts = xcalloc(out->n, sizeof *out->counts);
-    for (size_t k = 0; k < count; k++) {
-        size_t i = opt && opt->indices ? opt->indices[k] : k;
-        if (i >= store_count(s))
-            continue;
-        int64_t t = when(s, i, ctx);
-        if (t <= 0)
-            continue;
-        if (t < out->start_ms) { /* cut off above */
-            out->undated++;
-            continue;
-        }
-        size_t at = (size_t)((t - out->start_ms) / b);
-        if (at < out->n && out->counts[at] < UINT32_MAX)
-            out->counts[at]++;
-        out->total++;
-    }
+    return true;
+}
+
+/* The peak and the trend, once every entry is counted. */
+static void counts_done(const struct timeline_builder *b)
+{
+    struct timeline *out = b->out;
+    int64_t now = b->opt.now_ms, bk = out->bucket_ms;
     bool seen = false;
     for (size_t k = 0; k < out->n; k++) {
         if (!out->counts[k])
@@ -115,11 +123,11 @@ void timeline_build(const struct store *s, const struct timeline_options *opt, s
     /* The trend: the recent window's rate against the average since the first arrival. When
      * now falls inside the last bucket, that bucket counts for the part that has elapsed (and
      * not at all before a quarter of it, when its count says nothing yet). */
-    size_t w = opt && opt->window ? opt->window : 3;
+    size_t w = b->opt.window;
     double part = 1.0;
     size_t end = out->n;
-    if (now > 0 && now >= out->start_ms + (int64_t)(out->n - 1) * b) {
-        part = (double)(now - (out->start_ms + (int64_t)(out->n - 1) * b) + 1) / (double)b;
+    if (now > 0 && now >= out->start_ms + (int64_t)(out->n - 1) * bk) {
+        part = (double)(now - (out->start_ms + (int64_t)(out->n - 1) * bk) + 1) / (double)bk;
         if (part < 0.25 && out->n > 1) {
             end = out->n - 1;
             part = 1.0;
@@ -143,6 +151,57 @@ void timeline_build(const struct store *s, const struct timeline_options *opt, s
         out->trend = TREND_FALLING;
     else
         out->trend = TREND_STEADY;
+}
+
+size_t timeline_step(struct timeline_builder *b, size_t max)
+{
+    struct timeline *out = b->out;
+    while (max && b->pass < 2) {
+        size_t end = max < b->count - b->k ? b->k + max : b->count;
+        max -= end - b->k;
+        for (; b->k < end; b->k++) {
+            int64_t t = time_at(b, b->k);
+            if (t < 0)
+                continue;
+            if (b->pass == 0) {
+                if (!t) {
+                    out->undated++;
+                    continue;
+                }
+                b->lo = t < b->lo ? t : b->lo;
+                b->hi = t > b->hi ? t : b->hi;
+                continue;
+            }
+            if (!t)
+                continue;
+            if (t < out->start_ms) { /* cut off above */
+                out->undated++;
+                continue;
+            }
+            size_t at = (size_t)((t - out->start_ms) / out->bucket_ms);
+            if (at < out->n && out->counts[at] < UINT32_MAX)
+                out->counts[at]++;
+            out->total++;
+        }
+        if (b->k < b->count)
+            break;
+        b->k = 0;
+        if (b->pass++ == 0) {
+            if (!span_done(b))
+                b->pass = 2;
+        } else {
+            counts_done(b);
+        }
+    }
+    return b->pass == 0 ? 2 * b->count - b->k : b->pass == 1 ? b->count - b->k : 0;
+}
+
+void timeline_build(const struct store *s, const struct timeline_options *opt, struct timeline *out)
+{
+    struct timeline_builder b;
+    timeline_begin(&b, s, opt, out);
+    while (timeline_step(&b, SIZE_MAX))
+        ;
 }
 
 void timeline_free(struct timeline *t)

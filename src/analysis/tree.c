@@ -622,18 +622,68 @@ uint32_t tree_group_find(const struct forest *f, const void *corr, size_t corr_l
     return group_lookup(f, key, corr, corr_len);
 }
 
+/* tree_find on a compacted forest: the group's nodes with the id, the lowest numbers (input
+ * order) first. */
+static size_t find_in_group(const struct forest *f, uint32_t g, const void *id, size_t id_len,
+                            uint32_t *out, size_t cap)
+{
+    const struct tree_group *gr = &f->groups[g];
+    size_t k = 0;
+    for (uint32_t i = gr->pre; i < gr->pre + gr->n_nodes; i++) {
+        uint32_t v = f->order[i];
+        if (!span_eq(f->id[v], f->id_len[v], id, id_len))
+            continue;
+        size_t at = k < cap ? k : cap; /* insert v in order among the first cap */
+        while (at > 0 && out[at - 1] > v)
+            at--;
+        if (at < cap) {
+            size_t move = (k < cap ? k : cap - 1) - at;
+            memmove(out + at + 1, out + at, move * sizeof *out);
+            out[at] = v;
+        }
+        k++;
+    }
+    return k;
+}
+
 size_t tree_find(const struct forest *f, const void *corr, size_t corr_len, const void *id,
                  size_t id_len, uint32_t *out, size_t cap)
 {
     uint32_t g = tree_group_find(f, corr, corr_len);
     if (g == TREE_NONE)
         return 0;
+    if (!f->next_dup)
+        return find_in_group(f, g, id, id_len, out, cap);
     uint32_t v = id_lookup(f, id_key(f, g, tag_hash_bytes(id, id_len)), g, id, id_len);
     size_t k = 0;
     for (; v != TREE_NONE; v = f->next_dup[v], k++)
         if (k < cap)
             out[k] = v;
     return k;
+}
+
+uint32_t tree_find_tagged(const struct forest *f, const void *corr, size_t corr_len, const void *id,
+                          size_t id_len, uint64_t tag)
+{
+    uint32_t g = tree_group_find(f, corr, corr_len);
+    if (g == TREE_NONE)
+        return TREE_NONE;
+    const struct tree_group *gr = &f->groups[g];
+    for (uint32_t i = gr->pre; i < gr->pre + gr->n_nodes; i++) {
+        uint32_t v = f->order[i];
+        if (f->tag[v] == tag && span_eq(f->id[v], f->id_len[v], id, id_len))
+            return v;
+    }
+    return TREE_NONE;
+}
+
+void tree_compact(struct forest *f)
+{
+    index_free(&f->by_id);
+    free(f->next_dup);
+    free(f->occurrence);
+    f->next_dup = f->occurrence = NULL;
+    f->node_cap = 0; /* the next build allocates them again */
 }
 
 size_t tree_find_id(const struct forest *f, const void *id, size_t id_len, uint32_t *out,

@@ -97,12 +97,14 @@ struct forest {
     uint32_t *parent;       /* TREE_NONE for a root */
     uint32_t *first_child;  /* children in input order */
     uint32_t *next_sibling; /* the next child of the same parent, or the next root of the group */
-    uint32_t *next_dup;     /* the next node with the same (correlation, id), in input order */
+    uint32_t *next_dup;     /* the next node with the same (correlation, id), in input order
+                               (NULL after tree_compact) */
     uint32_t *group;
     uint32_t *depth;           /* 0 for a root */
     uint32_t *pre;             /* position in order[] */
     uint32_t *size;            /* nodes in the subtree, itself included */
-    uint32_t *occurrence;      /* 0 for the first node with its (correlation, id), then 1, 2, ... */
+    uint32_t *occurrence;      /* 0 for the first node with its (correlation, id), then 1, 2, ...
+                                  (NULL after tree_compact) */
     uint8_t *flags;            /* enum tree_node_flag bits */
     uint32_t *order;           /* every node in pre-order, group by group */
     struct tree_group *groups; /* in order of first appearance */
@@ -201,6 +203,13 @@ uint32_t tree_group_find(const struct forest *f, const void *corr, size_t corr_l
  * O(1) plus the number found. */
 size_t tree_find(const struct forest *f, const void *corr, size_t corr_len, const void *id,
                  size_t id_len, uint32_t *out, size_t cap);
+/* The node with this id in this group whose tag is tag, or TREE_NONE. */
+uint32_t tree_find_tagged(const struct forest *f, const void *corr, size_t corr_len, const void *id,
+                          size_t id_len, uint64_t tag);
+/* Drops what only the build and tree_find's quick path need (the index of ids, next_dup,
+ * occurrence: 24 B a message, 240 MB at ten million, issue #15). tree_find then scans the
+ * group (O(its nodes)); next_dup and occurrence are NULL until the next build. */
+void tree_compact(struct forest *f);
 /* The nodes with this id in any group, in pre-order. Writes at most cap, returns the total.
  * A linear scan: meant for one-off lookups such as --of ID. An empty id matches nothing. */
 size_t tree_find_id(const struct forest *f, const void *id, size_t id_len, uint32_t *out,

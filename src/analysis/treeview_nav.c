@@ -114,12 +114,8 @@ static bool anchor_restore(struct treeview *tv)
         return false;
     for (uint32_t k = 0; k < a->n_steps; k++) {
         const struct tv_step *s = &a->step[k];
-        uint32_t v = TREE_NONE;
-        if (!tree_find(f, base, a->corr_len, base + s->off, s->len, &v, 1))
-            continue;
-        while (v != TREE_NONE && f->tag[v] != s->tag)
-            v = f->next_dup[v];
-        if (v == TREE_NONE || f->group[v] != g)
+        uint32_t v = tree_find_tagged(f, base, a->corr_len, base + s->off, s->len, s->tag);
+        if (v == TREE_NONE)
             continue;
         tv_set_cur(tv, g, tv_open_find(tv, g) == SIZE_MAX ? TREE_NONE : visible_for(tv, v));
         return true;
