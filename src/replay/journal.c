@@ -22,8 +22,6 @@
 #include "urlmask.h"
 #include "util.h"
 
-#define JOURNAL_VERSION 1
-
 /* ---- the path ---------------------------------------------------------------------------- */
 
 static const char *home_dir(void)
@@ -222,16 +220,21 @@ static json_t *u64(uint64_t v)
 }
 
 /* The members every record starts with. */
-static json_t *record_new(const char *kind, const char *run_id)
+static json_t *record_new_at(const char *kind, const char *run_id, const char *at)
 {
-    char at[32];
-    time_format_rfc3339(clock_now_ms(), true, at);
     json_t *o = json_object();
-    json_object_set_new(o, "v", json_integer(JOURNAL_VERSION));
+    json_object_set_new(o, "v", json_integer(JOURNAL_LINE_VERSION));
     json_object_set_new(o, "kind", json_string(kind));
     json_object_set_new(o, "at", json_string(at));
     set_str(o, "run", run_id);
     return o;
+}
+
+static json_t *record_new(const char *kind, const char *run_id)
+{
+    char at[32];
+    time_format_rfc3339(clock_now_ms(), true, at);
+    return record_new_at(kind, run_id, at);
 }
 
 /* The record's line: jansson's compact dump (json_out_fast writes the same bytes without its
@@ -352,13 +355,10 @@ enum status journal_write_run(struct journal *j, const struct journal_run *r, st
     return emit(j, o, err);
 }
 
-enum status journal_write_intent(struct journal *j, const struct journal_intent *in,
-                                 struct error *err)
+/* The intent as a tree (every intent before journal_line.c; now those it does not take). */
+static json_t *intent_tree(const struct journal_intent *in, const char *at)
 {
-    if (!in->run_id || !in->op || in->seq == 0)
-        return error_set(err, ST_EINVAL,
-                         "a journal intent needs a run id, an op and a sequence number from 1");
-    json_t *o = record_new("intent", in->run_id);
+    json_t *o = record_new_at("intent", in->run_id, at);
     json_object_set_new(o, "seq", u64(in->seq));
     set_str(o, "op", in->op);
     set_str(o, "source", in->source);
@@ -380,7 +380,59 @@ enum status journal_write_intent(struct journal *j, const struct journal_intent 
         json_object_set_new(o, "attempt", json_integer(in->attempt));
     if (in->diff)
         json_object_set(o, "diff", in->diff);
-    else if (in->diff_text && in->diff_text_len)
+    return o;
+}
+
+static json_t *outcome_tree(const char *run_id, uint64_t seq, enum journal_result res,
+                            const char *reason, const char *at)
+{
+    json_t *o = record_new_at("outcome", run_id, at);
+    json_object_set_new(o, "seq", u64(seq));
+    json_object_set_new(o, "result", json_string(journal_result_name(res)));
+    set_str(o, "reason", reason);
+    return o;
+}
+
+char *journal_intent_line_tree(const struct journal_intent *in, const char *at, size_t *len)
+{
+    json_t *o = intent_tree(in, at);
+    char *line = dump_line(o, len);
+    json_decref(o);
+    if (line && !in->diff && in->diff_text && in->diff_text_len) {
+        static const char key[] = ",\"diff\":";
+        size_t end = *len - 2, total = end + sizeof key - 1 + in->diff_text_len + 2;
+        line = xrealloc(line, total + 1);
+        memcpy(line + end, key, sizeof key - 1);
+        memcpy(line + end + sizeof key - 1, in->diff_text, in->diff_text_len);
+        memcpy(line + total - 2, "}\n", 3);
+        *len = total;
+    }
+    return line;
+}
+
+char *journal_outcome_line_tree(const char *run_id, uint64_t seq, enum journal_result res,
+                                const char *reason, const char *at, size_t *len)
+{
+    json_t *o = outcome_tree(run_id, seq, res, reason, at);
+    char *line = dump_line(o, len);
+    json_decref(o);
+    return line;
+}
+
+enum status journal_write_intent(struct journal *j, const struct journal_intent *in,
+                                 struct error *err)
+{
+    if (!in->run_id || !in->op || in->seq == 0)
+        return error_set(err, ST_EINVAL,
+                         "a journal intent needs a run id, an op and a sequence number from 1");
+    char at[32];
+    time_format_rfc3339(clock_now_ms(), true, at);
+    size_t len = 0;
+    char *line = journal_intent_line(in, at, &len);
+    if (line)
+        return hold_line(j, line, len, err);
+    json_t *o = intent_tree(in, at);
+    if (!in->diff && in->diff_text && in->diff_text_len)
         return emit_with_text(j, o, in->diff_text, in->diff_text_len, err);
     return emit(j, o, err);
 }
@@ -391,11 +443,13 @@ enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_
     if (!run_id || seq == 0)
         return error_set(err, ST_EINVAL,
                          "a journal outcome needs a run id and a sequence number from 1");
-    json_t *o = record_new("outcome", run_id);
-    json_object_set_new(o, "seq", u64(seq));
-    json_object_set_new(o, "result", json_string(journal_result_name(res)));
-    set_str(o, "reason", reason);
-    return emit(j, o, err);
+    char at[32];
+    time_format_rfc3339(clock_now_ms(), true, at);
+    size_t len = 0;
+    char *line = journal_outcome_line(run_id, seq, journal_result_name(res), reason, at, &len);
+    if (line)
+        return hold_line(j, line, len, err);
+    return emit(j, outcome_tree(run_id, seq, res, reason, at), err);
 }
 
 enum status journal_write_end(struct journal *j, const char *run_id, uint64_t done, uint64_t kept,

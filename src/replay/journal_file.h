@@ -29,6 +29,21 @@ struct journal {
     struct error inline_err;
 };
 
+/* Every record's "v". */
+#define JOURNAL_LINE_VERSION 1
+
+/* The intent and outcome records as lines ('\n' included), written without a tree
+ * (journal_line.c); NULL when it does not take the record (an intent with a diff tree, a line
+ * longer than JOURNAL_MAX_LINE): the tree writes it. at: the record's time, RFC 3339. */
+char *journal_intent_line(const struct journal_intent *in, const char *at, size_t *len);
+char *journal_outcome_line(const char *run_id, uint64_t seq, const char *result, const char *reason,
+                           const char *at, size_t *len);
+/* The same records written through the jansson tree, as every record was before: what
+ * test_journal_line compares journal_line.c's bytes with. */
+char *journal_intent_line_tree(const struct journal_intent *in, const char *at, size_t *len);
+char *journal_outcome_line_tree(const char *run_id, uint64_t seq, enum journal_result res,
+                                const char *reason, const char *at, size_t *len);
+
 /* Past this much held, a write flushes (without syncing), or hands it to the thread. */
 #define JOURNAL_HOLD_MAX ((size_t)256 << 10)
 

@@ -231,6 +231,7 @@ static void replay_free(struct replay *p)
     free(p->run.ack_pending);
     free(p->run.ack_bits);
     conn_batch_free(&p->run.batch);
+    empty_amqp_pool(&p->run.pub_pool);
     bytes_free(&p->run.canary_id);
     sb_free(&p->run.checked_exchanges);
     rr_attempts_free(&p->run);
@@ -261,6 +262,7 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
     run->pace_last = run->started;
     sb_init(&run->checked_exchanges);
     conn_batch_init(&run->batch);
+    init_amqp_pool(&run->pub_pool, 4096);
     error_clear(&run->err);
     journal_new_run_id(r->run_id);
 

@@ -103,16 +103,14 @@ static bool copy_sendable(struct run *run, struct item *it, char *why, size_t n)
 
 static bool publish_one(struct run *run, struct item *it)
 {
-    amqp_pool_t pool;
-    init_amqp_pool(&pool, 4096);
     amqp_basic_properties_t p;
-    props_to_amqp(&it->out.props, it->out.headers, it->out.headers_present, &pool, &p);
+    props_to_amqp(&it->out.props, it->out.headers, it->out.headers_present, &run->pub_pool, &p);
     amqp_bytes_t ex = {it->out.exchange.len, it->out.exchange.data};
     amqp_bytes_t rk = {it->out.routing_key.len, it->out.routing_key.data};
     amqp_bytes_t body = {it->out.body.len, it->out.body.data};
     /* Into the batch (conn_batch): the caller writes the whole batch with one send. */
     int rc = conn_batch_publish(run->c, &run->batch, PUB_CHANNEL, ex, rk, true, &p, body);
-    empty_amqp_pool(&pool);
+    recycle_amqp_pool(&run->pub_pool); /* the batch holds the encoded frames */
     if (rc != AMQP_STATUS_OK) {
         struct error e;
         enum conn_err k;

@@ -390,8 +390,15 @@ bool rr_pump(struct run *run, int timeout_ms)
         return true;
     }
     run->last_frame = clock_mono_s();
+    rr_dispatch(run, &f);
+    return true;
+}
+
+void rr_dispatch(struct run *run, const amqp_frame_t *fp)
+{
+    const amqp_frame_t f = *fp;
     if (f.frame_type != AMQP_FRAME_METHOD)
-        return true; /* a stray content frame: not ours */
+        return; /* a stray content frame: not ours */
     amqp_method_number_t id = f.payload.method.id;
     void *dec = f.payload.method.decoded;
     if (id == AMQP_BASIC_DELIVER_METHOD && f.channel == READ_CHANNEL) {
@@ -407,7 +414,8 @@ bool rr_pump(struct run *run, int timeout_ms)
         e.redelivered = d->redelivered;
         e.exchange = d->exchange;
         e.routing_key = d->routing_key;
-        amqp_rpc_reply_t rep = amqp_read_message(run->st, f.channel, &e.message, 0);
+        void *owned = NULL;
+        amqp_rpc_reply_t rep = rr_read_content(run, f.channel, &e.message, &owned);
         if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
             struct error er;
             enum conn_err k;
@@ -416,28 +424,27 @@ bool rr_pump(struct run *run, int timeout_ms)
                 lost_channel(run, READ_CHANNEL, er.msg);
             else
                 rr_connection_lost(run, er.msg);
-            return true;
+            return;
         }
         struct message m;
         peek_message_from_envelope(&e, run->o->queue, clock_now_ms(), &m);
-        uint64_t tag = e.delivery_tag;
-        amqp_destroy_message(&e.message);
-        on_delivery(run, &m, tag, current);
-        return true;
+        free(owned);
+        on_delivery(run, &m, e.delivery_tag, current);
+        return;
     }
     if (f.channel == READ_CHANNEL && id == AMQP_BASIC_QOS_OK_METHOD) {
         probe_answered(run);
-        return true;
+        return;
     }
     if (f.channel == PUB_CHANNEL && id == AMQP_BASIC_ACK_METHOD) {
         const amqp_basic_ack_t *a = dec;
         on_confirm(run, a->delivery_tag, a->multiple, true);
-        return true;
+        return;
     }
     if (f.channel == PUB_CHANNEL && id == AMQP_BASIC_NACK_METHOD) {
         const amqp_basic_nack_t *a = dec;
         on_confirm(run, a->delivery_tag, a->multiple, false);
-        return true;
+        return;
     }
     if (f.channel == PUB_CHANNEL && id == AMQP_BASIC_RETURN_METHOD) {
         amqp_basic_return_t ret = *(const amqp_basic_return_t *)dec;
@@ -445,11 +452,11 @@ bool rr_pump(struct run *run, int timeout_ms)
         amqp_rpc_reply_t rep = amqp_read_message(run->st, f.channel, &msg, 0);
         if (rep.reply_type != AMQP_RESPONSE_NORMAL) {
             rr_connection_lost(run, "the connection failed while reading a returned copy");
-            return true;
+            return;
         }
         on_return(run, &ret, &msg);
         amqp_destroy_message(&msg);
-        return true;
+        return;
     }
     if (id == AMQP_CHANNEL_CLOSE_METHOD || id == AMQP_CONNECTION_CLOSE_METHOD) {
         amqp_rpc_reply_t reply;
@@ -467,18 +474,17 @@ bool rr_pump(struct run *run, int timeout_ms)
             rr_connection_lost(run, er.msg);
         else
             lost_channel(run, f.channel, er.msg);
-        return true;
+        return;
     }
     if (id == AMQP_BASIC_CANCEL_METHOD && f.channel == READ_CHANNEL) {
         lost_channel(run, READ_CHANNEL,
                      "the broker cancelled dlqx's consumer (the queue was deleted?)");
-        return true;
+        return;
     }
     if (id == AMQP_CONNECTION_BLOCKED_METHOD)
         run->blocked = true;
     else if (id == AMQP_CONNECTION_UNBLOCKED_METHOD)
         run->blocked = false;
-    return true;
 }
 
 /* ---- proving removals ------------------------------------------------------------------- */
