@@ -244,6 +244,59 @@ static void test_files_loaded_in_order(void **state)
     rmdir(dir);
 }
 
+/* Reading stopped part-way (Esc on the first view): the set is said to be partial until the
+ * next start, not only on the message line that the next key clears. */
+static void test_reading_stopped_is_partial(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    char dir[] = "/tmp/dlqx-test-stop-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *path = xasprintf("%s/s.jsonl", dir);
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    for (size_t i = 0; i < N; i++) {
+        struct message m;
+        numbered(&m, i);
+        struct strbuf line;
+        sb_init(&line);
+        snapshot_format(&m, &line);
+        fwrite(line.buf, 1, line.len, out);
+        sb_free(&line);
+        message_free(&m);
+    }
+    assert_int_equal(fclose(out), 0);
+    int keys[2], saved = dup(STDIN_FILENO);
+    assert_int_equal(pipe(keys), 0);
+    dup2(keys[0], STDIN_FILENO);
+    struct app *a = uit_app(NULL, 0);
+    char *paths[] = {path};
+    app_source_set(a, &source_file_ops, source_file_new(paths, 1));
+    assert_true(app_source_start(a));
+    assert_false(app_source_stopped(a));
+    assert_true(app_cancel_work(a)); /* no job: the reading is what stops */
+    assert_false(app_source_busy(a));
+    assert_true(app_source_stopped(a));
+    assert_true(store_count(a->store) < N);
+    assert_non_null(strstr(a->message, "reading stopped"));
+    a->message[0] = '\0'; /* a key */
+    assert_true(app_source_stopped(a));
+    /* Read again: whole, and no longer partial. */
+    assert_true(app_source_start(a));
+    assert_false(app_source_stopped(a));
+    uit_finish(a);
+    assert_int_equal(store_count(a->store), N);
+    assert_false(app_source_stopped(a));
+    dup2(saved, STDIN_FILENO);
+    close(saved);
+    close(keys[0]);
+    close(keys[1]);
+    uit_free(a);
+    unlink(path);
+    free(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_forest_of_the_store),
         cmocka_unit_test(test_forest_cancelled_and_built_again),
         cmocka_unit_test(test_files_loaded_in_order),
+        cmocka_unit_test(test_reading_stopped_is_partial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

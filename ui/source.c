@@ -46,6 +46,7 @@ bool app_source_start(struct app *a)
         return false;
     /* A source still reading is stopped by its start, which waits for what it gives back. */
     a->src.running = a->src.ops->start(a, a->src.state);
+    a->src.stopped = false;
     app_source_relabel(a);
     return a->src.running;
 }
@@ -68,7 +69,18 @@ bool app_source_cancel(struct app *a)
     if (!a->src.running)
         return false;
     a->src.running = a->src.ops->cancel(a, a->src.state);
+    a->src.stopped = true;
     return true;
+}
+
+bool app_source_stopped(const struct app *a)
+{
+    return a->src.stopped;
+}
+
+void app_source_mark_stopped(struct app *a)
+{
+    a->src.stopped = true;
 }
 
 void app_source_status(struct app *a, struct strbuf *out)

@@ -48,6 +48,7 @@ struct app_source {
     const struct source_ops *ops;
     void *state;
     bool running; /* between a start and the step that finished it, or a cancel */
+    bool stopped; /* stopped before its end (a cancel, or an error): the set is partial */
 };
 
 /* The snapshot files named (copied); nothing is read until app_source_start. */
@@ -71,6 +72,11 @@ bool app_source_busy(const struct app *a);
 bool app_source_step(struct app *a, double until);
 /* Stops the source when it reads: false when it did not. */
 bool app_source_cancel(struct app *a);
+/* The last reading stopped before its end (cancelled, or failed): what is shown is partial,
+ * and the title says so until the next start. */
+bool app_source_stopped(const struct app *a);
+/* For a source's own step: it ended early (an error); see app_source_stopped. */
+void app_source_mark_stopped(struct app *a);
 void app_source_status(struct app *a, struct strbuf *out);
 bool app_source_is_broker(const struct app *a);
 void app_source_free(struct app *a);

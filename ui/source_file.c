@@ -61,6 +61,8 @@ static void finish(struct app *a, struct file_src *f, bool cancelled)
 {
     close_file(f);
     size_t n = store_count(a->store);
+    if (cancelled)
+        app_source_mark_stopped(a);
     if (f->bad)
         app_message(a, true, "%ld malformed records skipped (first: %s)", f->bad, f->first_bad);
     else if (cancelled)
