@@ -6,6 +6,7 @@
  */
 #include "ui_testutil.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,40 @@ static void numbered(struct message *m, size_t i)
     m->body = bytes_from_cstr("{\"n\":1}");
 }
 
+/* Writes the numbered records first..first+n-1 to out, a malformed line before record
+ * bad_at (SIZE_MAX: none). */
+static void write_numbered(FILE *out, size_t first, size_t n, size_t bad_at)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i == bad_at)
+            fputs("{not a record\n\n", out);
+        struct message m;
+        numbered(&m, first + i);
+        struct strbuf line;
+        sb_init(&line);
+        snapshot_format(&m, &line);
+        fwrite(line.buf, 1, line.len, out);
+        sb_free(&line);
+        message_free(&m);
+    }
+}
+
+/* No key waits while the loop reads: standard input an empty pipe (keys[2], the saved one). */
+static void keys_none(int keys[3])
+{
+    keys[2] = dup(STDIN_FILENO);
+    assert_int_equal(pipe(keys), 0);
+    dup2(keys[0], STDIN_FILENO);
+}
+
+static void keys_back(int keys[3])
+{
+    dup2(keys[2], STDIN_FILENO);
+    close(keys[2]);
+    close(keys[0]);
+    close(keys[1]);
+}
+
 /* Snapshot files read by the loader (a worker decodes them in batches): every record, in
  * order, across batches and files, the malformed one counted, and each record read back from
  * its file (not copied into the store). */
@@ -190,32 +225,16 @@ static void test_files_loaded_in_order(void **state)
         paths[f] = xasprintf("%s/%d.jsonl", dir, f);
         FILE *out = fopen(paths[f], "wb");
         assert_non_null(out);
-        for (size_t i = 0; i < N; i++) {
-            if (f == 1 && i == 3000)
-                fputs("{not a record\n\n", out);
-            struct message m;
-            numbered(&m, (size_t)f * N + i);
-            struct strbuf line;
-            sb_init(&line);
-            snapshot_format(&m, &line);
-            fwrite(line.buf, 1, line.len, out);
-            sb_free(&line);
-            message_free(&m);
-        }
+        write_numbered(out, (size_t)f * N, N, f == 1 ? 3000 : SIZE_MAX);
         assert_int_equal(fclose(out), 0);
     }
-    /* No key waits: standard input an empty pipe (the loop reads only while none does). */
-    int keys[2], saved = dup(STDIN_FILENO);
-    assert_int_equal(pipe(keys), 0);
-    dup2(keys[0], STDIN_FILENO);
+    int keys[3];
+    keys_none(keys);
     struct app *a = uit_app(NULL, 0);
     app_source_set(a, &source_file_ops, source_file_new(paths, 2));
     assert_true(app_source_start(a));
     uit_finish(a);
-    dup2(saved, STDIN_FILENO);
-    close(saved);
-    close(keys[0]);
-    close(keys[1]);
+    keys_back(keys);
     assert_false(app_source_busy(a));
     assert_int_equal(store_count(a->store), 2 * N);
     assert_non_null(strstr(a->message, "1 malformed records skipped"));
@@ -255,20 +274,10 @@ static void test_reading_stopped_is_partial(void **state)
     char *path = xasprintf("%s/s.jsonl", dir);
     FILE *out = fopen(path, "wb");
     assert_non_null(out);
-    for (size_t i = 0; i < N; i++) {
-        struct message m;
-        numbered(&m, i);
-        struct strbuf line;
-        sb_init(&line);
-        snapshot_format(&m, &line);
-        fwrite(line.buf, 1, line.len, out);
-        sb_free(&line);
-        message_free(&m);
-    }
+    write_numbered(out, 0, N, SIZE_MAX);
     assert_int_equal(fclose(out), 0);
-    int keys[2], saved = dup(STDIN_FILENO);
-    assert_int_equal(pipe(keys), 0);
-    dup2(keys[0], STDIN_FILENO);
+    int keys[3];
+    keys_none(keys);
     struct app *a = uit_app(NULL, 0);
     char *paths[] = {path};
     app_source_set(a, &source_file_ops, source_file_new(paths, 1));
@@ -287,10 +296,7 @@ static void test_reading_stopped_is_partial(void **state)
     uit_finish(a);
     assert_int_equal(store_count(a->store), N);
     assert_false(app_source_stopped(a));
-    dup2(saved, STDIN_FILENO);
-    close(saved);
-    close(keys[0]);
-    close(keys[1]);
+    keys_back(keys);
     uit_free(a);
     unlink(path);
     free(path);

@@ -155,12 +155,13 @@ static void draw_title(struct app *a)
     live_title(a, live, sizeof live);
     /* What a pass took out of the queue since the snapshot is not counted, but said. */
     size_t gone = a->n_gone < n ? a->n_gone : n;
-    char since[112] = "";
+    char since[80] = "";
     if (gone)
         snprintf(since, sizeof since, " (%zu gone since the snapshot)", gone);
-    if (app_source_stopped(a)) /* said until the next start; the message line's goes at a key */
-        snprintf(since + strlen(since), sizeof since - strlen(since), ", partial: %s stopped",
-                 app_source_is_broker(a) ? "the snapshot" : "reading");
+    /* A reading stopped part-way: said until the next start (the message line's "reading
+     * stopped" goes at a key); short, so that the count still fits 60 columns with the above. */
+    if (app_source_stopped(a))
+        snprintf(since + strlen(since), sizeof since - strlen(since), ", partial");
     if (a->filter)
         snprintf(right, sizeof right, "%s%zu of %zu%s  ", live, a->n_rows, n - gone, since);
     else if (!n && app_source_is_broker(a))

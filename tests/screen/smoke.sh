@@ -462,20 +462,12 @@ run() {
       echo "type $rest" >>"$tmp/run/keys"
       settle
       ;;
-    wait)
-      local i=0
-      until capture | grep -qF -- "$rest"; do
+    wait | gone) # until the text is on the screen (wait) or off it (gone), 30 s at most
+      local i=0 want=0 never=appeared
+      [ "$verb" = gone ] && want=1 never=went
+      while capture | grep -qF -- "$rest"; [ $? -ne $want ]; do
         i=$((i + 1))
-        [ $i -gt 300 ] && { ok=0; why="\"$rest\" never appeared"; break; }
-        sleep 0.1
-      done
-      settle
-      ;;
-    gone)
-      local i=0
-      while capture | grep -qF -- "$rest"; do
-        i=$((i + 1))
-        [ $i -gt 300 ] && { ok=0; why="\"$rest\" never went"; break; }
+        [ $i -gt 300 ] && { ok=0; why="\"$rest\" never $never"; break; }
         sleep 0.1
       done
       settle
