@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "broker_opts.h"
 #include "groups.h"
 #include "snapshot.h"
 #include "source.h"
@@ -303,6 +304,31 @@ static void test_reading_stopped_is_partial(void **state)
     rmdir(dir);
 }
 
+/* A snapshot of a queue that cannot be read at all (nothing listens where the broker should
+ * be) is partial too: the title says so, not only the message line. */
+static void test_peek_failed_is_partial(void **state)
+{
+    (void)state;
+    struct broker_opts b;
+    broker_opts_init(&b);
+    b.url_store[0] = xstrdup("amqp://dlqx@127.0.0.1:1/"); /* port 1: refused at once */
+    b.urls[0] = b.url_store[0];
+    b.n_urls = 1;
+    b.password = xstrdup("x");
+    b.no_mgmt = true;
+    struct app *a = uit_app(NULL, 0);
+    a->broker = &b;
+    app_source_set(a, &source_peek_ops, source_peek_new("test"));
+    char *queues[] = {"orders.dlq"};
+    assert_false(source_peek_open(a, queues, 1));
+    assert_false(app_source_busy(a));
+    assert_int_equal(store_count(a->store), 0);
+    assert_true(app_source_stopped(a));
+    assert_non_null(strstr(a->message, "orders.dlq: cannot connect"));
+    uit_free(a);
+    broker_opts_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_forest_cancelled_and_built_again),
         cmocka_unit_test(test_files_loaded_in_order),
         cmocka_unit_test(test_reading_stopped_is_partial),
+        cmocka_unit_test(test_peek_failed_is_partial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,7 @@ bool app_source_fresh_store(struct app *a)
     app_forest_drop(a);
     store_free(a->store);
     a->store = s;
+    a->src.stopped = false; /* a new set: partial only if this reading stops too */
     app_data_changed(a);
     return true;
 }
@@ -46,7 +47,6 @@ bool app_source_start(struct app *a)
         return false;
     /* A source still reading is stopped by its start, which waits for what it gives back. */
     a->src.running = a->src.ops->start(a, a->src.state);
-    a->src.stopped = false;
     app_source_relabel(a);
     return a->src.running;
 }

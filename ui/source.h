@@ -72,8 +72,9 @@ bool app_source_busy(const struct app *a);
 bool app_source_step(struct app *a, double until);
 /* Stops the source when it reads: false when it did not. */
 bool app_source_cancel(struct app *a);
-/* The last reading stopped before its end (cancelled, or failed): what is shown is partial,
- * and the title says so until the next start. */
+/* The last reading stopped before its end (cancelled, or failed: for a broker, any queue not
+ * read to its end): what is shown is partial, and the title says so until the next reading's
+ * fresh store. */
 bool app_source_stopped(const struct app *a);
 /* For a source's own step: it ended early (an error); see app_source_stopped. */
 void app_source_mark_stopped(struct app *a);

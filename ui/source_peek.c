@@ -157,6 +157,8 @@ static void done(struct app *a, struct peek_src *s)
     free(s->q);
     s->q = NULL;
     s->reading = false;
+    if (s->failed) /* a queue not read to its end: what is shown is partial (the title says) */
+        app_source_mark_stopped(a);
     app_message(a, s->failed, "%s", s->summary.buf ? s->summary.buf : "");
     app_rows_complete(a);
 }
