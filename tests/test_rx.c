@@ -212,6 +212,35 @@ static void test_utf8_nul_and_bad_bytes(void **state)
     rx_free(re);
 }
 
+/* Counts written with escapes, each checked against glibc: an escaped 0 is the digit (fuzz_rx
+ * found {\0,3}), an escaped comma the comma; \1 is a back reference there, refused by both. */
+static void test_escaped_counts(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"^a{\\0,3}$", "aaa"},  {"^a{\\0,3}$", "aaaa"}, {"^a{1\\0}$", "aaaaaaaaaa"},
+        {"^a{1\\0}$", "a"},     {"^a{\\0}$", ""},       {"^a{,\\0}$", ""},
+        {"^a{\\0\\0,1}$", "a"}, {"^a{\\00,1}$", "aa"},  {"^a{1\\,2}$", "aa"},
+        {"^a{1,\\0}$", "a"},    {"^a{\\1}$", "a"},      {"a-z{\\0,3}:\\<", "a-zz:b"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *src = cases[i][0], *subj = cases[i][1];
+        regex_t g;
+        bool glibc_ok = regcomp(&g, src, REG_EXTENDED | REG_NOSUB) == 0;
+        struct rx *re = rx_compile(src, strlen(src), 0, RX_MAX_STATES, NULL, NULL, NULL);
+        if (glibc_ok != (re != NULL))
+            fail_msg("/%s/: glibc %s it, rx %s", src, glibc_ok ? "accepts" : "refuses",
+                     re ? "accepts" : "refuses");
+        if (glibc_ok) {
+            bool want = glibc_match(&g, subj, strlen(subj));
+            if (want != rx_match(re, subj, strlen(subj), NULL))
+                fail_msg("/%s/ on \"%s\": glibc %d, rx %d", src, subj, want, !want);
+            regfree(&g);
+        }
+        rx_free(re);
+    }
+}
+
 static void test_too_large(void **state)
 {
     (void)state;
@@ -255,10 +284,9 @@ static void test_too_large(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_agrees_with_glibc),
-        cmocka_unit_test(test_linear_on_blowups),
-        cmocka_unit_test(test_utf8_nul_and_bad_bytes),
-        cmocka_unit_test(test_too_large),
+        cmocka_unit_test(test_agrees_with_glibc),      cmocka_unit_test(test_linear_on_blowups),
+        cmocka_unit_test(test_utf8_nul_and_bad_bytes), cmocka_unit_test(test_too_large),
+        cmocka_unit_test(test_escaped_counts),
     };
     return cmocka_run_group_tests_name("rx", tests, setup, NULL);
 }

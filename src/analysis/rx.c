@@ -344,7 +344,13 @@ static bool read_count(struct rxp *p, unsigned *v, bool *given)
 {
     *v = 0;
     *given = false;
-    while (p->pos < p->n && p->s[p->pos] >= '0' && p->s[p->pos] <= '9') {
+    for (;;) {
+        /* glibc reads an escaped 0 in a count as the digit ({\0,3} is {0,3}); \1-\9 are
+         * back references there, and refused. */
+        bool esc0 = p->pos + 1 < p->n && p->s[p->pos] == '\\' && p->s[p->pos + 1] == '0';
+        if (!esc0 && !(p->pos < p->n && p->s[p->pos] >= '0' && p->s[p->pos] <= '9'))
+            break;
+        p->pos += esc0;
         *v = *v * 10 + (unsigned)(p->s[p->pos++] - '0');
         *given = true;
         if (*v > RX_MAX_COUNT)

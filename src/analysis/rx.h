@@ -7,7 +7,8 @@
  *
  * What it reads: literals, ., [bracket expressions] (ranges, ^ negation, [:class:], [=c=],
  * [.c.]), ^ $ anywhere, (groups), |, * + ? {m} {m,} {m,n} {,n} (counts up to 255, stacked
- * repeats allowed), the GNU escapes \w \W \s \S \b \B \< \> \` \' and \c for any other c.
+ * repeats allowed; in a count \0 is the digit and \, the comma, as glibc reads them), the GNU
+ * escapes \w \W \s \S \b \B \< \> \` \' and \c for any other c.
  *
  * Characters: the subject and the regex are read as UTF-8, one character a step. A byte that
  * does not start a valid UTF-8 sequence is a character of its own which only the same byte
