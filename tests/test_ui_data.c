@@ -120,6 +120,38 @@ static void test_grouping_cancelled_and_again(void **state)
     uit_free(a);
 }
 
+/* A filter while grouping: the grouping of the old set is replaced by one of the new set,
+ * which is not a cancel (it used to set the cancelled mark again as it was replaced, and say
+ * "grouping cancelled" while the new grouping ran). */
+static void test_grouping_replaced_is_not_cancelled(void **state)
+{
+    (void)state;
+    struct app *a = uit_app_generated(12000);
+    uit_keys_waiting();
+    bool current = true;
+    assert_null(app_groups(a, &current));
+    assert_true(app_groups_building(a));
+    assert_true(app_set_filter(a, "NOT type=type-1")); /* 9,600: more than a slice */
+    /* The rows job comes before the grouping: step until the new set is made. */
+    for (int i = 0; i < 10000 && app_rows_rescanning(a); i++) {
+        bool ended = false;
+        app_work(a, 5, &ended);
+    }
+    assert_false(app_rows_rescanning(a));
+    assert_true(app_groups_building(a)); /* the old set's, still running */
+    app_groups(a, &current);             /* a newer set: grouped again */
+    assert_false(current);
+    assert_true(app_groups_building(a));
+    assert_false(a->groups_cancelled);
+    assert_null(strstr(a->message, "grouping cancelled"));
+    uit_finish(a);
+    uit_keys_idle();
+    const struct groups *g = made_groups(a);
+    assert_int_equal(groups_total(g), a->n_rows);
+    assert_true(a->n_rows < 12000);
+    uit_free(a);
+}
+
 static void test_forest_of_the_store(void **state)
 {
     (void)state;
@@ -335,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_groups_of_the_rows),
         cmocka_unit_test(test_groups_follow_the_filter),
         cmocka_unit_test(test_grouping_cancelled_and_again),
+        cmocka_unit_test(test_grouping_replaced_is_not_cancelled),
         cmocka_unit_test(test_forest_of_the_store),
         cmocka_unit_test(test_forest_cancelled_and_built_again),
         cmocka_unit_test(test_files_loaded_in_order),

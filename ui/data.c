@@ -36,6 +36,7 @@ struct groups_job {
     uint32_t *indices; /* owned; NULL: every entry */
     uint64_t store_gen, set_gen;
     size_t n_rows;
+    bool replaced; /* a newer grouping took its place: its end says nothing */
 };
 
 static enum job_rc groups_step(struct app *a, struct job *j, double until)
@@ -64,7 +65,7 @@ static void groups_end(struct app *a, struct job *j, bool cancelled)
     struct groups_job *g = j->state;
     if (cancelled || g->store_gen != a->store_gen) {
         groups_builder_free(g->b);
-        if (cancelled && g->store_gen == a->store_gen) {
+        if (cancelled && !g->replaced && g->store_gen == a->store_gen) {
             a->groups_cancelled = true;
             app_message(a, true, "grouping cancelled (Enter in the groups view groups again)");
         }
@@ -112,6 +113,11 @@ const struct groups *app_groups(struct app *a, bool *current)
 
 void app_group_again(struct app *a)
 {
+    /* A grouping of an older set still running is replaced, not cancelled by the user: its
+     * end must not set the mark again (nor say "grouping cancelled") once this one runs. */
+    struct groups_job *old = job_state(a, JOB_GROUPS, &groups_ops);
+    if (old)
+        old->replaced = true;
     a->groups_cancelled = false;
     struct groups_job *g = xcalloc(1, sizeof *g);
     g->store_gen = a->store_gen;
