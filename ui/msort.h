@@ -25,8 +25,8 @@ struct msort {
     struct ritem *a, *b; /* runs of width are sorted in a; merged into b */
     size_t n, width, lo, i, j, o;
     bool merging;
-    const char *texts;   /* distinct texts: compared whole when their first 8 bytes tie */
-    const uint32_t *off; /* (borrowed) */
+    const char *texts; /* distinct texts: compared whole when their first 8 bytes tie */
+    const size_t *off; /* (borrowed) */
     /* or the texts are the ids of the store's entries, pos the entry (read where they are;
      * a UUID's formatted into ubuf) */
     const struct store *ids;

@@ -116,7 +116,7 @@ struct rows_job {
     uint32_t *slot_ref, *slot_id; /* ref -> text number, open addressing */
     size_t slots;
     struct strbuf texts;
-    uint32_t *off;
+    size_t *off;      /* each text's offset in texts (past 4 GB of them too) */
     struct ritem *dt; /* their sort items (merged through tmp, which is as long as items) */
     size_t nd, cap_d;
     uint32_t *rank;
@@ -235,7 +235,7 @@ static uint32_t text_id(struct app *a, struct rows_job *r, store_ref ref, char *
     if (r->cap_d != was)
         r->off = xrealloc(r->off, r->cap_d * sizeof *r->off);
     uint32_t id = (uint32_t)r->nd++;
-    r->off[id] = (uint32_t)r->texts.len;
+    r->off[id] = r->texts.len;
     sb_add(&r->texts, buf, len);
     r->dt[id] = (struct ritem){text_key(buf, len), id, (uint32_t)len};
     r->slot_ref[h] = ref;
