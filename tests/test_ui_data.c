@@ -152,6 +152,37 @@ static void test_grouping_replaced_is_not_cancelled(void **state)
     uit_free(a);
 }
 
+/* A filter's rows listed for grouping in slices (more than a slice of them), with a sort
+ * installed half-way: the listing starts again from the new order and misses no row. */
+static void test_grouping_lists_rows_in_slices(void **state)
+{
+    (void)state;
+    struct app *a = uit_app_generated(30000);
+    assert_true(app_set_filter(a, "NOT type=type-1"));
+    uit_finish(a);
+    assert_int_equal(a->n_rows, 24000);
+    uit_keys_waiting();
+    bool current = true;
+    assert_null(app_groups(a, &current));
+    assert_true(app_groups_building(a));
+    uint64_t rows_gen = a->rows_gen;
+    app_set_sort(a, SORT_ATTEMPT, true);
+    for (int i = 0; i < 100000 && a->rows_gen == rows_gen; i++) {
+        bool ended = false;
+        app_work(a, 5, &ended);
+    }
+    assert_int_not_equal(a->rows_gen, rows_gen);
+    assert_true(app_groups_building(a));
+    uit_finish(a);
+    uit_keys_idle();
+    const struct groups *g = made_groups(a);
+    assert_int_equal(groups_total(g), 24000);
+    assert_int_equal(groups_count(g), 4 * 4); /* 4 errors × the 4 types left */
+    for (size_t i = 0; i < 30000; i += 97)
+        assert_int_equal(groups_of_entry(g, i) != SIZE_MAX, app_row_matches(a, i));
+    uit_free(a);
+}
+
 static void test_forest_of_the_store(void **state)
 {
     (void)state;
@@ -368,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_groups_follow_the_filter),
         cmocka_unit_test(test_grouping_cancelled_and_again),
         cmocka_unit_test(test_grouping_replaced_is_not_cancelled),
+        cmocka_unit_test(test_grouping_lists_rows_in_slices),
         cmocka_unit_test(test_forest_of_the_store),
         cmocka_unit_test(test_forest_cancelled_and_built_again),
         cmocka_unit_test(test_files_loaded_in_order),
