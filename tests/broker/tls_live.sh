@@ -104,6 +104,31 @@ grep -q 'plain http' "$tmp/err" && { echo "FAIL plain-amqp-loopback-mgmt: warned
 # Nothing was taken: the queue still holds its three messages.
 if [ "$(depth)" = 3 ]; then pass=$((pass + 1)); else
   echo "FAIL depth: $q holds $(depth) messages after the TLS peeks, not 3"; fail=$((fail + 1)); fi
+
+# Moved over amqps and back: a TLS connection's publishes go out through rabbitmq-c's TLS layer
+# (the plain connection's batched send(2) would write past it), each confirmed before its ack.
+export DLQX_JOURNAL="$tmp/journal.jsonl"
+parked=tls.orders.parked # the DLQ's name without .dlq, and .parked
+mgmt DELETE "queues/%2F/$parked" >/dev/null # left by an earlier run
+parked_depth() { "$dlqx" queues --no-mgmt --json "$parked" 2>/dev/null | sed 's/.*"ready":\([0-9]*\).*/\1/'; }
+check move-amqps 0 "" "$dlqx" move "$q" --all --yes --create-queue --url "$url" --cacert "$ca"
+done_n=$(grep -c '"kind":"outcome".*"result":"done"' "$DLQX_JOURNAL")
+if [ "$(depth)" = 0 ] && [ "$(parked_depth)" = 3 ] && [ "$done_n" = 3 ]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL move-amqps: $q holds $(depth), $parked $(parked_depth), $done_n done in the journal"
+  cat "$tmp/out" "$tmp/err"; fail=$((fail + 1))
+fi
+check move-back-amqps 0 "" "$dlqx" move "$parked" --all --yes --to-queue "$q" --url "$url" --cacert "$ca"
+check peek-after-move-amqps 0 "$q: complete" "$dlqx" peek "$q" --url "$url" --cacert "$ca" -o "$tmp/p6.jsonl"
+if [ "$(depth)" = 3 ] && [ "$(parked_depth)" = 0 ] &&
+   [ "$("$dlqx" decode "$tmp/p6.jsonl" | grep -c '"json":{"order":[123]}')" = 3 ]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL move-back-amqps: $q holds $(depth), $parked $(parked_depth):"
+  "$dlqx" decode "$tmp/p6.jsonl"; fail=$((fail + 1))
+fi
+mgmt DELETE "queues/%2F/$parked" >/dev/null
 mgmt DELETE "queues/%2F/$q" >/dev/null
 echo "tls_live: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
