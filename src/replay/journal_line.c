@@ -39,22 +39,27 @@ static void jl_string(struct strbuf *sb, const void *data, size_t len)
     free(b64);
 }
 
+/* ,"key": — the keys are this file's own lower-case ASCII names, which JSON writes as they
+ * are. */
+static void jl_key(struct strbuf *sb, const char *key)
+{
+    LIT(sb, ",\"");
+    sb_adds(sb, key);
+    LIT(sb, "\":");
+}
+
 /* ,"key": then the string (a NULL s writes nothing, as journal.c's set_str). */
 static void jl_member_str(struct strbuf *sb, const char *key, const char *s)
 {
     if (!s)
         return;
-    sb_addc(sb, ',');
-    json_out_string(sb, key, strlen(key));
-    sb_addc(sb, ':');
+    jl_key(sb, key);
     jl_string(sb, s, strlen(s));
 }
 
 static void jl_member_u64(struct strbuf *sb, const char *key, uint64_t v)
 {
-    sb_addc(sb, ',');
-    json_out_string(sb, key, strlen(key));
-    sb_addc(sb, ':');
+    jl_key(sb, key);
     json_out_integer(sb, v > (uint64_t)INT64_MAX ? INT64_MAX : (long long)v);
 }
 
@@ -74,6 +79,7 @@ char *journal_intent_line(const struct journal_intent *in, const char *at, size_
         return NULL;
     struct strbuf sb;
     sb_init(&sb);
+    sb_grow(&sb, 512 + (in->diff_text ? in->diff_text_len : 0)); /* one allocation, mostly */
     jl_start(&sb, "intent", at, in->run_id);
     jl_member_u64(&sb, "seq", in->seq);
     jl_member_str(&sb, "op", in->op);
@@ -115,6 +121,7 @@ char *journal_outcome_line(const char *run_id, uint64_t seq, const char *result,
 {
     struct strbuf sb;
     sb_init(&sb);
+    sb_grow(&sb, 256 + (reason ? strlen(reason) : 0));
     jl_start(&sb, "outcome", at, run_id);
     jl_member_u64(&sb, "seq", seq);
     jl_member_str(&sb, "result", result);

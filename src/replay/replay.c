@@ -232,6 +232,7 @@ static void replay_free(struct replay *p)
     free(p->run.ack_bits);
     conn_batch_free(&p->run.batch);
     empty_amqp_pool(&p->run.pub_pool);
+    free(p->run.hdr_buf);
     bytes_free(&p->run.canary_id);
     sb_free(&p->run.checked_exchanges);
     rr_attempts_free(&p->run);

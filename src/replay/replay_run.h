@@ -67,6 +67,8 @@ struct run {
     amqp_pool_t pub_pool;    /* a copy's properties for rabbitmq-c, recycled after each (its
                                 pages kept: a page allocated and zeroed a copy was 4% of the
                                 client's instructions) */
+    unsigned char *hdr_buf;  /* copy_sendable's encoding of a copy's headers (hdr_cap bytes) */
+    size_t hdr_cap;
     uint64_t seq;
     uint64_t published;
     /* Pacing (--rate, --ramp): a token bucket. Tokens come at the current step's rate and

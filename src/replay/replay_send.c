@@ -75,6 +75,34 @@ static bool exchange_exists(struct run *run, const struct bytes *ex, char *why, 
     return true;
 }
 
+/* The length of a copy's headers in wire form, as htable_encode_wire would encode them (false,
+ * with its error, where it would fail). Encoded by the same two steps (htable_to_amqp, then
+ * rabbitmq-c's amqp_encode_table) into a buffer the run keeps and a pool recycled at once (the
+ * publishes' pool, empty between publishes) rather than a fresh pool page, buffer and copy a
+ * copy; a table the buffer cannot hold goes through htable_encode_wire itself. */
+static bool headers_wire_len(struct run *run, const struct htable *t, size_t *len, struct error *e)
+{
+    if (!run->hdr_buf) {
+        run->hdr_cap = 1u << 17; /* RabbitMQ's frame_max: a larger table is refused anyway */
+        run->hdr_buf = xmalloc(run->hdr_cap);
+    }
+    amqp_table_t at;
+    htable_to_amqp(t, &run->pub_pool, &at);
+    amqp_bytes_t enc = {run->hdr_cap, run->hdr_buf};
+    size_t offset = 0;
+    int rc = amqp_encode_table(enc, &at, &offset);
+    recycle_amqp_pool(&run->pub_pool);
+    if (rc == AMQP_STATUS_OK) {
+        *len = offset;
+        return true;
+    }
+    struct bytes wire = {0};
+    bool ok = htable_encode_wire(t, &wire, e) == ST_OK;
+    *len = wire.len;
+    bytes_free(&wire);
+    return ok;
+}
+
 /* A copy the broker would refuse or that cannot be framed: kept without publishing. */
 static bool copy_sendable(struct run *run, struct item *it, char *why, size_t n)
 {
@@ -87,17 +115,16 @@ static bool copy_sendable(struct run *run, struct item *it, char *why, size_t n)
                  rr_cs(uid), user);
         return false;
     }
-    struct bytes wire = {0};
+    size_t wire_len = 0;
     struct error e;
-    bool ok = htable_encode_wire(it->out.headers, &wire, &e) == ST_OK;
+    bool ok = headers_wire_len(run, it->out.headers, &wire_len, &e);
     int frame_max = amqp_get_frame_max(run->st);
-    if (ok && frame_max > 0 && wire.len + FRAME_SLACK > (size_t)frame_max) {
-        snprintf(why, n, "its headers (%zu bytes) do not fit one frame (%d bytes)", wire.len,
+    if (ok && frame_max > 0 && wire_len + FRAME_SLACK > (size_t)frame_max) {
+        snprintf(why, n, "its headers (%zu bytes) do not fit one frame (%d bytes)", wire_len,
                  frame_max);
         ok = false;
     } else if (!ok)
         snprintf(why, n, "its headers cannot be encoded: %.180s", e.msg);
-    bytes_free(&wire);
     return ok && exchange_exists(run, &it->out.exchange, why, n);
 }
 

@@ -100,14 +100,31 @@ static void prop_text(const struct props *p, enum prop_flag f, struct strbuf *ou
     }
 }
 
-static void diff_props(const struct props *a, const struct props *b, struct diff *d, size_t *cap)
+/* Whether property f, set on both sides, has the same value (then its two texts are the same:
+ * prop_text is a function of the value). */
+static bool prop_same(const struct props *a, const struct props *b, enum prop_flag f)
+{
+    const struct bytes *sa = props_string(a, f), *sb = props_string(b, f);
+    if (sa || sb)
+        return sa && sb && bytes_eq(sa, sb);
+    if (f == PROP_delivery_mode)
+        return a->delivery_mode == b->delivery_mode;
+    if (f == PROP_priority)
+        return a->priority == b->priority;
+    return a->timestamp == b->timestamp;
+}
+
+/* changes_only: a property set to the same value on both sides (a row the same, left out) is
+ * not rendered. */
+static void diff_props(const struct props *a, const struct props *b, struct diff *d, size_t *cap,
+                       bool changes_only)
 {
     struct strbuf x, y;
     sb_init(&x);
     sb_init(&y);
     for (unsigned f = 0; f < PROP_COUNT; f++) {
         bool ha = props_has(a, (enum prop_flag)f), hb = props_has(b, (enum prop_flag)f);
-        if (!ha && !hb)
+        if ((!ha && !hb) || (changes_only && ha && hb && prop_same(a, b, (enum prop_flag)f)))
             continue;
         sb_reset(&x);
         sb_reset(&y);
@@ -164,7 +181,19 @@ static struct hkey *hkeys_sorted(const struct htable *t)
     struct hkey *k = xcalloc(t->n ? t->n : 1, sizeof *k);
     for (size_t i = 0; i < t->n; i++)
         k[i] = (struct hkey){&t->e[i].key, i, SIZE_MAX};
-    qsort(k, t->n, sizeof *k, hkey_cmp);
+    if (t->n > 24) {
+        qsort(k, t->n, sizeof *k, hkey_cmp);
+        return k;
+    }
+    /* A few headers (most tables): an insertion sort, without qsort's buffer and indirect calls.
+     * hkey_cmp is a total order (positions differ), so the order is qsort's. */
+    for (size_t i = 1; i < t->n; i++) {
+        struct hkey v = k[i];
+        size_t j = i;
+        for (; j > 0 && hkey_cmp(&k[j - 1], &v) > 0; j--)
+            k[j] = k[j - 1];
+        k[j] = v;
+    }
     return k;
 }
 
@@ -420,14 +449,18 @@ static void diff_all(const struct message *old, const struct outgoing *copy, boo
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0;
-    add_row(out, &cap, DIFF_TARGET, "exchange",
-            old->exchange.len ? (const void *)old->exchange.data : "", old->exchange.len,
-            copy->exchange.len ? (const void *)copy->exchange.data : "", copy->exchange.len);
-    add_row(out, &cap, DIFF_TARGET, "routing_key",
-            old->routing_key.len ? (const void *)old->routing_key.data : "", old->routing_key.len,
-            copy->routing_key.len ? (const void *)copy->routing_key.data : "",
-            copy->routing_key.len);
-    diff_props(&old->props, &copy->props, out, &cap);
+    /* changes_only: a target the same on both sides (a row the same, left out) is not added. */
+    if (!changes_only || !bytes_eq(&old->exchange, &copy->exchange))
+        add_row(out, &cap, DIFF_TARGET, "exchange",
+                old->exchange.len ? (const void *)old->exchange.data : "", old->exchange.len,
+                copy->exchange.len ? (const void *)copy->exchange.data : "", copy->exchange.len);
+    if (!changes_only || !bytes_eq(&old->routing_key, &copy->routing_key))
+        add_row(out, &cap, DIFF_TARGET, "routing_key",
+                old->routing_key.len ? (const void *)old->routing_key.data : "",
+                old->routing_key.len,
+                copy->routing_key.len ? (const void *)copy->routing_key.data : "",
+                copy->routing_key.len);
+    diff_props(&old->props, &copy->props, out, &cap, changes_only);
     struct htable empty = {0, 0, NULL};
     diff_headers(old->headers ? old->headers : &empty, copy->headers ? copy->headers : &empty, out,
                  &cap, changes_only);
@@ -471,15 +504,13 @@ static bool diff_text(struct strbuf *sb, const struct diff *d)
         const struct diff_row *r = &d->rows[i];
         if (r->op == DIFF_SAME)
             continue;
-        sb_adds(sb, first ? "{\"section\":" : ",{\"section\":");
+        sb_adds(sb, first ? "{\"section\":\"" : ",{\"section\":\"");
         first = false;
-        const char *sec = diff_section_name(r->section), *op = diff_op_name(r->op);
-        if (!json_out_string(sb, sec, strlen(sec)))
-            return false;
-        sb_adds(sb, ",\"op\":");
-        if (!json_out_string(sb, op, strlen(op)))
-            return false;
-        sb_adds(sb, ",\"name\":");
+        /* The section's and op's names are lower-case letters: as json_dumps writes them. */
+        sb_adds(sb, diff_section_name(r->section));
+        sb_adds(sb, "\",\"op\":\"");
+        sb_adds(sb, diff_op_name(r->op));
+        sb_adds(sb, "\",\"name\":");
         if (!text_out(sb, r->name))
             return false;
         sb_adds(sb, ",\"old\":");
@@ -500,6 +531,7 @@ char *restamp_changes_text(const struct message *old, const struct outgoing *cop
     diff_all(old, copy, true, &d);
     struct strbuf sb;
     sb_init(&sb);
+    sb_grow(&sb, 1024); /* a re-stamp's few changed rows, in one allocation */
     char *out;
     if (diff_text(&sb, &d)) {
         out = sb_detach(&sb, len);
