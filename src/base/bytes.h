@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct bytes {
     size_t len;
@@ -65,6 +66,27 @@ static inline size_t utf8_char_len(const unsigned char *s, size_t n)
 /* The length of the longest prefix of data that a JSON string holds as it is: no byte below
  * 0x20, no '"', no '\\', and (when ascii_only) no byte above 0x7f. Eight bytes at a time. */
 size_t json_plain_prefix(const void *data, size_t len, bool ascii_only);
+
+/* Whether all n bytes of data are printable ASCII that a JSON string holds as they are
+ * (json_plain_prefix(data, n, true) == n); a text of 8 to 24 bytes (most header keys) in
+ * two or three words, without a call. */
+static inline uint64_t json_unplain_ascii_word(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    /* exact as a whole: a byte below 0x20, a quote, a backslash or a high byte */
+    return (w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+}
+static inline bool json_plain_ascii(const void *data, size_t n)
+{
+    const unsigned char *s = data;
+    if (n < 8 || n > 24)
+        return json_plain_prefix(s, n, true) == n;
+    return !(json_unplain_ascii_word(s) | json_unplain_ascii_word(s + (n > 16 ? 8 : n - 8)) |
+             json_unplain_ascii_word(s + n - 8));
+}
 
 /* The whole of a file, at most max bytes (0: no limit): 0 on success; else -1 with errno set
  * (EFBIG when it is larger than max). *out is the caller's to free. */
