@@ -190,31 +190,10 @@ bool utf8_valid(const void *data, size_t len)
             i++;
             continue;
         }
-        size_t need;
-        unsigned min, cp;
-        if (c >= 0xC2 && c <= 0xDF) {
-            need = 1;
-            min = 0x80;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            need = 2;
-            min = 0x800;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            need = 3;
-            min = 0x10000;
-            cp = c & 0x07;
-        } else {
+        size_t k = utf8_char_len(s + i, len - i);
+        if (!k)
             return false;
-        }
-        for (size_t k = 1; k <= need; k++) {
-            if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += need + 1;
+        i += k;
     }
     return true;
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct bytes {
     size_t len;
@@ -29,9 +30,63 @@ const char *bytes_cstr(const struct bytes *b);
 /* Whether data is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF). */
 bool utf8_valid(const void *data, size_t len);
 
+/* The length of the UTF-8 sequence at s (n > 0 bytes, s[0] >= 0x80) as utf8_valid judges
+ * it (no overlong, no surrogate, <= U+10FFFF); 0 when it is not one. */
+static inline size_t utf8_char_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0], min, cp;
+    size_t need;
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 1;
+        min = 0x80;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2;
+        min = 0x800;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3;
+        min = 0x10000;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (need >= n)
+        return 0;
+    for (size_t k = 1; k <= need; k++) {
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return need + 1;
+}
+
 /* The length of the longest prefix of data that a JSON string holds as it is: no byte below
  * 0x20, no '"', no '\\', and (when ascii_only) no byte above 0x7f. Eight bytes at a time. */
 size_t json_plain_prefix(const void *data, size_t len, bool ascii_only);
+
+/* Whether all n bytes of data are printable ASCII that a JSON string holds as they are
+ * (json_plain_prefix(data, n, true) == n); a text of 8 to 24 bytes (most header keys) in
+ * two or three words, without a call. */
+static inline uint64_t json_unplain_ascii_word(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    /* exact as a whole: a byte below 0x20, a quote, a backslash or a high byte */
+    return (w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+}
+static inline bool json_plain_ascii(const void *data, size_t n)
+{
+    const unsigned char *s = data;
+    if (n < 8 || n > 24)
+        return json_plain_prefix(s, n, true) == n;
+    return !(json_unplain_ascii_word(s) | json_unplain_ascii_word(s + (n > 16 ? 8 : n - 8)) |
+             json_unplain_ascii_word(s + n - 8));
+}
 
 /* The whole of a file, at most max bytes (0: no limit): 0 on success; else -1 with errno set
  * (EFBIG when it is larger than max). *out is the caller's to free. */

@@ -111,17 +111,55 @@ void store_free(struct store *s)
     free(s);
 }
 
-/* A lowercase hex digit's value plus one; 0 for any other byte. */
-static const unsigned char hex1[256] = {
-    ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
-    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-};
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HI8 0x8080808080808080ULL
+#define ONE8(c) (0x0101010101010101ULL * (c))
+
+/* Eight lowercase hex digits (in memory order) packed into four bytes; false when one of
+ * them is not one (0-9 and a-f, as uuid_pack has it). A word at a time. */
+static bool hex8_pack(const unsigned char *d, unsigned char out[4])
+{
+    uint64_t w;
+    memcpy(&w, d, 8);
+    if (w & HI8)
+        return false;
+    /* a byte's high bit: x >= lo (x + 0x80 - lo), x > hi (x + 0x7f - hi); no carries below 0x80 */
+    uint64_t digit = (w + ONE8(0x80 - '0')) & ~(w + ONE8(0x7f - '9'));
+    uint64_t letter = (w + ONE8(0x80 - 'a')) & ~(w + ONE8(0x7f - 'f'));
+    if (((digit | letter) & HI8) != HI8)
+        return false;
+    uint64_t v = (w & ONE8(0x0f)) + ((letter & HI8) >> 7) * 9;
+    /* each 16-bit lane: its first digit the high nibble, its second the low */
+    uint64_t x = ((v & 0x000f000f000f000fULL) << 4) | ((v >> 8) & 0x000f000f000f000fULL);
+    x = (x | (x >> 8)) & 0x0000ffff0000ffffULL;
+    x = (x | (x >> 16)) & 0xffffffffULL;
+    uint32_t y = (uint32_t)x;
+    memcpy(out, &y, 4);
+    return true;
+}
+#endif
 
 /* A canonical lowercase UUID (8-4-4-4-12) packed into 16 bytes. */
 static bool uuid_pack(const unsigned char *s, size_t n, unsigned char out[16])
 {
     if (n != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
         return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    unsigned char d[32];
+    memcpy(d, s, 8);
+    memcpy(d + 8, s + 9, 4);
+    memcpy(d + 12, s + 14, 4);
+    memcpy(d + 16, s + 19, 4);
+    memcpy(d + 20, s + 24, 12);
+    return hex8_pack(d, out) && hex8_pack(d + 8, out + 4) && hex8_pack(d + 16, out + 8) &&
+           hex8_pack(d + 24, out + 12);
+#else
+    /* a lowercase hex digit's value plus one; 0 for any other byte */
+    static const unsigned char hex1[256] = {
+        ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
+        ['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+        ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    };
     /* where each byte's two digits start */
     static const unsigned char at2[16] = {0,  2,  4,  6,  9,  11, 14, 16,
                                           19, 21, 24, 26, 28, 30, 32, 34};
@@ -132,6 +170,7 @@ static bool uuid_pack(const unsigned char *s, size_t n, unsigned char out[16])
         out[k] = (unsigned char)((hi - 1) << 4 | (lo - 1));
     }
     return !bad;
+#endif
 }
 
 static unsigned char *at(const struct store *s, size_t r)

@@ -103,7 +103,7 @@ static enum table_plain table_is_plain(const struct htable *t)
         for (size_t i = 0; i < t->n; i++) {
             const struct bytes *k = &t->e[i].key;
             /* plain ASCII (the usual key) is UTF-8 without a NUL */
-            if (json_plain_prefix(k->data, k->len, true) != k->len) {
+            if (!json_plain_ascii(k->data, k->len)) {
                 if (!utf8_valid(k->data, k->len) || memchr(k->data, '\0', k->len))
                     return TP_NO;
                 ascii = false;

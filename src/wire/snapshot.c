@@ -571,20 +571,35 @@ static int sb_dump_cb(const char *buffer, size_t size, void *data)
     return 0;
 }
 
-/* A JSON string of valid UTF-8, escaped exactly as jansson's compact dump escapes it (so
- * the fast path below and snapshot_to_json write the same bytes): runs of plain bytes are
- * copied at once — this is most of a snapshot's size, the body. */
-static void json_string_append(struct strbuf *out, const unsigned char *s, size_t n)
+/* The body as a JSON string, escaped exactly as jansson's compact dump escapes it (so the
+ * fast path below and snapshot_to_json write the same bytes), in one pass that checks it is
+ * UTF-8 as it goes: false, with out as it was, when it is not (utf8_valid's answer). Runs of
+ * plain bytes are copied at once, with the same sb_add calls as a check first and an escape
+ * after would make (the same capacities). */
+static bool body_string_append(struct strbuf *out, const unsigned char *s, size_t n)
 {
+    size_t start = out->len;
     sb_addc(out, '"');
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        i += json_plain_prefix(s + i, n - i, false);
+    size_t run = 0, i = 0;
+    while (i < n) {
+        i += json_plain_prefix(s + i, n - i, true);
         if (i == n)
             break;
         unsigned char c = s[i];
+        if (c >= 0x80) {
+            do { /* a run of multi-byte characters */
+                size_t k = utf8_char_len(s + i, n - i);
+                if (!k) {
+                    out->len = start;
+                    out->buf[start] = '\0';
+                    return false;
+                }
+                i += k;
+            } while (i < n && s[i] >= 0x80);
+            continue;
+        }
         sb_add(out, s + run, i - run);
-        run = i + 1;
+        run = ++i;
         switch (c) {
         case '"':
             sb_adds(out, "\\\"");
@@ -614,6 +629,7 @@ static void json_string_append(struct strbuf *out, const unsigned char *s, size_
     }
     sb_add(out, s + run, n - run);
     sb_addc(out, '"');
+    return true;
 }
 
 static void json_value_append(struct strbuf *out, json_t *v)
@@ -694,10 +710,11 @@ void snapshot_format(const struct message *m, struct strbuf *out)
             json_value_append(out, htable_to_json(m->headers));
     }
     const unsigned char *b = m->body.data ? m->body.data : (const unsigned char *)"";
-    if (utf8_valid(b, m->body.len)) {
-        sb_adds(out, ",\"body\":");
-        json_string_append(out, b, m->body.len);
-    } else {
+    size_t before = out->len;
+    sb_adds(out, ",\"body\":");
+    if (!body_string_append(out, b, m->body.len)) {
+        out->len = before;
+        out->buf[before] = '\0';
         char *b64 = base64_encode(b, m->body.len);
         sb_adds(out, ",\"body_base64\":\"");
         sb_adds(out, b64);
