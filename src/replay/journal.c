@@ -133,6 +133,7 @@ enum status journal_open(const char *path, struct journal **out, struct error *e
     struct journal *j = xcalloc(1, sizeof *j);
     j->fd = fd;
     j->rfd = rfd;
+    j->now_fixed = clock_fixed_ms(&j->now_fixed_ms);
     j->path = xstrdup(path);
     j->who = local_who();
     j->dirs_to_sync = created ? made + 1 : 0;
@@ -426,7 +427,7 @@ enum status journal_write_intent(struct journal *j, const struct journal_intent 
         return error_set(err, ST_EINVAL,
                          "a journal intent needs a run id, an op and a sequence number from 1");
     char at[32];
-    time_format_rfc3339(clock_now_ms(), true, at);
+    time_format_rfc3339(j->now_fixed ? j->now_fixed_ms : clock_real_ms(), true, at);
     size_t len = 0;
     char *line = journal_intent_line(in, at, &len);
     if (line)
@@ -444,7 +445,7 @@ enum status journal_write_outcome(struct journal *j, const char *run_id, uint64_
         return error_set(err, ST_EINVAL,
                          "a journal outcome needs a run id and a sequence number from 1");
     char at[32];
-    time_format_rfc3339(clock_now_ms(), true, at);
+    time_format_rfc3339(j->now_fixed ? j->now_fixed_ms : clock_real_ms(), true, at);
     size_t len = 0;
     char *line = journal_outcome_line(run_id, seq, journal_result_name(res), reason, at, &len);
     if (line)

@@ -27,6 +27,8 @@ struct journal {
     struct journal_committer *cm; /* the thread that writes and syncs; NULL until started */
     bool inline_failed;           /* journal_commit without a thread failed (inline_err) */
     struct error inline_err;
+    bool now_fixed; /* DLQX_NOW, read when the journal opened (not a getenv a record) */
+    int64_t now_fixed_ms;
 };
 
 /* Every record's "v". */

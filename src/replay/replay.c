@@ -251,6 +251,7 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
     run->c = c;
     run->st = conn_state(c);
     run->o = o;
+    run->now_fixed = clock_fixed_ms(&run->now_fixed_ms);
     run->r = r;
     run->kind = o->kind;
     run->window = o->window ? o->window : DEFAULT_WINDOW;

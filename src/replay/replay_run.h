@@ -71,6 +71,8 @@ struct run {
     size_t hdr_cap;
     uint64_t seq;
     uint64_t published;
+    bool now_fixed; /* DLQX_NOW, read when the run started (not a getenv a message) */
+    int64_t now_fixed_ms;
     /* Pacing (--rate, --ramp): a token bucket. Tokens come at the current step's rate and
      * are capped at replay_pace_burst() of it, so a wait never turns into a burst. */
     double pace_tokens, pace_last;

@@ -23,9 +23,15 @@
 
 /* ---- reading the DLQ -------------------------------------------------------------------- */
 
-static const struct bytes *decoded_id(const struct message *m, struct decoded *d)
+static int64_t run_now_ms(const struct run *run)
 {
-    decode_message_ex(m, clock_now_ms(), DECODE_NO_BODY, d);
+    return run->now_fixed ? run->now_fixed_ms : clock_real_ms();
+}
+
+static const struct bytes *decoded_id(const struct run *run, const struct message *m,
+                                      struct decoded *d)
+{
+    decode_message_ex(m, run_now_ms(run), DECODE_NO_BODY, d);
     return &d->env->id;
 }
 
@@ -44,7 +50,7 @@ static bool confirmed_given_back(struct run *run, const struct message *m, uint6
     sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, sha);
     struct decoded d;
     bool was_done = false;
-    bool found = rr_confirmed_found_again(run, decoded_id(m, &d), sha, &was_done);
+    bool found = rr_confirmed_found_again(run, decoded_id(run, m, &d), sha, &was_done);
     if (found) {
         it->out.old_id = bytes_copy(&d.env->id);
         memcpy(it->old_sha, sha, sizeof it->old_sha);
@@ -81,7 +87,7 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
             run->current_held++;
         if (r->canary_sent && !run->canary_passed && run->canary_id.len) {
             struct decoded d;
-            if (bytes_eq(decoded_id(m, &d), &run->canary_id))
+            if (bytes_eq(decoded_id(run, m, &d), &run->canary_id))
                 r->canary_back = true;
             decoded_free(&d);
         }
@@ -118,7 +124,7 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
                 outgoing_free(&it->out);
                 memset(&it->out, 0, sizeof it->out);
                 struct decoded d;
-                it->out.old_id = bytes_copy(decoded_id(m, &d));
+                it->out.old_id = bytes_copy(decoded_id(run, m, &d));
                 decoded_free(&d);
             } else {
                 it->diff = restamp_changes_text(m, &it->out, &it->diff_len);
@@ -151,14 +157,14 @@ static void on_delivery(struct run *run, struct message *m, uint64_t tag, bool c
                 char sha[65];
                 struct decoded d;
                 sha256_hex(m->body.len ? (const void *)m->body.data : "", m->body.len, sha);
-                rr_left_add(run, decoded_id(m, &d), sha, false);
+                rr_left_add(run, decoded_id(run, m, &d), sha, false);
                 decoded_free(&d);
                 run->kept_select_attempt++;
             }
             rr_add_reason(r, why[0] ? why : "it could not be sent");
             if (run->o->outcome) {
                 struct decoded d;
-                run->o->outcome(run->o->ctx, 0, pos, decoded_id(m, &d), JR_KEPT, why);
+                run->o->outcome(run->o->ctx, 0, pos, decoded_id(run, m, &d), JR_KEPT, why);
                 decoded_free(&d);
             }
         }
@@ -427,7 +433,7 @@ void rr_dispatch(struct run *run, const amqp_frame_t *fp)
             return;
         }
         struct message m;
-        peek_message_from_envelope(&e, run->o->queue, clock_now_ms(), &m);
+        peek_message_from_envelope(&e, run->o->queue, run_now_ms(run), &m);
         free(owned);
         on_delivery(run, &m, e.delivery_tag, current);
         return;
@@ -743,7 +749,7 @@ void rr_get_one(struct run *run)
     struct error er;
     enum conn_err k;
     enum peek_get g =
-        peek_get_one(run->c, READ_CHANNEL, run->o->queue, clock_now_ms(), &m, &tag, &k, &er);
+        peek_get_one(run->c, READ_CHANNEL, run->o->queue, run_now_ms(run), &m, &tag, &k, &er);
     if (g == PG_FAILED) {
         if (conn_alive(run->c))
             lost_channel(run, READ_CHANNEL, er.msg);
