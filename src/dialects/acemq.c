@@ -220,9 +220,22 @@ struct htable *acemq_to_headers(const struct envelope *e, const struct bytes *ro
 void acemq_replay_read(const struct htable *h, struct acemq_replay *out)
 {
     memset(out, 0, sizeof *out);
-    const struct hval *from = htable_get(h, ACEMQ_REPLAYED_FROM);
-    const struct hval *at = htable_get(h, ACEMQ_REPLAYED_AT);
-    const struct hval *count = htable_get(h, ACEMQ_REPLAY_COUNT);
+    /* The first of each name, as htable_get finds it, in one pass over the headers (three
+     * htable_get were 1.4% of dlqx groups, for stamps most messages do not carry). */
+    static const char *const names[3] = {ACEMQ_REPLAYED_FROM, ACEMQ_REPLAYED_AT,
+                                         ACEMQ_REPLAY_COUNT};
+    static const size_t lens[3] = {sizeof ACEMQ_REPLAYED_FROM - 1, sizeof ACEMQ_REPLAYED_AT - 1,
+                                   sizeof ACEMQ_REPLAY_COUNT - 1};
+    const struct hval *found[3] = {NULL, NULL, NULL};
+    for (size_t i = 0; h && i < h->n; i++) {
+        const struct bytes *k = &h->e[i].key;
+        if (k->len < sizeof ACEMQ_REPLAYED_AT - 1 || k->data[0] != 'a')
+            continue;
+        for (size_t j = 0; j < 3; j++)
+            if (!found[j] && k->len == lens[j] && memcmp(k->data, names[j], lens[j]) == 0)
+                found[j] = &h->e[i].val;
+    }
+    const struct hval *from = found[0], *at = found[1], *count = found[2];
     out->present = from || at || count;
     if (from && !hval_as_text(from, &out->from))
         out->from = bytes_dup("", 0);
