@@ -32,6 +32,10 @@ static inline void skip_ws(struct cur *c)
 
 static inline bool take(struct cur *c, unsigned char ch)
 {
+    if (c->p < c->end && *c->p == ch) { /* the usual case: no white space before it */
+        c->p++;
+        return true;
+    }
     skip_ws(c);
     if (c->p < c->end && *c->p == ch) {
         c->p++;
@@ -140,7 +144,8 @@ static size_t put_utf8(unsigned char *o, long cp)
  * UTF-8, an unknown escape, a lone surrogate) or that is cut off. */
 static bool scan_string(struct cur *c, const unsigned char **s, size_t *n, bool *escaped)
 {
-    skip_ws(c);
+    if (c->p >= c->end || *c->p != '"')
+        skip_ws(c);
     const unsigned char *p = c->p, *end = c->end;
     if (p >= end || *p != '"')
         return false;
