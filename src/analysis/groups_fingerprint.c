@@ -230,25 +230,34 @@ static size_t ipv4_at(const unsigned char *s, size_t i, size_t n)
 }
 
 /* IPv6: hex groups and colons, with at least two colons and a digit (so Net::ReadTimeout and
- * Foo::Bar are not addresses). */
-static size_t ipv6_at(const unsigned char *s, size_t i, size_t n)
+ * Foo::Bar are not addresses). On 0, *none_before is a position such that it is 0 at every
+ * start from i up to it too (the scan of a start inside the same run fails the same way): the
+ * caller skips them, or a long run of hex and colons ("A:A:A:...") was scanned again from
+ * each of its words. */
+static size_t ipv6_at(const unsigned char *s, size_t i, size_t n, size_t *none_before)
 {
-    size_t j = i, colons = 0, run = 0;
+    size_t j = i, colons = 0, run = 0, group = i;
     bool digit = false;
     while (j < n && (is_hex(s[j]) || s[j] == ':')) {
         if (s[j] == ':') {
             colons++;
             run = 0;
-            if (j + 2 < n && s[j + 1] == ':' && s[j + 2] == ':')
+            group = j + 1;
+            if (j + 2 < n && s[j + 1] == ':' && s[j + 2] == ':') {
+                *none_before = j + 1;
                 return 0;
+            }
         } else if (++run > 4) {
+            *none_before = group + 1; /* a start before the group's end meets it whole */
             return 0;
         }
         digit = digit || is_digit(s[j]);
         j++;
     }
-    if (colons < 2 || !digit || word_at(s, j, n) || j - i < 3)
+    if (colons < 2 || !digit || word_at(s, j, n) || j - i < 3) {
+        *none_before = j; /* a later start sees fewer colons and digits, the same end */
         return 0;
+    }
     return j - i;
 }
 
@@ -458,7 +467,7 @@ uint64_t error_fingerprint(const char *error, size_t len, struct strbuf *normali
                 break;
             }
     }
-    size_t i = 0;
+    size_t i = 0, no_ip6 = 0; /* ipv6_at is 0 at every start before no_ip6 */
     while (i < n && !o.full) {
         unsigned char c = s[i];
         size_t k;
@@ -503,7 +512,7 @@ uint64_t error_fingerprint(const char *error, size_t len, struct strbuf *normali
         }
         bool start = word_at(s, i, n) && !(i > 0 && word_at(s, i - 1, n));
         if (c == ':' && i + 1 < n && s[i + 1] == ':' && !(i > 0 && word_at(s, i - 1, n)) &&
-            (k = ipv6_at(s, i, n)) != 0) {
+            i >= no_ip6 && (k = ipv6_at(s, i, n, &no_ip6)) != 0) {
             puts_(&o, "<ip>");
             i += k;
             continue;
@@ -521,7 +530,8 @@ uint64_t error_fingerprint(const char *error, size_t len, struct strbuf *normali
         } else if (hex && (has & HAS_DASH) && (k = uuid_at(s, i, n)) != 0) {
             puts_(&o, "<id>");
         } else if ((digit && (has & HAS_DOT) && (k = ipv4_at(s, i, n)) != 0) ||
-                   (hex && (has & HAS_COLON) && (k = ipv6_at(s, i, n)) != 0)) {
+                   (hex && (has & HAS_COLON) && i >= no_ip6 &&
+                    (k = ipv6_at(s, i, n, &no_ip6)) != 0)) {
             puts_(&o, "<ip>");
         } else if ((has & HAS_AT) && (k = email_at(s, i, n)) != 0) {
             puts_(&o, "<email>");

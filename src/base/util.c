@@ -301,6 +301,34 @@ bool time_parse_rfc3339(const char *s, size_t n, int64_t *ms)
     return true;
 }
 
+/* v >= 0 in decimal at p; the end. */
+static char *put_decimal(char *p, long long v)
+{
+    char t[24];
+    int n = 0;
+    do
+        t[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = t[--n];
+    return p;
+}
+
+/* "%s%lld%c%02lld%c" without snprintf (it was 5% of dlqx decode --format table) */
+static void duration_parts(char out[32], bool neg, long long a, char ua, long long b, char ub)
+{
+    char *p = out;
+    if (neg)
+        *p++ = '-';
+    p = put_decimal(p, a);
+    *p++ = ua;
+    if (b < 10)
+        *p++ = '0';
+    p = put_decimal(p, b);
+    *p++ = ub;
+    *p = '\0';
+}
+
 void duration_format(double seconds, char out[32])
 {
     if (seconds != seconds) {
@@ -317,12 +345,15 @@ void duration_format(double seconds, char out[32])
         return;
     }
     long long s = (long long)seconds;
-    if (s < 3600)
-        snprintf(out, 32, "%s%lldm%02llds", sign, s / 60, s % 60);
-    else if (s < 86400)
-        snprintf(out, 32, "%s%lldh%02lldm", sign, s / 3600, s % 3600 / 60);
-    else
+    bool neg = *sign != '\0';
+    if (s < 0) /* beyond long long: as snprintf wrote it */
         snprintf(out, 32, "%s%lldd%02lldh", sign, s / 86400, s % 86400 / 3600);
+    else if (s < 3600)
+        duration_parts(out, neg, s / 60, 'm', s % 60, 's');
+    else if (s < 86400)
+        duration_parts(out, neg, s / 3600, 'h', s % 3600 / 60, 'm');
+    else
+        duration_parts(out, neg, s / 86400, 'd', s % 86400 / 3600, 'h');
 }
 
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)

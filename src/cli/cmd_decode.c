@@ -54,7 +54,7 @@ int cli_filter_option(const char *cmd, int argc, char **argv, int *i, struct fil
 /* The group of the last messages, remembered (direct-mapped by a hash of the text): errors
  * and types repeat across a snapshot, and fingerprinting each error again was 10% of decode.
  * An entry answers only for the very bytes it was made from. */
-enum { GROUP_MEMO = 1024 };
+enum { GROUP_MEMO = 1024, SHORT_MEMO = 1 << 16, SHORT_TEXT = 128 };
 struct group_memo {
     uint64_t hash;
     char *text; /* error, or type + fingerprint */
@@ -62,6 +62,10 @@ struct group_memo {
     uint64_t value; /* the fingerprint, or the group's key */
 };
 static struct group_memo fp_memo[GROUP_MEMO], key_memo[GROUP_MEMO];
+/* Errors of up to SHORT_TEXT bytes, which tend to differ by a number or an id (the same
+ * fingerprint): 1024 entries missed 88% of the time on gensnap's mix, 64K hold them all for
+ * 8 MB at most. */
+static struct group_memo fp_short[SHORT_MEMO];
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 {
@@ -89,6 +93,10 @@ static void memo_put(struct group_memo *m, uint64_t h, const void *p, size_t n, 
 
 static void group_memo_free(void)
 {
+    for (size_t i = 0; i < SHORT_MEMO; i++) {
+        free(fp_short[i].text);
+        fp_short[i].text = NULL;
+    }
     for (size_t i = 0; i < GROUP_MEMO; i++) {
         free(fp_memo[i].text);
         free(key_memo[i].text);
@@ -101,7 +109,8 @@ static void group_of(const struct decoded *d, char fp[17], char key[GROUP_KEY_TE
 {
     const char *err = d->error.data ? (const char *)d->error.data : "";
     uint64_t h, eh = fnv1a(0xcbf29ce484222325ULL, err, d->error.len);
-    struct group_memo *fm = &fp_memo[eh % GROUP_MEMO];
+    struct group_memo *fm =
+        d->error.len <= SHORT_TEXT ? &fp_short[eh % SHORT_MEMO] : &fp_memo[eh % GROUP_MEMO];
     if (!memo_get(fm, eh, err, d->error.len, &h)) {
         h = error_fingerprint(err, d->error.len, NULL);
         memo_put(fm, eh, err, d->error.len, h);
@@ -174,11 +183,28 @@ static void table_row(struct cli_decode_out *ctx, const struct decoded *d)
     char age[32], att[24];
     sb_reset(sb);
     duration_format(envelope_age_s(e, ctx->now_ms), age);
-    snprintf(att, sizeof att, "%lld", (long long)e->attempt);
+    if (e->attempt >= 0 && e->attempt < 1000000) { /* "%lld" without snprintf (5% of it) */
+        char t[8], *p = att;
+        int n = 0;
+        long long v = e->attempt;
+        do
+            t[n++] = (char)('0' + v % 10);
+        while ((v /= 10) != 0);
+        while (n)
+            *p++ = t[--n];
+        *p = '\0';
+    } else {
+        snprintf(att, sizeof att, "%lld", (long long)e->attempt);
+    }
     cell_s(sb, age, W_AGE, ctx->san_flags);
     cell_s(sb, att, W_ATT, ctx->san_flags);
     char dialect[24];
-    snprintf(dialect, sizeof dialect, "%s%s", d->dialect->name, d->accepted ? "" : "!");
+    /* "%s%s" of the name and the mark, cut to the buffer as snprintf cuts it */
+    size_t dn = strlen(d->dialect->name), w = dn < sizeof dialect - 1 ? dn : sizeof dialect - 1;
+    memcpy(dialect, d->dialect->name, w);
+    if (!d->accepted && w < sizeof dialect - 1)
+        dialect[w++] = '!';
+    dialect[w] = '\0';
     cell_s(sb, dialect, W_DIALECT, ctx->san_flags);
     cell(sb, &d->msg->queue, W_QUEUE, ctx->san_flags);
     cell(sb, &e->type, W_TYPE, ctx->san_flags);

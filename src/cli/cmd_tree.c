@@ -17,7 +17,8 @@
 #include "tree.h"
 
 struct item {
-    struct bytes id, correlation, causation, type, queue, error;
+    struct bytes id, correlation, causation, type, queue, error; /* in block */
+    unsigned char *block; /* the six strings' bytes, one allocation (six were 4% of tree) */
     int64_t attempt;
     const struct dialect_ops *dialect;
     bool accepted;
@@ -46,12 +47,25 @@ static bool collect(struct message *m, bool *keep, void *vctx)
     }
     xgrow((void **)&ctx->items, &ctx->cap, ctx->n + 1, sizeof *ctx->items);
     struct item *it = &ctx->items[ctx->n++];
-    it->id = bytes_copy(&d.env->id);
-    it->correlation = bytes_copy(&d.env->correlation_id);
-    it->causation = bytes_copy(&d.env->causation_id);
-    it->type = bytes_copy(&d.env->type);
-    it->queue = bytes_copy(&m->queue);
-    it->error = bytes_copy(&d.error);
+    const struct bytes *from[] = {
+        &d.env->id, &d.env->correlation_id, &d.env->causation_id, &d.env->type, &m->queue,
+        &d.error};
+    struct bytes *to[] = {&it->id,   &it->correlation, &it->causation,
+                          &it->type, &it->queue,       &it->error};
+    size_t total = 0;
+    for (size_t i = 0; i < 6; i++)
+        total += from[i]->data ? from[i]->len + 1 : 0;
+    unsigned char *p = it->block = total ? xmalloc(total) : NULL;
+    for (size_t i = 0; i < 6; i++) { /* as bytes_copy: absent stays absent, a NUL after */
+        *to[i] = (struct bytes){0, NULL};
+        if (!from[i]->data)
+            continue;
+        *to[i] = (struct bytes){from[i]->len, p};
+        if (from[i]->len)
+            memcpy(p, from[i]->data, from[i]->len);
+        p[from[i]->len] = '\0';
+        p += from[i]->len + 1;
+    }
     it->attempt = d.env->attempt;
     it->dialect = d.dialect;
     it->accepted = d.accepted;
@@ -284,15 +298,8 @@ int cmd_tree(int argc, char **argv)
 out:
     tree_free(&f);
     free(msgs);
-    for (size_t k = 0; k < ctx.n; k++) {
-        struct item *it = &ctx.items[k];
-        bytes_free(&it->id);
-        bytes_free(&it->correlation);
-        bytes_free(&it->causation);
-        bytes_free(&it->type);
-        bytes_free(&it->queue);
-        bytes_free(&it->error);
-    }
+    for (size_t k = 0; k < ctx.n; k++)
+        free(ctx.items[k].block);
     free(ctx.items);
     filter_free(filter);
     if (!cli_flush_stdout())

@@ -55,13 +55,34 @@ bool acemq_detect(const struct htable *headers)
     return false;
 }
 
-/* text(value): "" when absent or not text-like (AceMQ reads such a value as empty). */
-static struct bytes text(const struct hval *v)
+/* text(value): "" when absent or not text-like (AceMQ reads such a value as empty), as
+ * hval_as_text reads it, borrowed (an integer written into buf). */
+static struct bytes text(const struct hval *v, char buf[24])
 {
-    struct bytes b = {0, NULL};
-    if (!hval_as_text(v, &b))
-        b = bytes_dup("", 0);
-    return b;
+    static unsigned char empty[1];
+    struct bytes b = {0, empty};
+    if (!v)
+        return b;
+    if (v->kind == HV_STRING || v->kind == HV_BYTES) {
+        if (v->v.s.data)
+            b = v->v.s;
+        return b;
+    }
+    struct bytes t; /* rare: an id or error written as a number ("%lld" fits in buf) */
+    if (!hval_as_text(v, &t))
+        return b;
+    size_t n = t.len < 23 ? t.len : 23;
+    memcpy(buf, t.data, n);
+    buf[n] = '\0';
+    bytes_free(&t);
+    return (struct bytes){n, (unsigned char *)buf};
+}
+
+static void add_copy(struct htable **t, const struct hentry *e)
+{
+    if (!*t)
+        *t = htable_new();
+    htable_addn(*t, e->key.data, e->key.len, hval_copy(&e->val));
 }
 
 static int64_t number(const struct hval *v, int64_t fallback, bool *defaulted)
@@ -83,45 +104,47 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
     memset(&in, 0, sizeof in);
     in.refuse_reserved = false; /* the split below already keeps them apart */
 
-    struct htable *app = htable_new(), *route = htable_new(), *unknown = htable_new();
+    /* made when a header goes in: the envelope has empty ones of its own */
+    struct htable *app = NULL, *route = NULL, *unknown = NULL;
     /* One pass: the envelope's own headers (the first of each name, as htable_get finds it)
      * are noted as they are met, not looked up by name one by one. */
     const struct hval *own[FIRST_ROUTE] = {NULL};
     for (size_t i = 0; h && i < h->n; i++) {
         const struct hentry *e = &h->e[i];
         if (!acemq_reserved_name(e->key.data, e->key.len)) {
-            htable_addn(app, e->key.data, e->key.len, hval_copy(&e->val));
+            add_copy(&app, e);
             continue;
         }
         int r = reserved_index(&e->key);
         if (r >= FIRST_ROUTE)
-            htable_addn(route, e->key.data, e->key.len, hval_copy(&e->val));
+            add_copy(&route, e);
         else if (r < 0)
-            htable_addn(unknown, e->key.data, e->key.len, hval_copy(&e->val));
+            add_copy(&unknown, e);
         else if (!own[r])
             own[r] = &e->val;
     }
 
-    struct bytes id = text(own[K_ID]);
+    /* The strings are borrowed: the envelope copies them into its own block. */
+    char buf[7][24];
+    struct bytes derived = {0, NULL};
+    struct bytes id = text(own[K_ID], buf[0]);
     if (!id.len) {
-        bytes_free(&id);
         if (message_id && message_id->len) {
-            id = bytes_copy(message_id);
+            id = *message_id;
         } else {
-            id = envelope_derived_id(digest);
+            id = derived = envelope_derived_id(digest);
             in.defaulted |= ED_ID;
         }
     }
-    struct bytes type = text(own[K_TYPE]);
+    struct bytes type = text(own[K_TYPE], buf[1]);
     if (!type.len) {
-        bytes_free(&type);
         in.defaulted |= ED_TYPE;
         if (routing_key && routing_key->len)
-            type = bytes_copy(routing_key);
+            type = *routing_key;
         else
-            type = bytes_from_cstr("message");
+            type = (struct bytes){7, (unsigned char *)"message"};
     }
-    struct bytes corr = text(own[K_CORRELATION]);
+    struct bytes corr = text(own[K_CORRELATION], buf[2]);
     if (!corr.len)
         in.defaulted |= ED_CORRELATION;
     bool dv, da, df;
@@ -130,20 +153,20 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
     in.first_seen_ms = number(own[K_FIRST_SEEN], now_ms, &df);
     in.defaulted |= (dv ? ED_VERSION : 0) | (da ? ED_ATTEMPT : 0) | (df ? ED_FIRST_SEEN : 0);
 
-    struct bytes caus = text(own[K_CAUSATION]), origin = text(own[K_ORIGIN]),
-                 error = text(own[K_ERROR]), claim = text(own[K_CLAIM]);
     in.id = id;
     in.type = type;
     in.correlation_id = corr;
-    in.causation_id = caus;
-    in.origin = origin;
-    in.error = error;
-    in.claim = claim;
+    in.causation_id = text(own[K_CAUSATION], buf[3]);
+    in.origin = text(own[K_ORIGIN], buf[4]);
+    in.error = text(own[K_ERROR], buf[5]);
+    in.claim = text(own[K_CLAIM], buf[6]);
     in.headers = app;
     in.route = route;
     in.reserved_unknown = unknown;
-    /* every one of them is this function's own: taken, not copied and freed */
-    return envelope_take(&in, out, err);
+    /* the tables are this function's own: taken, not copied and freed */
+    enum status st = envelope_take_tables(&in, out, err);
+    bytes_free(&derived);
+    return st;
 }
 
 static struct hval int_header(int64_t v)
@@ -197,9 +220,22 @@ struct htable *acemq_to_headers(const struct envelope *e, const struct bytes *ro
 void acemq_replay_read(const struct htable *h, struct acemq_replay *out)
 {
     memset(out, 0, sizeof *out);
-    const struct hval *from = htable_get(h, ACEMQ_REPLAYED_FROM);
-    const struct hval *at = htable_get(h, ACEMQ_REPLAYED_AT);
-    const struct hval *count = htable_get(h, ACEMQ_REPLAY_COUNT);
+    /* The first of each name, as htable_get finds it, in one pass over the headers (three
+     * htable_get were 1.4% of dlqx groups, for stamps most messages do not carry). */
+    static const char *const names[3] = {ACEMQ_REPLAYED_FROM, ACEMQ_REPLAYED_AT,
+                                         ACEMQ_REPLAY_COUNT};
+    static const size_t lens[3] = {sizeof ACEMQ_REPLAYED_FROM - 1, sizeof ACEMQ_REPLAYED_AT - 1,
+                                   sizeof ACEMQ_REPLAY_COUNT - 1};
+    const struct hval *found[3] = {NULL, NULL, NULL};
+    for (size_t i = 0; h && i < h->n; i++) {
+        const struct bytes *k = &h->e[i].key;
+        if (k->len < sizeof ACEMQ_REPLAYED_AT - 1 || k->data[0] != 'a')
+            continue;
+        for (size_t j = 0; j < 3; j++)
+            if (!found[j] && k->len == lens[j] && memcmp(k->data, names[j], lens[j]) == 0)
+                found[j] = &h->e[i].val;
+    }
+    const struct hval *from = found[0], *at = found[1], *count = found[2];
     out->present = from || at || count;
     if (from && !hval_as_text(from, &out->from))
         out->from = bytes_dup("", 0);

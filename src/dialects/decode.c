@@ -150,14 +150,10 @@ void decoded_free(struct decoded *d)
         d->dialect->release(d);
     envelope_free(d->env);
     death_free(&d->death);
-    bytes_free(&d->source.queue);
-    bytes_free(&d->source.exchange);
-    bytes_free(&d->source.routing_key);
+    source_free(&d->source);
     acemq_replay_free(&d->replay);
     body_info_free(&d->body);
     bytes_free(&d->error);
-    bytes_free(&d->error_type);
-    bytes_free(&d->error_message);
-    bytes_free(&d->stack_trace);
+    decoded_error_parts_free(d);
     memset(d, 0, sizeof *d);
 }

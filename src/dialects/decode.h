@@ -33,7 +33,10 @@ struct source {
     struct bytes queue;       /* the queue it came from, when known */
     struct bytes exchange;    /* where to publish ("" is the default exchange) */
     struct bytes routing_key; /* with this routing key */
+    unsigned char *block;     /* when set, the three strings are in it (source_free) */
 };
+/* Frees a source's strings (their block, or each). */
+void source_free(struct source *s);
 
 /* The neutral fields, for read_from. */
 enum neutral_field {
@@ -70,7 +73,8 @@ struct decoded {
     struct bytes error;     /* the dialect's error, else one derived from the death history */
     bool error_from_broker; /* error was derived from x-death */
     struct bytes error_type, error_message, stack_trace; /* empty: not known */
-    int64_t failed_at_ms;                                /* when it failed; 0: unknown */
+    unsigned char *error_parts; /* when set, the three above are in it (dialect_set_error) */
+    int64_t failed_at_ms;       /* when it failed; 0: unknown */
     bool failed_at_from_broker; /* failed_at_ms is the newest x-death time */
     void *priv;                 /* the dialect's own state (released by its release hook) */
 };
@@ -85,6 +89,8 @@ enum decode_flags {
 void decode_message_ex(const struct message *m, int64_t now_ms, unsigned flags,
                        struct decoded *out);
 void decoded_free(struct decoded *d);
+/* Frees error_type, error_message and stack_trace (their block, or each). */
+void decoded_error_parts_free(struct decoded *d);
 
 /* The decode record (docs/decode-format.md): a new JSON object. */
 json_t *decoded_to_json(const struct decoded *d, int64_t now_ms);

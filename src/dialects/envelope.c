@@ -38,6 +38,80 @@ static enum status refuse_reserved(const struct htable *t, struct error *err)
     return ST_ERESERVED;
 }
 
+/* An envelope and, in the same allocation, its strings and the empty tables it points at
+ * for a table not given: one malloc and one free, where each string and table was one (an
+ * envelope is never changed, so nothing of it is freed or grown on its own). */
+struct env_block {
+    struct envelope e;
+    struct htable empty[3];
+    unsigned char strings[];
+};
+
+static size_t need(const struct bytes *b)
+{
+    return b->data ? b->len + 1 : 0;
+}
+
+/* b copied to *p (NUL-terminated; absent stays absent). */
+static struct bytes put(unsigned char **p, const struct bytes *b)
+{
+    if (!b->data)
+        return (struct bytes){0, NULL};
+    struct bytes r = {b->len, *p};
+    if (b->len)
+        memcpy(*p, b->data, b->len);
+    (*p)[b->len] = '\0';
+    *p += b->len + 1;
+    return r;
+}
+
+/* The envelope of in: its strings copied in (borrowed), its tables taken (in's set to NULL)
+ * when take, else copied; a table absent or empty is one of the block's own empty ones. */
+static struct envelope *build(struct envelope_init *in, bool take)
+{
+    static const struct bytes none = {0, (unsigned char *)""};
+    const struct bytes *id = in->id.data ? &in->id : &none;
+    bool own_corr = in->correlation_id.len != 0;
+    const struct bytes *s[] = {&in->type, &in->causation_id, &in->origin, &in->error, &in->claim};
+    size_t total = need(id) + (own_corr ? need(&in->correlation_id) : 0);
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+        total += need(s[i]);
+    struct env_block *w = xmalloc(sizeof *w + total);
+    memset(w, 0, sizeof *w);
+    struct envelope *e = &w->e;
+    unsigned char *p = w->strings;
+    e->attempt_from_zero = in->attempt_from_zero;
+    e->id = put(&p, id);
+    e->type = put(&p, &in->type);
+    e->version = in->version < 1 ? 1 : in->version;
+    /* the same bytes as the id when it defaults to it: an envelope is never changed */
+    e->correlation_id = own_corr ? put(&p, &in->correlation_id) : e->id;
+    e->causation_id = put(&p, &in->causation_id);
+    /* AceMQ clamps attempts to >= 1; BabelQueue's transport counter starts at 0. */
+    e->attempt = in->attempt;
+    if (!in->attempt_from_zero && e->attempt < 1)
+        e->attempt = 1;
+    if (e->attempt < 0)
+        e->attempt = 0;
+    e->first_seen_ms = in->first_seen_ms;
+    e->origin = put(&p, &in->origin);
+    e->error = put(&p, &in->error);
+    e->claim = put(&p, &in->claim);
+    e->defaulted = in->defaulted;
+    const struct htable **t[] = {&in->headers, &in->route, &in->reserved_unknown};
+    struct htable **to[] = {&e->headers, &e->route, &e->reserved_unknown};
+    for (size_t i = 0; i < 3; i++) {
+        const struct htable *src = *t[i];
+        if (take) {
+            *to[i] = src ? (struct htable *)(uintptr_t)src : &w->empty[i];
+            *t[i] = NULL;
+        } else {
+            *to[i] = src && src->n ? htable_copy(src) : &w->empty[i];
+        }
+    }
+    return e;
+}
+
 enum status envelope_new(const struct envelope_init *in, const struct envelope **out,
                          struct error *err)
 {
@@ -46,32 +120,9 @@ enum status envelope_new(const struct envelope_init *in, const struct envelope *
         if (st != ST_OK)
             return st;
     }
-    /* copies of everything, then taken */
     struct envelope_init c = *in;
-    c.refuse_reserved = false;
-    struct bytes *b[] = {&c.id,     &c.type,  &c.correlation_id, &c.causation_id,
-                         &c.origin, &c.error, &c.claim};
-    for (size_t i = 0; i < sizeof b / sizeof *b; i++)
-        *b[i] = bytes_copy(b[i]);
-    c.headers = htable_copy(in->headers);
-    c.route = htable_copy(in->route);
-    c.reserved_unknown = htable_copy(in->reserved_unknown);
-    return envelope_take(&c, out, err);
-}
-
-/* b, taken: what bytes_copy(b) holds, without the copy. */
-static struct bytes take(struct bytes *b)
-{
-    struct bytes t = *b;
-    *b = (struct bytes){0, NULL};
-    return t;
-}
-
-static struct htable *take_table(const struct htable **t)
-{
-    struct htable *r = (struct htable *)(uintptr_t)*t;
-    *t = NULL;
-    return r ? r : htable_new();
+    *out = build(&c, false);
+    return ST_OK;
 }
 
 static void init_clear(struct envelope_init *in)
@@ -96,34 +147,26 @@ enum status envelope_take(struct envelope_init *in, const struct envelope **out,
             return st;
         }
     }
-    struct envelope *e = xcalloc(1, sizeof *e);
-    e->attempt_from_zero = in->attempt_from_zero;
-    e->id = take(&in->id);
-    if (!e->id.data)
-        e->id = bytes_dup("", 0);
-    e->type = take(&in->type);
-    e->version = in->version < 1 ? 1 : in->version;
-    if (in->correlation_id.len)
-        e->correlation_id = take(&in->correlation_id);
-    else
-        e->correlation_id = bytes_copy(&e->id);
-    e->causation_id = take(&in->causation_id);
-    /* AceMQ clamps attempts to >= 1; BabelQueue's transport counter starts at 0. */
-    e->attempt = in->attempt;
-    if (!in->attempt_from_zero && e->attempt < 1)
-        e->attempt = 1;
-    if (e->attempt < 0)
-        e->attempt = 0;
-    e->first_seen_ms = in->first_seen_ms;
-    e->origin = take(&in->origin);
-    e->error = take(&in->error);
-    e->claim = take(&in->claim);
-    e->defaulted = in->defaulted;
-    e->headers = take_table(&in->headers);
-    e->route = take_table(&in->route);
-    e->reserved_unknown = take_table(&in->reserved_unknown);
+    *out = build(in, true);
     init_clear(in);
-    *out = e;
+    return ST_OK;
+}
+
+enum status envelope_take_tables(struct envelope_init *in, const struct envelope **out,
+                                 struct error *err)
+{
+    if (in->refuse_reserved) {
+        enum status st = refuse_reserved(in->headers, err);
+        if (st != ST_OK) {
+            const struct htable **t[] = {&in->headers, &in->route, &in->reserved_unknown};
+            for (size_t i = 0; i < 3; i++) {
+                htable_free((struct htable *)(uintptr_t)*t[i]);
+                *t[i] = NULL;
+            }
+            return st;
+        }
+    }
+    *out = build(in, true);
     return ST_OK;
 }
 
@@ -131,18 +174,12 @@ void envelope_free(const struct envelope *ce)
 {
     if (!ce)
         return;
-    struct envelope *e = (struct envelope *)(uintptr_t)ce;
-    bytes_free(&e->id);
-    bytes_free(&e->type);
-    bytes_free(&e->correlation_id);
-    bytes_free(&e->causation_id);
-    bytes_free(&e->origin);
-    bytes_free(&e->error);
-    bytes_free(&e->claim);
-    htable_free(e->headers);
-    htable_free(e->route);
-    htable_free(e->reserved_unknown);
-    free(e);
+    struct env_block *w = (struct env_block *)(uintptr_t)ce;
+    struct htable *t[] = {w->e.headers, w->e.route, w->e.reserved_unknown};
+    for (size_t i = 0; i < 3; i++)
+        if (t[i] != &w->empty[i])
+            htable_free(t[i]);
+    free(w);
 }
 
 bool envelope_equal(const struct envelope *a, const struct envelope *b)

@@ -8,7 +8,8 @@
  *
  * Ownership: envelope_new/envelope_with return an envelope the caller frees with
  * envelope_free. The init struct and changes are borrowed (copied in); envelope_take takes
- * the init's bytes and tables instead.
+ * the init's bytes and tables instead. An envelope's strings and empty tables live in its
+ * own allocation (envelope_free frees them): never free or change them one by one.
  */
 #ifndef DLQX_ENVELOPE_H
 #define DLQX_ENVELOPE_H
@@ -66,6 +67,10 @@ enum status envelope_new(const struct envelope_init *init, const struct envelope
  * malloc, or empty) become the envelope's, and in is left empty, whatever the answer. The
  * envelope is the one envelope_new gives for the same init. */
 enum status envelope_take(struct envelope_init *in, const struct envelope **out, struct error *err);
+/* Between the two: in's strings copied (borrowed), its tables taken (set to NULL in in,
+ * whatever the answer). */
+enum status envelope_take_tables(struct envelope_init *in, const struct envelope **out,
+                                 struct error *err);
 void envelope_free(const struct envelope *e);
 /* Every field, headers, route and unknown reserved names included (kind-exact, ordered). */
 bool envelope_equal(const struct envelope *a, const struct envelope *b);
