@@ -30,10 +30,10 @@ cpu_ms() {
 
 # The recorded ratios jq / dlqx (CPU), in hundredths, of this branch's debug-optimised build (the one
 # meson test runs) on the development VM; half the recorded ratio leaves room for noise. The
-# lower of two runs at h-read's a5a1cc5, 2026-12-07 01:16 UTC, load 7-9 (bench/README.md,
-# "Reading snapshots"): decode 3.23/3.41, cat 8.45/7.98, tree 5.03/4.39, table 3.93/3.60,
-# groups 4.63/4.85.
-declare -A recorded=([decode]=320 [cat]=790 [tree]=430 [table]=360 [groups]=460)
+# lower of two runs on main after h-read3's merge (3506073), 2026-12-07 13:00 UTC, load ~1:
+# decode 4.01/3.36, cat 8.70/6.65, tree 6.91/4.80, table 5.80/4.34, groups 5.34/5.06, each
+# rounded down (cat kept at its earlier 7.90: its runs vary most). Before: 320, 790, 430, 360, 460.
+declare -A recorded=([decode]=335 [cat]=790 [tree]=480 [table]=430 [groups]=500)
 jq_ms=$(cpu_ms jq -c . "$snap")
 echo "read-rate: $n records, $(($(stat -c %s "$snap") / 1000)) kB; jq -c . ${jq_ms} ms CPU"
 failed=0
