@@ -127,6 +127,8 @@ static void end_queue(struct peek_src *s, int i, bool cancelled)
             q->failed = true;
         } else {
             sb_addf(&q->said, "%s: %s", s->queues[i], r.detail);
+            if (r.count_unsure)
+                sb_addf(&q->said, " (%s)", PEEK_UNSURE_TEXT);
             if (r.end == PEEK_CANCELLED) {
                 q->failed = true;
                 sb_adds(&q->said, " (cancelled: every message was given back)");

@@ -141,8 +141,11 @@ static bool settle_more(struct peek *p, double deadline, enum status *st, enum c
     *st = ST_OK;
     if (p->r.kind == QK_CLASSIC || p->r.kind == QK_STREAM)
         return false;
+    /* 0 messages and 0 consumers from a quorum queue is also what it says when its leader
+     * does not answer (conn_queue_inspect_quorum): that agrees with itself only at the end. */
+    bool blank = p->r.kind == QK_QUORUM && s->ready == 0 && s->consumers == 0;
     if (s->ready >= s->at_least || s->polls > p->settle_max ||
-        (s->at_least == UINT32_MAX && s->agree >= 2))
+        (s->at_least == UINT32_MAX && s->agree >= 2 && !blank))
         return false;
     double now = clock_mono_s();
     double until = s->next < deadline ? s->next : deadline;
@@ -464,6 +467,7 @@ static void begin_read(struct peek *p)
     if (r->attempts == 1) { /* a read again keeps the first one's: the snapshot is of then */
         r->ready_before = p->settle.ready;
         r->consumers_before = p->settle.consumers;
+        r->count_unsure = p->r.kind == QK_QUORUM && !r->ready_before && !r->consumers_before;
         p->total = r->ready_before;
         if (p->o.limit && p->o.limit < p->total)
             p->total = p->o.limit;

@@ -102,6 +102,8 @@ struct peek_report {
     enum queue_kind kind;      /* as peeked (worked out when it was unknown) */
     uint32_t ready_before;     /* passive declare before */
     uint32_t consumers_before; /* other consumers attached */
+    bool count_unsure; /* quorum: answered 0 messages and 0 consumers for 5 s, as a queue whose
+                          leader does not answer does (conn_queue_inspect_quorum) */
     bool have_after;
     uint32_t ready_after;        /* passive declare after (when the connection survived) */
     uint64_t fetched;            /* messages handed to the sink */
@@ -120,6 +122,11 @@ struct peek_report {
     char detail[512]; /* one sentence on how it ended */
     double seconds;
 };
+
+/* What a peek that took a quorum queue as empty says of it (r->count_unsure). */
+#define PEEK_UNSURE_TEXT                                                                           \
+    "the quorum queue answered 0 messages and 0 consumers for 5 s, as it does when its leader "    \
+    "does not answer: if it holds messages, peek again"
 
 /* Fills r->detail, the one sentence on how the peek ended (err: why it was lost or closed),
  * unless a refusal already said it. For peek.c. */

@@ -186,6 +186,7 @@ json_t *peek_report_json(const char *queue, const struct peek_report *r)
     json_object_set_new(o, "ready_after",
                         r->have_after ? json_integer(r->ready_after) : json_null());
     json_object_set_new(o, "consumers_before", json_integer(r->consumers_before));
+    json_object_set_new(o, "count_unsure", json_boolean(r->count_unsure));
     json_object_set_new(o, "arrived_during", json_integer((json_int_t)r->arrived_during));
     json_object_set_new(o, "already_redelivered", json_integer((json_int_t)r->redelivered_seen));
     json_object_set_new(o, "max_delivery_count",

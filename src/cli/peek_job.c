@@ -184,6 +184,8 @@ void peek_job_summary(struct peek_job *j)
     if (r->seconds > 0 && r->fetched)
         san_eprintf(" (%.0f msg/s)", (double)r->fetched / r->seconds);
     fputc('\n', stderr);
+    if (r->count_unsure)
+        san_eprintf("dlqx: %s: %s\n", j->queue, PEEK_UNSURE_TEXT);
     if (r->have_after)
         san_eprintf("dlqx: %s: %u ready before, %u after%s\n", j->queue, r->ready_before,
                     r->ready_after,

@@ -345,6 +345,7 @@ int rcli_report(const struct rcli *x, const struct replay_report *r, const struc
         json_object_set_new(o, "not_sent", json_integer((json_int_t)r->not_sent));
         json_object_set_new(o, "not_found", json_integer((json_int_t)missing));
         json_object_set_new(o, "ready_before", json_integer(r->ready_before));
+        json_object_set_new(o, "count_unsure", json_boolean(r->count_unsure));
         json_object_set_new(o, "ready_after",
                             r->have_after ? json_integer(r->ready_after) : json_null());
         json_object_set_new(o, "canary_back", json_boolean(r->canary_back));

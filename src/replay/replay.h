@@ -156,10 +156,17 @@ const char *replay_end_name(enum replay_end e);
 
 #define REPLAY_MAX_REASONS 8
 
+/* How long replay_start asks a quorum DLQ again while it answers 0 messages and 0 consumers. */
+#define REPLAY_QUORUM_ZERO_WAIT_S 5.0
+
 struct replay_report {
     char run_id[37];
     uint32_t ready_before, ready_after;
     bool have_after;
+    /* A quorum DLQ that answered 0 messages and 0 consumers for REPLAY_QUORUM_ZERO_WAIT_S: what
+     * it says when its leader does not answer too (conn_queue_inspect_quorum), so "empty" is
+     * not sure. */
+    bool count_unsure;
     uint64_t taken, selected, done, kept, unknown;
     uint64_t refused;  /* of kept: the broker refused the publish (403, no write permission) */
     uint64_t not_sent; /* selected but never published (cancelled, stopped, canary) */

@@ -267,7 +267,12 @@ void rr_describe(struct run *run)
     switch (r->end) {
     case RE_COMPLETE:
     case RE_ALL_FOUND:
-        snprintf(r->detail, sizeof r->detail, "finished: %s", counts);
+        snprintf(r->detail, sizeof r->detail, "finished: %s%s", counts,
+                 r->count_unsure && !r->taken
+                     ? "; the quorum DLQ answered 0 messages and 0 consumers throughout, as it "
+                       "does when its leader does not answer: if it holds dead letters, run "
+                       "this again"
+                     : "");
         break;
     case RE_STOPPED:
         snprintf(r->detail, sizeof r->detail, "stopped: %s", counts);

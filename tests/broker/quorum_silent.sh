@@ -1,0 +1,100 @@
+#!/bin/sh
+# A quorum DLQ whose leader does not answer for a moment. RabbitMQ then answers a passive
+# declare with 0 messages and 0 consumers (rabbit_quorum_queue:stat's {ok, 0, 0} on a timeout),
+# as it does for a node that has just started (the cluster test's "selected 0 of 20000"). The
+# leader's Ra process is suspended (sys:suspend through rabbitmqctl eval) and resumed 2 s after
+# dlqx starts: a peek must read every message and a move must move every one, not end at once
+# on "empty". An empty quorum queue nobody reads is still taken as empty, after 5 s, and said
+# to be unsure (count_unsure).
+# Needs the test broker's environment (run.sh): DLQX_BROKER_DIR, DLQX_SOURCE_ROOT, DLQX_SEED.
+# usage: quorum_silent.sh DLQX
+set -u
+dlqx=$1
+root=${DLQX_SOURCE_ROOT:?}
+dir=${DLQX_BROKER_DIR:?}
+seed=${DLQX_SEED:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+password=$(head -n 1 "$DLQX_PASSWORD_FILE")
+. "$(dirname "$0")/check.sh"
+# dlqx without the management API (the type from --type): the passive declare is all it asks,
+# as in the cluster test. The script's own requests (mgmt) still use the API.
+nomgmt() { DLQX_MGMT_URL='' "$@"; }
+P=qs-
+N=300
+dlq=${P}flood.dlq
+target=${P}target
+empty=${P}empty
+clean() { for q in "$dlq" "${P}flood" "$target" "$empty"; do mgmt DELETE "queues/%2F/$q" >/dev/null; done; }
+clean # an earlier run's, stopped midway
+
+"$seed" --scenario flood --count $N --size 128 --queue-type quorum --prefix "$P" >"$tmp/seed.out" 2>&1 ||
+  { cat "$tmp/seed.out"; echo "FAIL quorum-silent: seeding"; exit 1; }
+full() { [ "$(depth "$dlq")" = $N ]; }
+wait_for 100 full ||
+  { echo "FAIL quorum-silent: $dlq did not reach $N"; exit 1; }
+
+ra() { # suspend|resume: the DLQ's Ra server (its leader: the only member on one node)
+  "$root/scripts/broker" ctl "$dir" eval "sys:$1(whereis('%2F_$dlq'))." >"$tmp/ra.out" 2>&1 &&
+    grep -q '^ok' "$tmp/ra.out"
+}
+silent() { # COMMAND...: runs it in the background with the leader suspended for its first 2 s
+  ra suspend || { cat "$tmp/ra.out"; echo "FAIL quorum-silent: could not suspend the leader"; exit 1; }
+  # The premise: the broker says 0 for the queue while its leader is suspended.
+  d=$(depth "$dlq")
+  [ "$d" = 0 ] || { ra resume; echo "FAIL quorum-silent: the premise: the suspended queue said '$d', not 0"; exit 1; }
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
+  bg=$!
+  sleep 2
+  ra resume || { cat "$tmp/ra.out"; echo "FAIL quorum-silent: could not resume the leader"; }
+  wait $bg
+  rc=$?
+}
+expect() { # NAME CONDITION...
+  e_name=$1
+  shift
+  if "$@"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL quorum-silent: $e_name"
+    cat "$tmp/out" "$tmp/err"
+  fi
+}
+
+# Peek: every message, the count before the real one.
+silent nomgmt "$dlqx" peek "$dlq" --type quorum --report "$tmp/rep.json" -o "$tmp/peek.jsonl"
+expect "peek exits 0 (exit $rc)" [ "$rc" -eq 0 ]
+expect "peek read all $N ($(wc -l <"$tmp/peek.jsonl"))" [ "$(wc -l <"$tmp/peek.jsonl")" -eq $N ]
+expect "peek: ready_before $N, count_unsure false" sh -c "tr -d ' \n' <'$tmp/rep.json' | grep -q '\"ready_before\":$N,.*\"count_unsure\":false'"
+expect "the DLQ still holds $N after the peek" [ "$(depth "$dlq")" = $N ]
+
+# Move: every dead letter, in order.
+[ "$(mgmt PUT "queues/%2F/$target" '{"durable":true,"arguments":{"x-queue-type":"quorum"}}')" = 201 ] || {
+  # no management API here: dlqx-seed declares nothing of this name, so the move would refuse
+  echo "FAIL quorum-silent: could not declare $target"
+  exit 1
+}
+silent nomgmt "$dlqx" move "$dlq" --all --to-queue "$target" --type quorum --yes --json --journal "$tmp/j.jsonl"
+expect "move exits 0 (exit $rc)" [ "$rc" -eq 0 ]
+expect "move: done $N, count_unsure false" grep -q "\"done\":$N,.*\"count_unsure\":false" "$tmp/out"
+expect "the target holds $N" [ "$(depth "$target")" = $N ]
+expect "the DLQ is empty" [ "$(depth "$dlq")" = 0 ]
+"$dlqx" peek "$target" --type quorum -o "$tmp/target.jsonl" >/dev/null 2>&1
+"$dlqx" decode "$tmp/peek.jsonl" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p' >"$tmp/ids.before"
+"$dlqx" decode "$tmp/target.jsonl" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p' >"$tmp/ids.after"
+expect "the target holds the same ids in the same order" cmp -s "$tmp/ids.before" "$tmp/ids.after"
+
+# An empty quorum queue nobody reads: empty, after asking for 5 s, and unsure.
+mgmt PUT "queues/%2F/$empty" '{"durable":true,"arguments":{"x-queue-type":"quorum"}}' >/dev/null
+t0=$(date +%s.%N)
+check "peek of an empty quorum queue" 0 'peek again' nomgmt "$dlqx" peek "$empty" --type quorum --report "$tmp/e.json" -o "$tmp/e.jsonl"
+t1=$(date +%s.%N)
+expect "the empty queue was asked for about 5 s" awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 4.5 && b - a < 30) }'
+expect "the peek's report: count_unsure" sh -c "tr -d ' \n' <'$tmp/e.json' | grep -q '\"count_unsure\":true'"
+check "move of an empty quorum queue" 0 '"count_unsure":true' \
+  nomgmt "$dlqx" move "$empty" --all --to-queue "$target" --type quorum --yes --json --journal "$tmp/j2.jsonl"
+
+clean
+echo "quorum-silent: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
