@@ -55,6 +55,7 @@
 #include "replay_baseline.h"
 #include "replay_setup.h"
 #include "replay_bench.h"
+#include "replay_shovel.h"
 #include "restamp.h"
 #include "sha256.h"
 #include "util.h"
@@ -343,10 +344,10 @@ __attribute__((noinline)) struct engine_result engine_pass(struct conn *c, const
     o.ctx = &s;
     struct replay_report r;
     enum conn_err kind = CONN_OK;
-    double t0 = clock_mono_s(), c0 = cpu_s();
+    double t0 = clock_mono_s(), c0 = cpu_s(), b0 = broker_cpu_s();
     s.started = s.last_print = t0;
     enum status st = replay_run(rs.conn, &o, &r, &kind, &err);
-    double dt = clock_mono_s() - t0, dc = cpu_s() - c0;
+    double dt = clock_mono_s() - t0, dc = cpu_s() - c0, b1 = broker_cpu_s();
     if (st != ST_OK)
         die("replay_run: %s", err.msg);
     struct conn *ec = rs.conn; /* given: the set-up only borrowed it */
@@ -357,6 +358,7 @@ __attribute__((noinline)) struct engine_result engine_pass(struct conn *c, const
     res.seconds = dt;
     res.engine_seconds = r.seconds;
     res.cpu_s = dc;
+    res.broker_s = b0 >= 0 && b1 >= 0 ? b1 - b0 : -1;
     res.done = r.done;
     res.unknown = r.unknown;
     res.peak_active = r.peak_active;

@@ -51,6 +51,8 @@ struct names {
 
 struct engine_result {
     double seconds, engine_seconds, cpu_s;
+    double broker_s; /* the node's CPU seconds during replay_run alone (-1: unknown); the plan's
+                        read of the whole DLQ before it is not counted */
     uint64_t done, unknown;
     uint64_t peak_active; /* the most copies read and not yet settled at once */
     uint32_t read_limit, read_consumers;
@@ -71,8 +73,15 @@ void check_after(struct conn *c, const struct names *nm, uint32_t n, const char 
 void check_nothing_lost(struct conn *c, const struct names *nm, uint32_t n, uint32_t done,
                         uint32_t unknown, const char *what);
 
-/* replay_rounds.c: R rounds of the shovel, dlqx replay and dlqx move (the order rotated each
- * round), each on a fresh DLQ; prints each pass and the ratios; true if a pass failed. */
+/* replay_floor.c: moves n messages from dlq to target as a bare pipelined client would
+ * (prefetch window, confirms, acks with multiple; no journal); returns the seconds, *cpu the
+ * client's CPU seconds. */
+double floor_pass(const struct broker *b, const char *dlq, const char *target, uint32_t n,
+                  uint32_t window, double *cpu);
+
+/* replay_rounds.c: R rounds of the shovel, dlqx replay, dlqx move and the bare mover (the
+ * order rotated each round), each on a fresh DLQ; prints each pass and the ratios; true if a pass
+ * failed. */
 bool shovel_rounds(const struct broker *brk, const char *jdir, const struct config *cfg, int *pass);
 
 #endif

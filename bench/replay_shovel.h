@@ -1,10 +1,11 @@
 /*
  * replay_shovel: replay_bench's anchor, RabbitMQ's own move: a dynamic shovel (the
  * rabbitmq_shovel plugin, which bench/run-replay.sh enables on the private node) from the DLQ
- * to the source queue, ack-mode on-confirm, created through the management API, timed from
- * its creation until the DLQ is empty and the target holds every message (polled), then
- * deleted. Also the broker's own CPU time (its beam.smp, from scripts/broker's pid file), so
- * that every pass can say where its time went.
+ * to the source queue, ack-mode on-confirm, src-delete-after queue-length (as the management
+ * UI's "Move messages" makes it), created through the management API, timed from its creation
+ * until the DLQ is empty and the target holds every message (polled); it deletes itself once
+ * the last message is acked, which is awaited. Also the broker's own CPU time (its beam.smp, from
+ * scripts/broker's pid file), so that every pass can say where its time went.
  *
  * Ownership: shovel_pass borrows the connection it polls on (channel ch open). The management
  * URL and credentials are only read. Any failure ends the process (die).

@@ -9,8 +9,8 @@
 # dlqx-seed: (a) the libraries' way (one confirm per message, plain rabbitmq-c), (b) dlqx's
 # replay_run with window 1, (c) replay_run with its default window (1000) and with 2000, and
 # (r) 3 rounds of RabbitMQ's own dynamic shovel (ack-mode on-confirm; the rabbitmq_shovel
-# plugin is enabled on the node), dlqx replay and dlqx move, in rotated order, with the
-# ratios dlqx/shovel.
+# plugin is enabled on the node), dlqx replay, dlqx move and a bare pipelined mover (the floor
+# any AMQP client reaches, bench/replay_floor.c), in rotated order, with the ratios to the shovel.
 # It starts a node with scripts/broker, stops it whatever happens, prints every figure, and
 # exits non-zero only when something failed — a missed target is printed as "below target".
 #
