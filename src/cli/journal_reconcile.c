@@ -76,10 +76,8 @@ static void see_queue(struct conn *c, const struct broker_opts *b, struct seen_q
         snprintf(q->why, sizeof q->why, "%.290s", err.msg);
         return;
     }
-    q->known = rep.end == PEEK_COMPLETE && !rep.count_unsure;
-    if (rep.count_unsure)
-        snprintf(q->why, sizeof q->why, "%s", PEEK_UNSURE_TEXT);
-    else if (!q->known)
+    q->known = rep.end == PEEK_COMPLETE;
+    if (!q->known)
         snprintf(q->why, sizeof q->why, "it could not be read whole: %.260s", rep.detail);
 }
 
