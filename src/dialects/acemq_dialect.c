@@ -65,16 +65,24 @@ static bool class_name(const unsigned char *s, size_t n)
 {
     if (!n || n > 200)
         return false;
-    bool letter = false;
+    /* 1: a letter; 2: a digit or one of _.:$*\\ (a byte not listed: 0, not in a name) */
+    static const unsigned char kind[256] = {
+        ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2,
+        ['8'] = 2, ['9'] = 2, ['_'] = 2, ['.'] = 2, [':'] = 2, ['$'] = 2, ['*'] = 2, ['\\'] = 2,
+#define L(c) [c] = 1, [c + 32] = 1
+        L('A'),    L('B'),    L('C'),    L('D'),    L('E'),    L('F'),    L('G'),    L('H'),
+        L('I'),    L('J'),    L('K'),    L('L'),    L('M'),    L('N'),    L('O'),    L('P'),
+        L('Q'),    L('R'),    L('S'),    L('T'),    L('U'),    L('V'),    L('W'),    L('X'),
+        L('Y'),    L('Z'),
+#undef L
+    };
+    unsigned all = 3, any = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '.' || c == ':' || c == '$' || c == '*' || c == '\\';
-        if (!ok)
-            return false;
-        letter = letter || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+        unsigned k = kind[s[i]];
+        all &= k ? 3u : 0u;
+        any |= k;
     }
-    return letter;
+    return all && (any & 1);
 }
 
 /* x-acemq-error as type and message: "exhausted 5 attempts: InventoryException: sku 4411 out

@@ -106,7 +106,10 @@ static void headers_add_amqp(struct htable *out, const amqp_table_t *t)
         } else {
             v = hval_from_amqp(&e->value);
         }
-        htable_add_pooled_key(out, pool_copy(&pool, &e->key), e->key.len, v);
+        struct hentry *he = &out->e[out->n++]; /* room made above */
+        he->key = (struct bytes){e->key.len, pool_copy(&pool, &e->key)};
+        he->key_pooled = true;
+        he->val = v;
     }
     hpool_done(&pool);
 }
