@@ -99,11 +99,11 @@ static void test_acemq_shapes(void **state)
         "123: digits only",
         "retrying cannot help: X:: y",
     };
-    const struct hval ids[] = {hval_cstring("id-1"), hval_cstring(""), hval_int(HV_I32, 42),
-                               hval_bool(true),      hval_void(),      hval_bytes("b\xffz", 3)};
-    const struct hval nums[] = {
-        hval_int(HV_I32, 3), hval_int(HV_I32, 0), hval_int(HV_I64, -7),         hval_cstring(" 4 "),
-        hval_cstring("x"),   hval_f64(2.9),       hval_uint(HV_U64, UINT64_MAX)};
+    struct hval ids[] = {hval_cstring("id-1"), hval_cstring(""), hval_int(HV_I32, 42),
+                         hval_bool(true),      hval_void(),      hval_bytes("b\xffz", 3)};
+    struct hval nums[] = {hval_int(HV_I32, 3),          hval_int(HV_I32, 0), hval_int(HV_I64, -7),
+                          hval_cstring(" 4 "),          hval_cstring("x"),   hval_f64(2.9),
+                          hval_uint(HV_U64, UINT64_MAX)};
     for (size_t e = 0; e < sizeof errors / sizeof *errors; e++)
         for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
             for (size_t k = 0; k < sizeof nums / sizeof *nums; k++) {
@@ -121,6 +121,9 @@ static void test_acemq_shapes(void **state)
                                       nums[k]};
                 check(k % 3 ? "mid-1" : NULL, e % 2 ? "orders" : NULL, 8, keys, vals);
                 check(k % 2 ? "" : "mid-2", "rk", 3 + (e + k) % 5, keys, vals);
+                if (k % 2)
+                    hval_free(&vals[1]);
+                hval_free(&vals[5]);
             }
     /* duplicates (the first counts), the route's and unknown reserved names, and what sends
      * a message to the whole decode: x-death, x-first-death-*, traceparent, no AceMQ header */
@@ -132,14 +135,19 @@ static void test_acemq_shapes(void **state)
         {"x-acemq-id", "traceparent", "x-acemq-error"},
         {"a", "b", "c"},
     };
-    const struct hval v[] = {
-        hval_cstring("one"),
-        hval_cstring("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
-        hval_cstring("Boom: it broke")};
+    struct hval v[] = {hval_cstring("one"),
+                       hval_cstring("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+                       hval_cstring("Boom: it broke")};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
         check(NULL, NULL, 3, more[i], v);
         check("m", "r", 3, more[i], v);
     }
+    for (size_t i = 0; i < 6; i++)
+        hval_free(&ids[i]);
+    for (size_t i = 0; i < 7; i++)
+        hval_free(&nums[i]);
+    for (size_t i = 0; i < 3; i++)
+        hval_free(&v[i]);
     assert_true(read_fast > compared / 3);
     assert_true(read_fast < compared);
 }
