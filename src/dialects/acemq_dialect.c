@@ -6,6 +6,7 @@
  * Recognition: any header in the reserved x-acemq- namespace (confidence 95).
  * Source: the DLQ's name minus .dlq, .parked or .dead; else the first death.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -111,6 +112,36 @@ static void split_error(const struct bytes *e, struct decoded *out)
         dialect_set_error(out, NULL, 0, s + at, n - at, NULL, 0);
 }
 
+/* Whether AceMQ's answer (its ceiling, for any x-acemq-* header) wins whatever the others
+ * say: no dialect before it can say as much (a tie goes to the earlier), none after it more,
+ * and every one has a ceiling (dialect.c's table; dialect_recognise's rule). */
+static bool acemq_decides_now(void)
+{
+    bool after = false;
+    for (size_t i = 0; i < dialect_count(); i++) {
+        const struct dialect_ops *o = dialect_at(i);
+        if (o == &dialect_acemq)
+            after = true;
+        else if (o != &dialect_amqp && o->recognise &&
+                 (!o->ceiling || o->ceiling > dialect_acemq.ceiling ||
+                  (!after && o->ceiling == dialect_acemq.ceiling)))
+            return false;
+    }
+    return after;
+}
+
+/* acemq_decides_now, worked out once (the table is constant; any thread may ask first). */
+static bool acemq_decides(void)
+{
+    static atomic_int known; /* 0: not yet; 1: no; 2: yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (!k) {
+        k = acemq_decides_now() ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+
 bool decode_index_acemq(const struct message *m, int64_t now_ms, struct decoded_index *out)
 {
     /* AceMQ reads it (its recognise says 95, the most any dialect says, and it comes first),
@@ -126,8 +157,9 @@ bool decode_index_acemq(const struct message *m, int64_t now_ms, struct decoded_
             return false;
     }
     struct envelope_init in;
-    if (!acemq || !acemq_fields(h, &m->routing_key, props_string(&m->props, PROP_message_id),
-                                now_ms, &in, out->buf))
+    if (!acemq || !acemq_decides() ||
+        !acemq_fields(h, &m->routing_key, props_string(&m->props, PROP_message_id), now_ms, &in,
+                      out->buf))
         return false;
     out->dialect = &dialect_acemq;
     out->id = in.id;
