@@ -16,7 +16,9 @@
  *   - a replay and a re-issue either refuse with a reason or build a copy whose headers go
  *     through the wire unchanged and carry none of the broker's own headers (unless the
  *     dialect's own tool keeps them: the copy then equals the dead letter's x-death), and
- *     a second build with the same options is the same copy.
+ *     a second build with the same options is the same copy;
+ *   - the snapshot store's index of it (store_prepare, which reads an AceMQ message's fields
+ *     straight from its headers) is what a whole decode gives (store_prepare_decoded).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +32,7 @@
 #include "fuzz.h"
 #include "hval_amqp.h"
 #include "restamp.h"
+#include "store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -159,6 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_copy(&d, RESTAMP_REPLAY, data, size);
     check_copy(&d, RESTAMP_REISSUE, data, size);
+    if (!store_prepare_agrees(&m, FUZZ_NOW_MS))
+        fail("the store's index of the message is not the decode's", data, size);
     decoded_free(&d);
     message_free(&m);
     return 0;

@@ -96,6 +96,60 @@ static int64_t number(const struct hval *v, int64_t fallback, bool *defaulted)
     return fallback;
 }
 
+/* The envelope's own fields from own[] as acemq_from_headers reads them, borrowed (from the
+ * headers' values, message_id, routing_key, a static text or buf); the id is left empty when
+ * it would be derived from the message's digest (no id header's text, no message_id). */
+static void own_fields(const struct hval *const own[FIRST_ROUTE], const struct bytes *routing_key,
+                       const struct bytes *message_id, int64_t now_ms, struct envelope_init *in,
+                       char buf[7][24])
+{
+    struct bytes id = text(own[K_ID], buf[0]);
+    if (!id.len && message_id && message_id->len)
+        id = *message_id;
+    struct bytes type = text(own[K_TYPE], buf[1]);
+    if (!type.len) {
+        in->defaulted |= ED_TYPE;
+        if (routing_key && routing_key->len)
+            type = *routing_key;
+        else
+            type = (struct bytes){7, (unsigned char *)"message"};
+    }
+    struct bytes corr = text(own[K_CORRELATION], buf[2]);
+    if (!corr.len)
+        in->defaulted |= ED_CORRELATION;
+    bool dv, da, df;
+    in->version = number(own[K_VERSION], 1, &dv);
+    in->attempt = number(own[K_ATTEMPT], 1, &da);
+    in->first_seen_ms = number(own[K_FIRST_SEEN], now_ms, &df);
+    in->defaulted |= (dv ? ED_VERSION : 0) | (da ? ED_ATTEMPT : 0) | (df ? ED_FIRST_SEEN : 0);
+
+    in->id = id;
+    in->type = type;
+    in->correlation_id = corr;
+    in->causation_id = text(own[K_CAUSATION], buf[3]);
+    in->origin = text(own[K_ORIGIN], buf[4]);
+    in->error = text(own[K_ERROR], buf[5]);
+    in->claim = text(own[K_CLAIM], buf[6]);
+}
+
+bool acemq_fields(const struct htable *h, const struct bytes *routing_key,
+                  const struct bytes *message_id, int64_t now_ms, struct envelope_init *in,
+                  char buf[7][24])
+{
+    memset(in, 0, sizeof *in);
+    const struct hval *own[FIRST_ROUTE] = {NULL};
+    for (size_t i = 0; h && i < h->n; i++) {
+        const struct hentry *e = &h->e[i];
+        if (!acemq_reserved_name(e->key.data, e->key.len))
+            continue;
+        int r = reserved_index(&e->key);
+        if (r >= 0 && r < FIRST_ROUTE && !own[r])
+            own[r] = &e->val;
+    }
+    own_fields(own, routing_key, message_id, now_ms, in, buf);
+    return in->id.len != 0;
+}
+
 enum status acemq_from_headers(const struct htable *h, const struct bytes *routing_key,
                                const struct bytes *message_id, const struct bytes *digest,
                                int64_t now_ms, const struct envelope **out, struct error *err)
@@ -127,39 +181,11 @@ enum status acemq_from_headers(const struct htable *h, const struct bytes *routi
     /* The strings are borrowed: the envelope copies them into its own block. */
     char buf[7][24];
     struct bytes derived = {0, NULL};
-    struct bytes id = text(own[K_ID], buf[0]);
-    if (!id.len) {
-        if (message_id && message_id->len) {
-            id = *message_id;
-        } else {
-            id = derived = envelope_derived_id(digest);
-            in.defaulted |= ED_ID;
-        }
+    own_fields(own, routing_key, message_id, now_ms, &in, buf);
+    if (!in.id.len) {
+        in.id = derived = envelope_derived_id(digest);
+        in.defaulted |= ED_ID;
     }
-    struct bytes type = text(own[K_TYPE], buf[1]);
-    if (!type.len) {
-        in.defaulted |= ED_TYPE;
-        if (routing_key && routing_key->len)
-            type = *routing_key;
-        else
-            type = (struct bytes){7, (unsigned char *)"message"};
-    }
-    struct bytes corr = text(own[K_CORRELATION], buf[2]);
-    if (!corr.len)
-        in.defaulted |= ED_CORRELATION;
-    bool dv, da, df;
-    in.version = number(own[K_VERSION], 1, &dv);
-    in.attempt = number(own[K_ATTEMPT], 1, &da);
-    in.first_seen_ms = number(own[K_FIRST_SEEN], now_ms, &df);
-    in.defaulted |= (dv ? ED_VERSION : 0) | (da ? ED_ATTEMPT : 0) | (df ? ED_FIRST_SEEN : 0);
-
-    in.id = id;
-    in.type = type;
-    in.correlation_id = corr;
-    in.causation_id = text(own[K_CAUSATION], buf[3]);
-    in.origin = text(own[K_ORIGIN], buf[4]);
-    in.error = text(own[K_ERROR], buf[5]);
-    in.claim = text(own[K_CLAIM], buf[6]);
     in.headers = app;
     in.route = route;
     in.reserved_unknown = unknown;

@@ -44,6 +44,15 @@ enum status acemq_from_headers(const struct htable *headers, const struct bytes 
                                const struct bytes *message_id, const struct bytes *digest,
                                int64_t now_ms, const struct envelope **out, struct error *err);
 
+/* acemq_from_headers's reading of the envelope's own fields (id, type, version, correlation,
+ * causation, attempt, first-seen, origin, error, claim, defaulted), without the envelope: the
+ * strings borrowed (from the headers' values, message_id, routing_key, or buf), no tables,
+ * version and attempt not yet clamped (envelope.c does it). False when the id would be made
+ * from the message's digest (no readable x-acemq-id and no message_id). */
+bool acemq_fields(const struct htable *headers, const struct bytes *routing_key,
+                  const struct bytes *message_id, int64_t now_ms, struct envelope_init *in,
+                  char buf[7][24]);
+
 /* Envelope#to_headers(routing_key): the reserved headers as the Java library writes them
  * (strings, int for version/attempt, long for first-seen; causation, origin, error and claim
  * only when not empty), then the route triple, the unknown reserved names, and the

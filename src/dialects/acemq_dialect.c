@@ -6,6 +6,7 @@
  * Recognition: any header in the reserved x-acemq- namespace (confidence 95).
  * Source: the DLQ's name minus .dlq, .parked or .dead; else the first death.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,36 +66,118 @@ static bool class_name(const unsigned char *s, size_t n)
 {
     if (!n || n > 200)
         return false;
-    bool letter = false;
+    /* 1: a letter; 2: a digit or one of _.:$*\\ (a byte not listed: 0, not in a name) */
+    static const unsigned char kind[256] = {
+        ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2,
+        ['8'] = 2, ['9'] = 2, ['_'] = 2, ['.'] = 2, [':'] = 2, ['$'] = 2, ['*'] = 2, ['\\'] = 2,
+#define L(c) [c] = 1, [c + 32] = 1
+        L('A'),    L('B'),    L('C'),    L('D'),    L('E'),    L('F'),    L('G'),    L('H'),
+        L('I'),    L('J'),    L('K'),    L('L'),    L('M'),    L('N'),    L('O'),    L('P'),
+        L('Q'),    L('R'),    L('S'),    L('T'),    L('U'),    L('V'),    L('W'),    L('X'),
+        L('Y'),    L('Z'),
+#undef L
+    };
+    unsigned all = 3, any = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '.' || c == ':' || c == '$' || c == '*' || c == '\\';
-        if (!ok)
-            return false;
-        letter = letter || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+        unsigned k = kind[s[i]];
+        all &= k ? 3u : 0u;
+        any |= k;
     }
-    return letter;
+    return all && (any & 1);
 }
 
 /* x-acemq-error as type and message: "exhausted 5 attempts: InventoryException: sku 4411 out
  * of stock" is InventoryException and "sku 4411 out of stock"; a reason without a class is the
  * message whole. */
+static size_t error_class(const unsigned char *s, size_t n, size_t at)
+{
+    for (size_t j = at; j + 1 < n; j++) {
+        if (s[j] == ' ')
+            break;
+        if (s[j] == ':' && s[j + 1] == ' ' && s[j - 1] != ':' && class_name(s + at, j - at))
+            return j - at;
+    }
+    return 0;
+}
+
 static void split_error(const struct bytes *e, struct decoded *out)
 {
     if (!e->len)
         return;
     const unsigned char *s = e->data;
-    size_t n = e->len, at = reason_prefix(s, n);
-    for (size_t j = at; j + 1 < n; j++) {
-        if (s[j] == ' ')
-            break;
-        if (s[j] == ':' && s[j + 1] == ' ' && s[j - 1] != ':' && class_name(s + at, j - at)) {
-            dialect_set_error(out, s + at, j - at, s + j + 2, n - j - 2, NULL, 0);
-            return;
-        }
+    size_t n = e->len, at = reason_prefix(s, n), k = error_class(s, n, at);
+    if (k)
+        dialect_set_error(out, s + at, k, s + at + k + 2, n - at - k - 2, NULL, 0);
+    else
+        dialect_set_error(out, NULL, 0, s + at, n - at, NULL, 0);
+}
+
+/* Whether AceMQ's answer (its ceiling, for any x-acemq-* header) wins whatever the others
+ * say: no dialect before it can say as much (a tie goes to the earlier), none after it more,
+ * and every one has a ceiling (dialect.c's table; dialect_recognise's rule). */
+static bool acemq_decides_now(void)
+{
+    bool after = false;
+    for (size_t i = 0; i < dialect_count(); i++) {
+        const struct dialect_ops *o = dialect_at(i);
+        if (o == &dialect_acemq)
+            after = true;
+        else if (o != &dialect_amqp && o->recognise &&
+                 (!o->ceiling || o->ceiling > dialect_acemq.ceiling ||
+                  (!after && o->ceiling == dialect_acemq.ceiling)))
+            return false;
     }
-    dialect_set_error(out, NULL, 0, s + at, n - at, NULL, 0);
+    return after;
+}
+
+/* acemq_decides_now, worked out once (the table is constant; any thread may ask first). */
+static bool acemq_decides(void)
+{
+    static atomic_int known; /* 0: not yet; 1: no; 2: yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (!k) {
+        k = acemq_decides_now() ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+
+bool decode_index_acemq(const struct message *m, int64_t now_ms, struct decoded_index *out)
+{
+    /* AceMQ reads it (its recognise says 95, the most any dialect says, and it comes first),
+     * nothing of the broker's dead-lettering is there to read, and no traceparent can stand
+     * in for a missing correlation. */
+    const struct htable *h = m->headers;
+    bool acemq = false;
+    for (size_t i = 0; i < h->n; i++) {
+        const struct bytes *k = &h->e[i].key;
+        if (acemq_reserved_name(k->data, k->len))
+            acemq = true;
+        else if (death_broker_header(k->data, k->len) || bytes_eq_cstr(k, "traceparent"))
+            return false;
+    }
+    struct envelope_init in;
+    if (!acemq || !acemq_decides() ||
+        !acemq_fields(h, &m->routing_key, props_string(&m->props, PROP_message_id), now_ms, &in,
+                      out->buf))
+        return false;
+    out->dialect = &dialect_acemq;
+    out->id = in.id;
+    out->type = in.type;
+    /* as envelope.c's build: the correlation defaults to the id, attempts from 1 */
+    out->correlation_id = in.correlation_id.len ? in.correlation_id : in.id;
+    out->causation_id = in.causation_id;
+    out->attempt = in.attempt < 1 ? 1 : in.attempt;
+    out->first_seen_ms = in.first_seen_ms;
+    out->defaulted = in.defaulted;
+    out->error = in.error;
+    out->error_type = (struct bytes){0, NULL};
+    if (in.error.len) {
+        size_t at = reason_prefix(in.error.data, in.error.len);
+        size_t k = error_class(in.error.data, in.error.len, at);
+        out->error_type = (struct bytes){k, in.error.data + at};
+    }
+    return true;
 }
 
 static void decode(const struct dialect_input *x, struct decoded *out)

@@ -88,6 +88,21 @@ enum decode_flags {
 };
 void decode_message_ex(const struct message *m, int64_t now_ms, unsigned flags,
                        struct decoded *out);
+
+/* What the snapshot store's index takes of a decode, for the common case read without one:
+ * an AceMQ message with no header of the broker's dead-lettering and no traceparent.
+ * decode_index_acemq answers false for any other message (decode it); true: the fields are
+ * decode_message_ex's own (env->id, ->type, ->correlation_id, ->causation_id, ->attempt,
+ * ->first_seen_ms, ->defaulted; error, error_type; accepted, no reject, no failed-at, not
+ * from the broker), borrowed from m or buf. */
+struct decoded_index {
+    const struct dialect_ops *dialect;
+    struct bytes id, type, correlation_id, causation_id, error, error_type;
+    int64_t attempt, first_seen_ms;
+    unsigned defaulted;
+    char buf[7][24];
+};
+bool decode_index_acemq(const struct message *m, int64_t now_ms, struct decoded_index *out);
 void decoded_free(struct decoded *d);
 /* Frees error_type, error_message and stack_trace (their block, or each). */
 void decoded_error_parts_free(struct decoded *d);

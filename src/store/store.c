@@ -449,8 +449,71 @@ static void prep_text(struct strbuf *texts, struct store_prep *p, int k, const s
     sb_add(texts, (const char *)b->data, n);
 }
 
+/* store_prepare for an AceMQ message that needs no decode (decode.h: decode_index_acemq). */
+static bool prepare_acemq(const struct message *m, int64_t now_ms, struct store_prep *p,
+                          struct strbuf *texts)
+{
+    struct decoded_index x;
+    if (!decode_index_acemq(m, now_ms, &x))
+        return false;
+    memset(p, 0, sizeof *p);
+    prep_text(texts, p, SP_ID, &x.id);
+    prep_text(texts, p, SP_TYPE, &x.type);
+    p->correlation_is_id = bytes_eq(&x.correlation_id, &x.id);
+    if (!p->correlation_is_id)
+        prep_text(texts, p, SP_CORRELATION, &x.correlation_id);
+    prep_text(texts, p, SP_CAUSATION, &x.causation_id);
+    prep_text(texts, p, SP_QUEUE, &m->queue);
+    prep_text(texts, p, SP_ERROR, &x.error);
+    prep_text(texts, p, SP_ERROR_TYPE, &x.error_type);
+    p->first_seen_ms = x.first_seen_ms;
+    p->fetched_at_ms = m->fetched_at_ms;
+    p->attempt = x.attempt > INT32_MAX ? INT32_MAX : (int32_t)x.attempt;
+    p->body_size = m->body.len > UINT32_MAX ? UINT32_MAX : (uint32_t)m->body.len;
+    p->dialect = (uint8_t)dialect_index(x.dialect);
+    p->flags = (uint8_t)(SE_ACCEPTED | (m->redelivered ? SE_REDELIVERED : 0) |
+                         (x.defaulted & ED_ID ? SE_ID_DEFAULTED : 0));
+    return true;
+}
+
 void store_prepare(const struct message *m, int64_t now_ms, struct store_prep *p,
                    struct strbuf *texts)
+{
+    if (!prepare_acemq(m, now_ms, p, texts))
+        store_prepare_decoded(m, now_ms, p, texts);
+}
+
+static bool prep_same(const struct store_prep *a, const char *ta, const struct store_prep *b,
+                      const char *tb)
+{
+    for (int k = 0; k < SP_N; k++)
+        if (a->len[k] != b->len[k] ||
+            (a->len[k] && memcmp(ta + a->off[k], tb + b->off[k], a->len[k]) != 0))
+            return false;
+    bool reject =
+        a->reject == b->reject || (a->reject && b->reject && strcmp(a->reject, b->reject) == 0);
+    return reject && a->correlation_is_id == b->correlation_is_id && a->dialect == b->dialect &&
+           a->flags == b->flags && a->attempt == b->attempt && a->body_size == b->body_size &&
+           a->first_seen_ms == b->first_seen_ms && a->fetched_at_ms == b->fetched_at_ms &&
+           a->dead_at_ms == b->dead_at_ms;
+}
+
+bool store_prepare_agrees(const struct message *m, int64_t now_ms)
+{
+    struct store_prep a, b;
+    struct strbuf ta, tb;
+    sb_init(&ta);
+    sb_init(&tb);
+    store_prepare(m, now_ms, &a, &ta);
+    store_prepare_decoded(m, now_ms, &b, &tb);
+    bool same = prep_same(&a, ta.buf, &b, tb.buf);
+    sb_free(&ta);
+    sb_free(&tb);
+    return same;
+}
+
+void store_prepare_decoded(const struct message *m, int64_t now_ms, struct store_prep *p,
+                           struct strbuf *texts)
 {
     struct decoded d;
     decode_message_ex(m, now_ms, DECODE_NO_BODY, &d);

@@ -95,6 +95,13 @@ struct store_prep {
 /* Decodes m; its texts are appended to texts (each cut to STORE_TEXT_MAX - 1 bytes). */
 void store_prepare(const struct message *m, int64_t now_ms, struct store_prep *p,
                    struct strbuf *texts);
+/* store_prepare always by a whole decode (decode_message_ex), not reading an AceMQ message's
+ * fields straight from its headers: the same answers (tests and fuzz_dialects hold the two
+ * to each other). */
+void store_prepare_decoded(const struct message *m, int64_t now_ms, struct store_prep *p,
+                           struct strbuf *texts);
+/* Whether store_prepare and store_prepare_decoded prepare m the same (for tests). */
+bool store_prepare_agrees(const struct message *m, int64_t now_ms);
 /* Keeps a prepared message whose record is len bytes (without the newline) at offset in file
  * (from store_file_add). texts: the buffer store_prepare filled. */
 enum status store_append_prepared(struct store *s, const struct store_prep *p, const char *texts,

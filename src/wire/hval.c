@@ -310,14 +310,52 @@ void hentry_free_key(struct hentry *e)
     e->key_pooled = false;
 }
 
+/* Strings given back to their blocks a run at a time: a table's pooled keys and values are
+ * mostly in one block, whose count drops once for the run, not once a string. */
+struct pool_drops {
+    struct hpool *b;
+    size_t n;
+};
+
+static void drops_flush(struct pool_drops *d)
+{
+    if (d->b) {
+        d->b->refs -= d->n - 1; /* hpool_done takes the last */
+        hpool_done(&d->b);
+    }
+    d->n = 0;
+}
+
+static void drop(struct pool_drops *d, const unsigned char *p)
+{
+    struct hpool *b;
+    memcpy(&b, p - sizeof b, sizeof b);
+    if (b != d->b) {
+        drops_flush(d);
+        d->b = b;
+    }
+    d->n++;
+}
+
 void htable_free(struct htable *t)
 {
     if (!t)
         return;
+    struct pool_drops d = {NULL, 0};
     for (size_t i = 0; i < t->n; i++) {
-        hentry_free_key(&t->e[i]);
-        hval_free(&t->e[i].val);
+        struct hentry *e = &t->e[i];
+        if (e->key_pooled)
+            drop(&d, e->key.data);
+        else
+            free(e->key.data);
+        struct hval *v = &e->val;
+        if ((v->kind == HV_STRING || v->kind == HV_BYTES) && v->pooled)
+            drop(&d, v->v.s.data);
+        else if (v->kind == HV_STRING || v->kind == HV_BYTES || v->kind == HV_ARRAY ||
+                 v->kind == HV_TABLE)
+            hval_free(v);
     }
+    drops_flush(&d);
     free(t->e);
     free(t);
 }

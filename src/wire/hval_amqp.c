@@ -75,6 +75,45 @@ static void table_add_amqp(struct htable *out, const amqp_table_t *t)
     }
 }
 
+/* n bytes and a NUL in the message's shared block (hval.h's hpool). */
+static unsigned char *pool_copy(struct hpool **pool, const amqp_bytes_t *b)
+{
+    unsigned char *d = hpool_alloc(pool, b->len + 1);
+    if (b->len)
+        memcpy(d, b->bytes, b->len);
+    d[b->len] = '\0';
+    return d;
+}
+
+/* A message's headers: as table_add_amqp, but the keys and the top-level string values in
+ * shared blocks, one allocation for all of them rather than one each (the peek path's
+ * allocations a message were mostly these). The entries are made room for at once. */
+static void headers_add_amqp(struct htable *out, const amqp_table_t *t)
+{
+    if (t->num_entries <= 0)
+        return;
+    xgrow((void **)&out->e, &out->cap, out->n + (size_t)t->num_entries, sizeof *out->e);
+    struct hpool *pool = NULL;
+    for (int i = 0; i < t->num_entries; i++) {
+        const amqp_table_entry_t *e = &t->entries[i];
+        struct hval v;
+        if (e->value.kind == AMQP_FIELD_KIND_UTF8 || e->value.kind == AMQP_FIELD_KIND_BYTES) {
+            v = hval_void();
+            v.kind = e->value.kind == AMQP_FIELD_KIND_UTF8 ? HV_STRING : HV_BYTES;
+            v.pooled = true;
+            v.v.s =
+                (struct bytes){e->value.value.bytes.len, pool_copy(&pool, &e->value.value.bytes)};
+        } else {
+            v = hval_from_amqp(&e->value);
+        }
+        struct hentry *he = &out->e[out->n++]; /* room made above */
+        he->key = (struct bytes){e->key.len, pool_copy(&pool, &e->key)};
+        he->key_pooled = true;
+        he->val = v;
+    }
+    hpool_done(&pool);
+}
+
 struct htable *htable_from_amqp(const amqp_table_t *t)
 {
     struct htable *out = htable_new();
@@ -350,7 +389,7 @@ void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct
         *headers = htable_new();
     }
     if (*headers_present)
-        table_add_amqp(*headers, &p->headers);
+        headers_add_amqp(*headers, &p->headers);
 }
 
 void props_to_amqp(const struct props *p, const struct htable *headers, bool headers_present,
