@@ -401,15 +401,6 @@ static void add_txt(struct dfields *f, const char *key, const char *label, const
         dfields_adds(f, key, label, NULL, meaning);
 }
 
-static void add_opt_int(struct dfields *f, const char *key, const char *label, bool has, int64_t v,
-                        const char *meaning)
-{
-    if (has)
-        dfields_add_int(f, key, label, v, meaning);
-    else
-        dfields_adds(f, key, label, NULL, meaning);
-}
-
 static void add_time(struct dfields *f, const char *key, const char *label, const struct txt *t,
                      const char *meaning)
 {
@@ -524,9 +515,9 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     add_txt(f, "root_id", "root_id", &v.root, "the first task of the workflow");
     add_txt(f, "parent_id", "parent_id", &v.parent, "the task that sent this one");
     add_txt(f, "group", "group", &v.group, "the group it belongs to");
-    add_opt_int(f, "group_index", "group_index", v.has_group_index, v.group_index,
-                "its place in the group");
-    add_opt_int(f, "retries", "retries", v.has_retries, v.retries, "retry() calls so far");
+    dfields_add_int_opt(f, "group_index", "group_index", v.has_group_index, v.group_index,
+                        "its place in the group");
+    dfields_add_int_opt(f, "retries", "retries", v.has_retries, v.retries, "retry() calls so far");
     dfields_add_int(f, "death_count", "deaths", d->death.total,
                     "times the broker dead-lettered it (x-death)");
     add_txt(f, "eta", "eta", &v.eta, "not to run before");

@@ -164,6 +164,30 @@ struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *
     return d;
 }
 
+struct dfield *dfields_add_yes_no(struct dfields *f, const char *key, const char *label, bool v,
+                                  const char *meaning)
+{
+    struct dfield *d = dfields_adds(f, key, label, v ? "yes" : "no", meaning);
+    d->json = json_boolean(v);
+    return d;
+}
+
+struct dfield *dfields_add_int_opt(struct dfields *f, const char *key, const char *label, bool has,
+                                   int64_t v, const char *meaning)
+{
+    if (has)
+        return dfields_add_int(f, key, label, v, meaning);
+    return dfields_adds(f, key, label, NULL, meaning);
+}
+
+struct dfield *dfields_add_nonempty(struct dfields *f, const char *key, const char *label,
+                                    const struct bytes *b, const char *meaning)
+{
+    if (b->len)
+        return dfields_add(f, key, label, b->data, b->len, meaning);
+    return dfields_adds(f, key, label, NULL, meaning);
+}
+
 struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where, enum dfield_style style,
                                 const char *text)
 {

@@ -130,6 +130,15 @@ struct dfield *dfields_add_int(struct dfields *f, const char *key, const char *l
                                const char *meaning);
 struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *label, int64_t ms,
                                 const char *meaning);
+/* A yes/no value (JSON true/false). */
+struct dfield *dfields_add_yes_no(struct dfields *f, const char *key, const char *label, bool v,
+                                  const char *meaning);
+/* An integer when there is one (has), else "(absent)" as dfields_adds shows NULL. */
+struct dfield *dfields_add_int_opt(struct dfields *f, const char *key, const char *label, bool has,
+                                   int64_t v, const char *meaning);
+/* Bytes when there are any, else "(absent)": an empty value is shown as absent. */
+struct dfield *dfields_add_nonempty(struct dfields *f, const char *key, const char *label,
+                                    const struct bytes *b, const char *meaning);
 /* A line of text in a section (label NULL), and a note on a defaulted field. */
 struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where, enum dfield_style style,
                                 const char *text);

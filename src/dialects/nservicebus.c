@@ -378,13 +378,6 @@ static void add_text(struct dfields *f, const struct message *m, const char *key
         dfields_adds(f, key, label, NULL, meaning);
 }
 
-static void add_bool(struct dfields *f, const char *key, const char *label, bool v,
-                     const char *meaning)
-{
-    struct dfield *d = dfields_adds(f, key, label, v ? "yes" : "no", meaning);
-    d->json = json_boolean(v);
-}
-
 static json_t *bytes_json(const unsigned char *s, size_t n)
 {
     return bytes_to_json(n ? (const void *)s : "", n);
@@ -474,8 +467,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         e->where = DF_DEATH;
         e->style = DF_ERROR;
     }
-    add_bool(f, "fault_copy", "fault copy", p->fault_copy,
-             "whether the endpoint wrote its failure headers (FailedQ, ExceptionInfo.*)");
+    dfields_add_yes_no(f, "fault_copy", "fault copy", p->fault_copy,
+                       "whether the endpoint wrote its failure headers (FailedQ, ExceptionInfo.*)");
     add_text(f, m, "conversation_id", H_CONV, "the whole conversation (the neutral correlation)");
     add_text(f, m, "correlation_id", H_CORR, "request/reply correlation (also correlation_id)");
     add_text(f, m, "previous_conversation_id", P "PreviousConversationId",
@@ -522,13 +515,14 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         dfields_adds(f, "servicecontrol_id", "ServicePulse id", NULL,
                      "no processing endpoint to derive ServiceControl's id from");
     }
-    add_bool(f, "retried_before", "retried before", dialect_has_header(m, H_SC_ID),
-             "ServicePulse retried it once already (ServiceControl.Retry.UniqueMessageId)");
+    dfields_add_yes_no(
+        f, "retried_before", "retried before", dialect_has_header(m, H_SC_ID),
+        "ServicePulse retried it once already (ServiceControl.Retry.UniqueMessageId)");
     add_text(f, m, "edit_of", H_SC_EDIT_OF, "an edited retry of this ServicePulse failure");
     size_t ql = d->msg->queue.len;
-    add_bool(f, "forwarded_copy", "error.log copy",
-             ql >= 4 && memcmp(d->msg->queue.data + ql - 4, ".log", 4) == 0,
-             "ServiceControl's forwarded copy (the queue's name ends in .log)");
+    dfields_add_yes_no(f, "forwarded_copy", "error.log copy",
+                       ql >= 4 && memcmp(d->msg->queue.data + ql - 4, ".log", 4) == 0,
+                       "ServiceControl's forwarded copy (the queue's name ends in .log)");
     add_text(f, m, "time_to_be_received", P "TimeToBeReceived", "the message's time to live");
     add_text(f, m, "traceparent", "traceparent", "W3C trace context");
     json_t *w = json_array();

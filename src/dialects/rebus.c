@@ -299,22 +299,6 @@ static void add_text(struct dfields *f, const struct message *m, const char *key
         dfields_adds(f, key, name, NULL, meaning);
 }
 
-static void add_bool(struct dfields *f, const char *key, const char *label, bool v,
-                     const char *meaning)
-{
-    struct dfield *d = dfields_adds(f, key, label, v ? "yes" : "no", meaning);
-    d->json = json_boolean(v);
-}
-
-static void add_count(struct dfields *f, const char *key, const char *label, bool has, int64_t v,
-                      const char *meaning)
-{
-    if (has)
-        dfields_add_int(f, key, label, v, meaning);
-    else
-        dfields_adds(f, key, label, NULL, meaning);
-}
-
 static const char *form_name(enum rebus_details_form k)
 {
     static const char *const names[] = {"empty",  "aggregate", "message",
@@ -388,8 +372,9 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         e->where = DF_DEATH;
         e->style = DF_ERROR;
     }
-    add_bool(f, "fault_copy", "fault copy", p->fault_copy,
-             "whether Rebus wrote its failure headers (rbs2-source-queue, rbs2-error-details)");
+    dfields_add_yes_no(
+        f, "fault_copy", "fault copy", p->fault_copy,
+        "whether Rebus wrote its failure headers (rbs2-source-queue, rbs2-error-details)");
     add_text(f, m, "msg_type", H_TYPE, "the .NET type, \"Namespace.Type, Assembly\"");
     const struct bytes *t = text(m, H_TYPE);
     const void *comma = t ? memchr(t->data, ',', t->len) : NULL;
@@ -404,8 +389,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     }
     int64_t v = 0;
     bool has = small_count(m, H_SEQ, &v);
-    add_count(f, "correlation_sequence", H_SEQ, has, v,
-              "depth in the correlation chain: 0 at its root");
+    dfields_add_int_opt(f, "correlation_sequence", H_SEQ, has, v,
+                        "depth in the correlation chain: 0 at its root");
     add_text(f, m, "in_reply_to", H_REPLY, "the request this replies to");
     add_text(f, m, "intent", H_INTENT, "p2p (sent) or pub (published)");
     add_text(f, m, "return_address", H_RETURN, "where replies go");
@@ -419,16 +404,17 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         dfields_adds(f, "sent_offset", "sent offset", NULL, "the sender's UTC offset");
     }
     add_text(f, m, "source_queue", H_SOURCE, "the input queue it failed in");
-    add_count(f, "error_count", "failures counted", p->has_count, p->count,
-              "N of \"N unhandled exceptions\" in rbs2-error-details");
-    add_count(f, "delivery_count", H_DCOUNT, p->has_dcount, p->dcount,
-              "earlier deliveries a quorum queue counted (x-delivery-count)");
+    dfields_add_int_opt(f, "error_count", "failures counted", p->has_count, p->count,
+                        "N of \"N unhandled exceptions\" in rbs2-error-details");
+    dfields_add_int_opt(f, "delivery_count", H_DCOUNT, p->has_dcount, p->dcount,
+                        "earlier deliveries a quorum queue counted (x-delivery-count)");
     has = small_count(m, H_DEFER, &v);
-    add_count(f, "defer_count", H_DEFER, has, v, "second-level retries (deferrals)");
+    dfields_add_int_opt(f, "defer_count", H_DEFER, has, v, "second-level retries (deferrals)");
     add_text(f, m, "content_type", H_CTYPE, "the serializer's content type");
     const struct bytes *id = text(m, H_ID);
-    add_bool(f, "pseudo_id", "id made up", id && id->len >= 6 && memcmp(id->data, "knuth-", 6) == 0,
-             "Rebus.RabbitMq made the id from the body (no rbs2-msg-id, no message_id)");
+    dfields_add_yes_no(f, "pseudo_id", "id made up",
+                       id && id->len >= 6 && memcmp(id->data, "knuth-", 6) == 0,
+                       "Rebus.RabbitMq made the id from the body (no rbs2-msg-id, no message_id)");
     add_text(f, m, "rabbitmq_correlation_id", "rabbitmq-corr-id",
              "the correlation_id property a non-Rebus sender set");
     struct dfield *x =

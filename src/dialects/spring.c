@@ -368,8 +368,7 @@ static void add_text(struct dfields *f, const char *key, const char *label, cons
 static void add_bool(struct dfields *f, const char *key, const char *label, bool v,
                      const char *meaning)
 {
-    struct dfield *x = dfields_adds(f, key, label, v ? "yes" : "no", meaning);
-    x->json = json_boolean(v);
+    struct dfield *x = dfields_add_yes_no(f, key, label, v, meaning);
     if (v)
         x->style = DF_WARN;
 }
@@ -422,10 +421,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     add_text(f, "original_exchange", H_OEXCHANGE, oex,
              "the exchange it was received from (\"\": the default exchange)");
     add_text(f, "original_routing_key", H_ORKEY, ork, "the routing key it was received with");
-    if (pv->has_rc)
-        dfields_add_int(f, "retry_count", H_RETRY, pv->rc, "republished after failing so often");
-    else
-        dfields_adds(f, "retry_count", H_RETRY, NULL, "republished after failing so often");
+    dfields_add_int_opt(f, "retry_count", H_RETRY, pv->has_rc, pv->rc,
+                        "republished after failing so often");
     bool scs = pv->flavour == FL_CLOUD_STREAM;
     add_span(f, "consumer_queue", "consumer queue", scs, &m->queue, pv->consumer_queue,
              "the consumer group's queue (the DLQ minus .dlq)");

@@ -407,15 +407,6 @@ static void release(struct decoded *d)
 
 /* ---- the dialect's own fields --------------------------------------------------------------- */
 
-static void add_b(struct dfields *f, const char *key, const char *label, const struct bytes *b,
-                  const char *meaning)
-{
-    if (b->len)
-        dfields_add(f, key, label, b->data, b->len, meaning);
-    else
-        dfields_adds(f, key, label, NULL, meaning);
-}
-
 static void add_bool(struct dfields *f, const char *key, const char *label, bool v,
                      const char *meaning)
 {
@@ -455,14 +446,15 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         "interop: Wolverine stamped the failure and sent a copy (InteropFriendly); native: the "
         "broker dead-lettered the original (x-death only)");
     md->style = DF_ACCENT;
-    add_b(f, "protocol_version", "protocol", &t->protocol, "wolverine-protocol-version");
-    add_b(f, "message_type", "message type", &t->message_type,
-          "the type property as written (the alias handlers are found by)");
-    add_b(f, "conversation_id", "conversation", &t->conversation_id,
-          "conversation-id: the root message's id");
-    add_b(f, "parent_id", "parent activity", &t->parent_id,
-          "parent-id: the sender's W3C trace id (00-trace-span-flags)");
-    add_b(f, "source", "source", &t->source, "the sending service (ServiceName)");
+    dfields_add_nonempty(f, "protocol_version", "protocol", &t->protocol,
+                         "wolverine-protocol-version");
+    dfields_add_nonempty(f, "message_type", "message type", &t->message_type,
+                         "the type property as written (the alias handlers are found by)");
+    dfields_add_nonempty(f, "conversation_id", "conversation", &t->conversation_id,
+                         "conversation-id: the root message's id");
+    dfields_add_nonempty(f, "parent_id", "parent activity", &t->parent_id,
+                         "parent-id: the sender's W3C trace id (00-trace-span-flags)");
+    dfields_add_nonempty(f, "source", "source", &t->source, "the sending service (ServiceName)");
     if (t->has_sent)
         dfields_add_time(f, "sent_at_ms", "sent at", t->sent_ms, "sent-at");
     else
@@ -472,14 +464,14 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
                         "handler executions (0 on a message as sent)");
     else
         dfields_adds(f, "attempts", "attempts", NULL, "handler executions");
-    add_b(f, "original_destination", "failed at endpoint", &t->original_destination,
-          "original-destination: the endpoint it was received from");
+    dfields_add_nonempty(f, "original_destination", "failed at endpoint", &t->original_destination,
+                         "original-destination: the endpoint it was received from");
     add_bool(f, "stack_truncated", "stack cut", t->stack_truncated,
              "exception-stack was cut at 8192 characters");
-    add_b(f, "saga_id", "saga", &t->saga_id, "saga-id");
-    add_b(f, "tenant_id", "tenant", &t->tenant_id, "tenant-id");
-    add_b(f, "user_name", "user", &t->user_name, "user-name");
-    add_b(f, "reply_uri", "reply to", &t->reply_uri, "reply-uri");
+    dfields_add_nonempty(f, "saga_id", "saga", &t->saga_id, "saga-id");
+    dfields_add_nonempty(f, "tenant_id", "tenant", &t->tenant_id, "tenant-id");
+    dfields_add_nonempty(f, "user_name", "user", &t->user_name, "user-name");
+    dfields_add_nonempty(f, "reply_uri", "reply to", &t->reply_uri, "reply-uri");
     add_bool(f, "reply_requested", "reply requested", t->reply_requested, "reply-requested");
     add_bool(f, "ack_requested", "ack requested", t->ack_requested, "ack-requested");
     add_bool(f, "is_response", "is response", t->is_response, "is-response");
