@@ -339,10 +339,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.attempt = x->death->total > 0 ? x->death->total : 1;
         in.defaulted |= ED_ATTEMPT;
     }
-    if (x->death->has_times)
-        in.first_seen_ms = x->death->first_time_ms;
-    else
-        in.first_seen_ms = m->fetched_at_ms ? m->fetched_at_ms : x->now_ms;
+    in.first_seen_ms = dialect_first_seen_by_broker(x);
     in.defaulted |= ED_FIRST_SEEN;
     in.origin = tb(&v.origin);
     in.headers = m->headers;

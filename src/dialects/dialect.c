@@ -282,6 +282,34 @@ void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_su
     }
 }
 
+int64_t dialect_first_seen_by_broker(const struct dialect_input *x)
+{
+    if (x->death->has_times)
+        return x->death->first_time_ms;
+    return x->msg->fetched_at_ms ? x->msg->fetched_at_ms : x->now_ms;
+}
+
+bool dialect_first_seen_fallback(const struct dialect_input *x, int64_t *ms)
+{
+    const struct props *p = &x->msg->props;
+    if (props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000) {
+        *ms = (int64_t)p->timestamp * 1000;
+        return true;
+    }
+    *ms = dialect_first_seen_by_broker(x);
+    return false;
+}
+
+struct bytes dialect_type_by_route(const struct dialect_input *x)
+{
+    const struct bytes *rk = death_first_routing_key(x->death);
+    if (rk && rk->len)
+        return *rk;
+    if (x->msg->routing_key.len)
+        return x->msg->routing_key;
+    return (struct bytes){7, (unsigned char *)"message"};
+}
+
 void dialect_warn(struct strbuf *warnings, const char *name, const char *what)
 {
     if (warnings->len)

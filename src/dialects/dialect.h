@@ -223,6 +223,15 @@ int dialect_id_of(const struct message *m, const char *header, struct bytes *id,
                   struct bytes *owned, unsigned *defaulted);
 /* The broker's deaths as the attempt where a framework writes none, else 1 (ED_ATTEMPT). */
 void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_summary *d);
+/* When it was first seen, for a dialect whose framework writes no time: the broker's first
+ * death, else when it was read, else now. */
+int64_t dialect_first_seen_by_broker(const struct dialect_input *x);
+/* The same with the timestamp property (seconds, when it fits in ms) first. True when it came
+ * from the property (the others are defaults). */
+bool dialect_first_seen_fallback(const struct dialect_input *x, int64_t *ms);
+/* The type of a message whose framework names none: the routing key of its first death, else
+ * its routing key, else "message" (static or borrowed from x). */
+struct bytes dialect_type_by_route(const struct dialect_input *x);
 /* A line "NAME WHAT" added to a dialect's warnings (shown with its fields). */
 void dialect_warn(struct strbuf *warnings, const char *name, const char *what);
 /* "NAME is KIND, not a string: not read" for every name (NULL-terminated) the message has

@@ -379,14 +379,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     }
     if (t->has_sent) {
         in.first_seen_ms = t->sent_ms;
-    } else if (props_has(&m->props, PROP_timestamp) &&
-               m->props.timestamp <= (uint64_t)INT64_MAX / 1000) {
-        in.first_seen_ms = (int64_t)m->props.timestamp * 1000;
-        in.defaulted |= ED_FIRST_SEEN;
     } else {
-        in.first_seen_ms = x->death->has_times ? x->death->first_time_ms
-                           : m->fetched_at_ms  ? m->fetched_at_ms
-                                               : x->now_ms;
+        dialect_first_seen_fallback(x, &in.first_seen_ms);
         in.defaulted |= ED_FIRST_SEEN;
     }
     if (!origin.len) {

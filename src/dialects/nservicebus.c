@@ -285,10 +285,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     dialect_attempt_from_deaths(&in, x->death);
     if (!read_time(m, H_SENT, p, &in.first_seen_ms)) {
         in.defaulted |= ED_FIRST_SEEN;
-        if (x->death->has_times)
-            in.first_seen_ms = x->death->first_time_ms;
-        else
-            in.first_seen_ms = m->fetched_at_ms ? m->fetched_at_ms : x->now_ms;
+        in.first_seen_ms = dialect_first_seen_by_broker(x);
     }
     const struct bytes *oe = text(m, H_ORIG_EP), *om = text(m, H_ORIG_MACHINE);
     struct strbuf origin;

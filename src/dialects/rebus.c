@@ -229,13 +229,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         if (b)
             warn(p, H_SENT, "is not a round-trip (\"O\") date and time: not read");
         in.defaulted |= ED_FIRST_SEEN;
-        if (props_has(&m->props, PROP_timestamp) &&
-            m->props.timestamp <= (uint64_t)INT64_MAX / 1000)
-            in.first_seen_ms = (int64_t)m->props.timestamp * 1000;
-        else if (x->death->has_times)
-            in.first_seen_ms = x->death->first_time_ms;
-        else
-            in.first_seen_ms = m->fetched_at_ms ? m->fetched_at_ms : x->now_ms;
+        dialect_first_seen_fallback(x, &in.first_seen_ms);
     }
     b = text(m, H_SENDER);
     if (b)

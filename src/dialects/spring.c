@@ -288,13 +288,11 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.defaulted |= ED_ID;
     }
     const struct bytes *type = text(m, H_TYPEID);
-    const struct bytes *rk = death_first_routing_key(x->death);
-    struct bytes message = {7, (unsigned char *)"message"};
     if (type && type->len) {
         in.type = *type;
     } else {
         in.defaulted |= ED_TYPE;
-        in.type = rk && rk->len ? *rk : m->routing_key.len ? m->routing_key : message;
+        in.type = dialect_type_by_route(x);
     }
     const struct bytes *corr = props_string(p, PROP_correlation_id);
     if (corr && corr->len)
@@ -312,14 +310,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.attempt = 1;
         in.defaulted |= ED_ATTEMPT;
     }
-    if (props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000) {
-        in.first_seen_ms = (int64_t)p->timestamp * 1000;
-    } else {
-        in.first_seen_ms = x->death->has_times ? x->death->first_time_ms
-                           : m->fetched_at_ms  ? m->fetched_at_ms
-                                               : x->now_ms;
+    if (!dialect_first_seen_fallback(x, &in.first_seen_ms))
         in.defaulted |= ED_FIRST_SEEN;
-    }
     const struct bytes *app = props_string(p, PROP_app_id);
     if (app)
         in.origin = *app;
