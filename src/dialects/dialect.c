@@ -272,6 +272,44 @@ int dialect_id_of(const struct message *m, const char *header, struct bytes *id,
     return 2;
 }
 
+int dialect_type_of(const struct message *m, struct bytes own, struct envelope_init *in)
+{
+    const struct bytes *tp = props_string(&m->props, PROP_type);
+    if (own.len) {
+        in->type = own;
+        return 0;
+    }
+    if (tp && tp->len) {
+        in->type = *tp;
+        return 1;
+    }
+    in->type = (struct bytes){7, (unsigned char *)"message"};
+    in->defaulted |= ED_TYPE;
+    return 2;
+}
+
+int dialect_recognise_fault_copy(const struct message *m, struct dialect_match *mt,
+                                 const char *id_header, const char *fault_a, const char *fault_b)
+{
+    bool id = dialect_has_header(m, id_header);
+    bool a = dialect_has_header(m, fault_a);
+    bool b = dialect_has_header(m, fault_b);
+    if (a || b) {
+        if (id)
+            dialect_match_by(mt, id_header);
+        if (a)
+            dialect_match_by(mt, fault_a);
+        if (b)
+            dialect_match_by(mt, fault_b);
+        return id ? 95 : 90;
+    }
+    if (id) {
+        dialect_match_by(mt, id_header);
+        return 70;
+    }
+    return 0;
+}
+
 void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_summary *d)
 {
     if (d && d->total > 0) {

@@ -221,6 +221,15 @@ void dialect_source_route(struct decoded *out, const char *how, const void *queu
  * dialect_envelope). Returns 0, 1 or 2: which one. */
 int dialect_id_of(const struct message *m, const char *header, struct bytes *id,
                   struct bytes *owned, unsigned *defaulted);
+/* The type the .NET transports' way: own (the framework's name, already cut from its
+ * assembly) when not empty, else the type property, else "message" (ED_TYPE added). Returns
+ * 0, 1 or 2: which one. */
+int dialect_type_of(const struct message *m, struct bytes own, struct envelope_init *in);
+/* The .NET transports' fault copy (NServiceBus, Rebus): either failure header with the id
+ * header 95, without it 90; the id header alone 70 (the names that decided added to mt);
+ * else 0 (the caller then looks for its header prefix). */
+int dialect_recognise_fault_copy(const struct message *m, struct dialect_match *mt,
+                                 const char *id_header, const char *fault_a, const char *fault_b);
 /* The broker's deaths as the attempt where a framework writes none, else 1 (ED_ATTEMPT). */
 void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_summary *d);
 /* When it was first seen, for a dialect whose framework writes no time: the broker's first

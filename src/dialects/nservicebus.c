@@ -177,22 +177,9 @@ bool nsb_servicecontrol_id(const struct message *m, const struct bytes *id, stru
 static int recognise(const struct dialect_input *in, struct dialect_match *mt)
 {
     const struct message *m = in->msg;
-    bool id = dialect_has_header(m, H_ID);
-    bool failedq = dialect_has_header(m, H_FAILEDQ);
-    bool exc = dialect_has_header(m, H_EXC_TYPE);
-    if (failedq || exc) {
-        if (id)
-            dialect_match_by(mt, H_ID);
-        if (failedq)
-            dialect_match_by(mt, H_FAILEDQ);
-        if (exc)
-            dialect_match_by(mt, H_EXC_TYPE);
-        return id ? 95 : 90;
-    }
-    if (id) {
-        dialect_match_by(mt, H_ID);
-        return 70;
-    }
+    int c = dialect_recognise_fault_copy(m, mt, H_ID, H_FAILEDQ, H_EXC_TYPE);
+    if (c)
+        return c;
     const struct htable *h = m->headers;
     for (size_t i = 0; h && i < h->n; i++)
         if (has_prefix(&h->e[i].key, P)) {
@@ -255,18 +242,10 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     b = text(m, H_TYPES);
     if (b)
         nsb_first_type(b->data, b->len, &tn);
-    const struct bytes *tp = props_string(&m->props, PROP_type);
-    struct bytes message = {7, (unsigned char *)"message"};
-    if (b && tn.name_len) {
-        in.type = (struct bytes){tn.name_len, b->data + tn.name_off};
-    } else if (tp && tp->len) {
-        in.type = *tp;
-        p->type_from = 1;
-    } else {
-        in.type = message;
-        in.defaulted |= ED_TYPE;
-        p->type_from = 2;
-    }
+    struct bytes own = {0, NULL};
+    if (b && tn.name_len)
+        own = (struct bytes){tn.name_len, b->data + tn.name_off};
+    p->type_from = (unsigned)dialect_type_of(m, own, &in);
 
     const struct bytes *corr = text(m, H_CONV);
     if (!corr || !corr->len)

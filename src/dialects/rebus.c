@@ -57,22 +57,9 @@ static const struct bytes *text(const struct message *m, const char *name)
 static int recognise(const struct dialect_input *in, struct dialect_match *mt)
 {
     const struct message *m = in->msg;
-    bool id = dialect_has_header(m, H_ID);
-    bool src = dialect_has_header(m, H_SOURCE);
-    bool det = dialect_has_header(m, H_DETAILS);
-    if (src || det) {
-        if (id)
-            dialect_match_by(mt, H_ID);
-        if (src)
-            dialect_match_by(mt, H_SOURCE);
-        if (det)
-            dialect_match_by(mt, H_DETAILS);
-        return id ? 95 : 90;
-    }
-    if (id) {
-        dialect_match_by(mt, H_ID);
-        return 70;
-    }
+    int c = dialect_recognise_fault_copy(m, mt, H_ID, H_SOURCE, H_DETAILS);
+    if (c)
+        return c;
     const struct htable *h = m->headers;
     for (size_t i = 0; h && i < h->n; i++)
         if (h->e[i].key.len > 5 && memcmp(h->e[i].key.data, "rbs2-", 5) == 0) {
@@ -162,25 +149,15 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     p->id_from = dialect_id_of(m, H_ID, &in.id, &derived, &in.defaulted);
     const struct bytes *b;
     b = text(m, H_TYPE);
-    const struct bytes *tp = props_string(&m->props, PROP_type);
-    struct bytes message = {7, (unsigned char *)"message"};
-    size_t tlen = 0;
+    struct bytes own = {0, NULL};
     if (b) {
         const void *comma = memchr(b->data, ',', b->len);
-        tlen = comma ? (size_t)((const unsigned char *)comma - b->data) : b->len;
+        size_t tlen = comma ? (size_t)((const unsigned char *)comma - b->data) : b->len;
         while (tlen && b->data[tlen - 1] == ' ')
             tlen--;
+        own = (struct bytes){tlen, b->data};
     }
-    if (tlen) {
-        in.type = (struct bytes){tlen, b->data};
-    } else if (tp && tp->len) {
-        in.type = *tp;
-        p->type_from = 1;
-    } else {
-        in.type = message;
-        in.defaulted |= ED_TYPE;
-        p->type_from = 2;
-    }
+    p->type_from = (unsigned)dialect_type_of(m, own, &in);
     const struct bytes *corr = text(m, H_CORR);
     if (!corr || !corr->len)
         corr = props_string(&m->props, PROP_correlation_id);
