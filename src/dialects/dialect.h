@@ -208,6 +208,12 @@ struct bytes dialect_identity_digest(const struct message *m);
 /* envelope_new(init) into out->env; when it refuses (it should not: dialects pass what they
  * read), a minimal envelope with the id and type alone, so that out->env is never NULL. */
 void dialect_envelope(struct decoded *out, const struct envelope_init *init);
+/* dialect_envelope with the application's own headers: a copy of m's headers less every one
+ * framework(name, ctx) claims as the framework's (in->headers is left NULL). */
+void dialect_envelope_app_headers(struct decoded *out, struct envelope_init *in,
+                                  const struct message *m,
+                                  bool (*framework)(const struct bytes *name, const void *ctx),
+                                  const void *ctx);
 /* Sets out->error_type / error_message / stack_trace (copies; NULL or empty: leave unset). */
 void dialect_set_error(struct decoded *out, const void *type, size_t type_len, const void *message,
                        size_t message_len, const void *stack, size_t stack_len);

@@ -220,6 +220,12 @@ static bool is_mt_header(const struct bytes *k, enum mt_ser ser)
            bytes_eq_cstr(k, "ConversationId") || bytes_eq_cstr(k, "RequestId");
 }
 
+/* is_mt_header for dialect_envelope_app_headers: ctx is the enum mt_ser. */
+static bool is_mt_header_of(const struct bytes *k, const void *ctx)
+{
+    return is_mt_header(k, *(const enum mt_ser *)ctx);
+}
+
 static void read_envelope(struct mt *t, json_t *env, struct bytes *id, struct bytes *origin)
 {
     take(id, jstr(env, "messageId"));
@@ -437,15 +443,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     }
     in.error = err;
 
-    struct htable *own = htable_new();
-    for (size_t i = 0; i < m->headers->n; i++) {
-        const struct hentry *e = &m->headers->e[i];
-        if (!is_mt_header(&e->key, t->ser))
-            htable_addn(own, e->key.data, e->key.len, hval_copy(&e->val));
-    }
-    in.headers = own;
-    dialect_envelope(out, &in);
-    htable_free(own);
+    dialect_envelope_app_headers(out, &in, m, is_mt_header_of, &t->ser);
     bytes_free(&id);
     bytes_free(&type);
     bytes_free(&origin);

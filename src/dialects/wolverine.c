@@ -78,6 +78,13 @@ static const char *const own_names[] = {"wolverine-protocol-version",
                                         "original-offset",
                                         NULL};
 
+/* Whether a header is one of own_names (for dialect_envelope_app_headers). */
+static bool is_own_name(const struct bytes *k, const void *ctx)
+{
+    (void)ctx;
+    return rk_name_in(k->data, k->len, own_names);
+}
+
 static const char *const stamp_names[] = {
     "exception-type",       "exception-message",  "exception-stack", "failed-at",
     "original-destination", "original-partition", "original-offset", NULL};
@@ -363,15 +370,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
                            ? "Wolverine's JSON serializer cannot read the body"
                            : "Wolverine cannot find a handler: no message type";
 
-    struct htable *own = htable_new();
-    for (size_t i = 0; i < m->headers->n; i++) {
-        const struct hentry *e = &m->headers->e[i];
-        if (!rk_name_in(e->key.data, e->key.len, own_names))
-            htable_addn(own, e->key.data, e->key.len, hval_copy(&e->val));
-    }
-    in.headers = own;
-    dialect_envelope(out, &in);
-    htable_free(own);
+    dialect_envelope_app_headers(out, &in, m, is_own_name, NULL);
     bytes_free(&id);
     bytes_free(&type);
     bytes_free(&cause);
