@@ -36,13 +36,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     } else {
         in.id = *mid;
     }
-    const struct bytes *type = props_string(p, PROP_type);
-    if (type && type->len) {
-        in.type = *type;
-    } else {
-        in.defaulted |= ED_TYPE;
-        in.type = dialect_type_by_route(x);
-    }
+    dialect_type_or_route(x, props_string(p, PROP_type), &in);
     const struct bytes *corr = props_string(p, PROP_correlation_id);
     if (corr && corr->len)
         in.correlation_id = *corr;

@@ -348,6 +348,17 @@ struct bytes dialect_type_by_route(const struct dialect_input *x)
     return (struct bytes){7, (unsigned char *)"message"};
 }
 
+void dialect_type_or_route(const struct dialect_input *x, const struct bytes *own,
+                           struct envelope_init *in)
+{
+    if (own && own->len) {
+        in->type = *own;
+    } else {
+        in->defaulted |= ED_TYPE;
+        in->type = dialect_type_by_route(x);
+    }
+}
+
 void dialect_warn(struct strbuf *warnings, const char *name, const char *what)
 {
     if (warnings->len)

@@ -214,6 +214,11 @@ void dialect_envelope_app_headers(struct decoded *out, struct envelope_init *in,
                                   const struct message *m,
                                   bool (*framework)(const struct bytes *name, const void *ctx),
                                   const void *ctx);
+/* The head of a .NET transport's fields (NServiceBus, Rebus): on a fault copy without x-death,
+ * the note that the ENDPOINT endpoint itself moved it to the error queue; the stack trace
+ * (when there is one) in the death section, with what it is (stack_meaning). */
+void dialect_fault_copy_head(struct dfields *f, const struct decoded *d, bool fault_copy,
+                             const char *endpoint, const char *stack_meaning);
 /* Sets out->error_type / error_message / stack_trace (copies; NULL or empty: leave unset). */
 void dialect_set_error(struct decoded *out, const void *type, size_t type_len, const void *message,
                        size_t message_len, const void *stack, size_t stack_len);
@@ -247,6 +252,9 @@ bool dialect_first_seen_fallback(const struct dialect_input *x, int64_t *ms);
 /* The type of a message whose framework names none: the routing key of its first death, else
  * its routing key, else "message" (static or borrowed from x). */
 struct bytes dialect_type_by_route(const struct dialect_input *x);
+/* in->type: own when it is not empty, else dialect_type_by_route (ED_TYPE added). */
+void dialect_type_or_route(const struct dialect_input *x, const struct bytes *own,
+                           struct envelope_init *in);
 /* A line "NAME WHAT" added to a dialect's warnings (shown with its fields). */
 void dialect_warn(struct strbuf *warnings, const char *name, const char *what);
 /* "NAME is KIND, not a string: not read" for every name (NULL-terminated) the message has

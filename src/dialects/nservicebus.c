@@ -432,17 +432,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     const struct nsb_priv *p = d->priv;
     if (!p)
         return;
-    if (p->fault_copy && !d->death.present)
-        dfields_add_line(f, DF_DEATH, DF_VALUE,
-                         "moved to the error queue by the NServiceBus endpoint itself (no "
-                         "broker dead-lettering: no x-death)");
-    if (d->stack_trace.len) {
-        struct dfield *e =
-            dfields_add(f, NULL, "stack trace", d->stack_trace.data, d->stack_trace.len,
-                        "Exception.ToString() (NServiceBus.ExceptionInfo.StackTrace)");
-        e->where = DF_DEATH;
-        e->style = DF_ERROR;
-    }
+    dialect_fault_copy_head(f, d, p->fault_copy, "NServiceBus",
+                            "Exception.ToString() (NServiceBus.ExceptionInfo.StackTrace)");
     dfields_add_yes_no(f, "fault_copy", "fault copy", p->fault_copy,
                        "whether the endpoint wrote its failure headers (FailedQ, ExceptionInfo.*)");
     add_text(f, m, "conversation_id", H_CONV, "the whole conversation (the neutral correlation)");

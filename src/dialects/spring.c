@@ -287,13 +287,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.id = derived;
         in.defaulted |= ED_ID;
     }
-    const struct bytes *type = text(m, H_TYPEID);
-    if (type && type->len) {
-        in.type = *type;
-    } else {
-        in.defaulted |= ED_TYPE;
-        in.type = dialect_type_by_route(x);
-    }
+    dialect_type_or_route(x, text(m, H_TYPEID), &in);
     const struct bytes *corr = props_string(p, PROP_correlation_id);
     if (corr && corr->len)
         in.correlation_id = *corr;
