@@ -397,21 +397,9 @@ bool dialect_header_int(const struct message *m, const char *name, int64_t *out)
     const struct hval *v = htable_get(m->headers, name);
     if (!v)
         return false;
+    if (hval_integer(v, out))
+        return true;
     switch (v->kind) {
-    case HV_I8:
-    case HV_I16:
-    case HV_I32:
-    case HV_I64:
-        *out = v->v.i;
-        return true;
-    case HV_U8:
-    case HV_U16:
-    case HV_U32:
-    case HV_U64:
-        if (v->v.u > (uint64_t)INT64_MAX)
-            return false;
-        *out = (int64_t)v->v.u;
-        return true;
     case HV_STRING:
     case HV_BYTES: {
         const unsigned char *p = v->v.s.data;
