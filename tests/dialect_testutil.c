@@ -24,6 +24,16 @@ void dec_free(struct dec *x)
     message_free(&x->m);
 }
 
+enum status copy_of(const char *line, enum restamp_mode mode, struct dec *x, struct outgoing *out)
+{
+    dec(x, line);
+    struct restamp_opts o = {.mode = mode, .now_ms = NOW, .new_id = "new-id"};
+    struct error err;
+    error_clear(&err);
+    memset(out, 0, sizeof *out);
+    return restamp_build(&x->d, &o, out, &err);
+}
+
 struct message *msg_of(const char *line)
 {
     struct message *m = calloc(1, sizeof *m);

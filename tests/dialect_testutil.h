@@ -23,6 +23,9 @@ struct dec {
 };
 void dec(struct dec *x, const char *line);
 void dec_free(struct dec *x);
+/* x decoded from line and its copy built into out (now NOW, the new id "new-id"): the status
+ * restamp_build answers. */
+enum status copy_of(const char *line, enum restamp_mode mode, struct dec *x, struct outgoing *out);
 
 /* A new message from a snapshot line (fails on a bad one); the caller frees it (drop). */
 struct message *msg_of(const char *line);

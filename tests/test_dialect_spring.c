@@ -440,17 +440,6 @@ static void test_source_order(void **state)
     }
 }
 
-static enum status copy_of(const char *line, enum restamp_mode mode, struct dec *x,
-                           struct outgoing *out)
-{
-    dec(x, line);
-    struct restamp_opts o = {.mode = mode, .now_ms = NOW, .new_id = "new-id"};
-    struct error err;
-    error_clear(&err);
-    memset(out, 0, sizeof *out);
-    return restamp_build(&x->d, &o, out, &err);
-}
-
 static void header_names(const struct htable *h, const char *want)
 {
     char got[512] = "";
