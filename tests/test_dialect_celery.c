@@ -3,7 +3,7 @@
  * wrongly typed and malformed task messages, Celery's times, and the replay (Celery's move)
  * and re-issue rules — each message built from one snapshot line.
  */
-#include "testutil.h"
+#include "dialect_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +15,6 @@
 #include "restamp.h"
 #include "snapshot.h"
 #include "util.h"
-
-#define NOW 1767330000000LL
 
 /* A Celery 5 task as a worker dead-letters it (fixtures/celery/reject.jsonl, shortened). */
 #define XDEATH                                                                                     \
@@ -36,11 +34,6 @@
     "\"[[1], {}, {\\\"callbacks\\\": null, \\\"errbacks\\\": null, \\\"chain\\\": "                \
     "null, \\\"chord\\\": null}]\""
 
-struct dec {
-    struct message m;
-    struct decoded d;
-};
-
 static void dec_line(struct dec *x, const char *line)
 {
     struct error err;
@@ -48,12 +41,6 @@ static void dec_line(struct dec *x, const char *line)
     if (snapshot_parse_line(line, strlen(line), &x->m, &err) != ST_OK)
         fail_msg("%s: %s", line, err.msg);
     decode_message(&x->m, NOW, &x->d);
-}
-
-static void dec_free(struct dec *x)
-{
-    decoded_free(&x->d);
-    message_free(&x->m);
 }
 
 static json_t *record(const struct dec *x)

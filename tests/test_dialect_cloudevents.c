@@ -3,7 +3,7 @@
  * including malformed bodies, wrong kinds, the acceptance rule, near-misses), and the W3C
  * traceparent check that links any message into the tree by its trace id.
  */
-#include "testutil.h"
+#include "dialect_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +15,6 @@
 #include "restamp.h"
 #include "snapshot.h"
 #include "traceparent.h"
-
-#define NOW 1767330000000LL
 
 #define TRACE "4bf92f3577b34da6a3ce929d0e0e4736"
 
@@ -337,28 +335,6 @@ static void test_body_id_span(void **state)
     }
 }
 
-struct dec {
-    struct message m;
-    struct decoded d;
-};
-
-static void dec(struct dec *x, const char *line)
-{
-    struct error err;
-    error_clear(&err);
-    if (snapshot_parse_line(line, strlen(line), &x->m, &err) != ST_OK) {
-        fprintf(stderr, "%s: %s\n", line, err.msg);
-        fail();
-    }
-    decode_message(&x->m, NOW, &x->d);
-}
-
-static void dec_free(struct dec *x)
-{
-    decoded_free(&x->d);
-    message_free(&x->m);
-}
-
 #define DEATH                                                                                      \
     "\"x-death\":[{\"count\":2,\"queue\":\"ev\",\"exchange\":\"\",\"routing-keys\":[\"ev\"],"      \
     "\"reason\":\"rejected\",\"time\":{\"type\":\"timestamp\",\"value\":1767326400}}]"
@@ -415,17 +391,6 @@ static void test_decode_rejected(void **state)
     assert_string_equal(x.d.reject_reason, "structured body is not valid JSON");
     assert_true(x.d.env->defaulted & ED_ID);
     dec_free(&x);
-}
-
-static enum status copy_of(const char *line, enum restamp_mode mode, struct dec *x,
-                           struct outgoing *out)
-{
-    dec(x, line);
-    struct restamp_opts o = {.mode = mode, .now_ms = NOW, .new_id = "new-id"};
-    struct error err;
-    error_clear(&err);
-    memset(out, 0, sizeof *out);
-    return restamp_build(&x->d, &o, out, &err);
 }
 
 static void test_restamp(void **state)

@@ -2,7 +2,7 @@
  * MassTransit: the URN, time and address parsers, the attempt count, recognition next to its
  * near-misses, and the replay / re-issue rules (src/dialects/masstransit.c).
  */
-#include "testutil.h"
+#include "dialect_testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +11,6 @@
 #include "masstransit.h"
 #include "restamp.h"
 #include "snapshot.h"
-
-#define NOW 1767330000000LL
 
 static void expect_urn(const char *urn, const char *want)
 {
@@ -132,15 +130,6 @@ static void test_attempts(void **state)
 
 /* ---- recognition ------------------------------------------------------------------------- */
 
-static struct message *msg_of(const char *line)
-{
-    struct message *m = calloc(1, sizeof *m);
-    struct error err;
-    if (snapshot_parse_line(line, strlen(line), m, &err) != ST_OK)
-        fail_msg("bad test record: %s", err.msg);
-    return m;
-}
-
 static void expect_dialect(const char *line, const char *dialect, int confidence, const char *by)
 {
     struct message *m = msg_of(line);
@@ -207,56 +196,11 @@ static const char FAULT[] =
     "\"body\":\"{\\n  \\\"messageId\\\": \\\"m-1\\\",\\n  \\\"message\\\": {\\\"messageId\\\": "
     "\\\"m-1\\\"},\\n  \\\"messageType\\\": [\\\"urn:message:A:B\\\"]\\n}\"}";
 
-struct built {
-    struct message *m;
-    struct decoded d;
-    struct outgoing out;
-    struct error err;
-    enum status st;
-};
-
-static void build(struct built *b, const char *line, enum restamp_mode mode, bool strip)
-{
-    memset(b, 0, sizeof *b);
-    b->m = msg_of(line);
-    decode_message(b->m, NOW, &b->d);
-    struct restamp_opts o;
-    memset(&o, 0, sizeof o);
-    o.mode = mode;
-    o.strip_fault = strip;
-    o.now_ms = NOW;
-    o.new_id = "11111111-2222-4333-8444-555555555555";
-    b->st = restamp_build(&b->d, &o, &b->out, &b->err);
-    if (b->st != ST_OK)
-        fail_msg("restamp: %s", b->err.msg);
-}
-
-static void built_free(struct built *b)
-{
-    outgoing_free(&b->out);
-    decoded_free(&b->d);
-    message_free(b->m);
-    free(b->m);
-}
-
-static void expect_names(const struct htable *t, const char *const *names)
-{
-    size_t n = 0;
-    while (names[n])
-        n++;
-    if (t->n != n)
-        fail_msg("%zu headers, not %zu", t->n, n);
-    for (size_t i = 0; i < n; i++)
-        if (!bytes_eq_cstr(&t->e[i].key, names[i]))
-            fail_msg("header %zu is %.*s, not %s", i, (int)t->e[i].key.len,
-                     (const char *)t->e[i].key.data, names[i]);
-}
-
 static void test_replay(void **state)
 {
     (void)state;
     struct built b;
-    build(&b, FAULT, RESTAMP_REPLAY, false);
+    build_copy(&b, FAULT, RESTAMP_REPLAY, false);
     /* the shovel: default exchange, the source queue, every header (x-death too) */
     assert_true(bytes_eq_cstr(&b.out.exchange, ""));
     assert_true(bytes_eq_cstr(&b.out.routing_key, "submit-order"));
@@ -266,7 +210,7 @@ static void test_replay(void **state)
     assert_false(props_has(&b.out.props, PROP_delivery_mode)); /* it had none */
     built_free(&b);
 
-    build(&b, FAULT, RESTAMP_REPLAY, true);
+    build_copy(&b, FAULT, RESTAMP_REPLAY, true);
     static const char *const kept[] = {"x-death", "app", "MT-Host-Info", "MT-Fault-Address", NULL};
     expect_names(b.out.headers, kept);
     built_free(&b);
@@ -276,7 +220,7 @@ static void test_reissue(void **state)
 {
     (void)state;
     struct built b;
-    build(&b, FAULT, RESTAMP_REISSUE, false);
+    build_copy(&b, FAULT, RESTAMP_REISSUE, false);
     static const char *const names[] = {"app", "MT-Host-Info", "MT-Fault-Address",
                                         "MT-OriginalMessageId", NULL};
     expect_names(b.out.headers, names);
@@ -292,11 +236,11 @@ static void test_reissue(void **state)
     built_free(&b);
 
     /* an existing MT-OriginalMessageId is kept (ReplaceMessageId keeps the first) */
-    build(&b,
-          "{\"queue\":\"q_error\",\"properties\":{\"content_type\":\"application/json\","
-          "\"message_id\":\"m-2\"},\"headers\":{\"MessageId\":\"m-2\","
-          "\"MT-OriginalMessageId\":\"m-0\",\"MT-Reason\":\"fault\"},\"body\":\"{}\"}",
-          RESTAMP_REISSUE, false);
+    build_copy(&b,
+               "{\"queue\":\"q_error\",\"properties\":{\"content_type\":\"application/json\","
+               "\"message_id\":\"m-2\"},\"headers\":{\"MessageId\":\"m-2\","
+               "\"MT-OriginalMessageId\":\"m-0\",\"MT-Reason\":\"fault\"},\"body\":\"{}\"}",
+               RESTAMP_REISSUE, false);
     static const char *const raw[] = {"MessageId", "MT-OriginalMessageId", NULL};
     expect_names(b.out.headers, raw);
     assert_true(bytes_eq_cstr(hval_str(htable_get(b.out.headers, "MT-OriginalMessageId")), "m-0"));

@@ -4,7 +4,7 @@
  * (and cut short, overlong, hostile), recognition and its near-misses, and the replay and
  * re-issue rules — every fixture's replay held to fixtures/rebus/CASE.replay.jsonl.
  */
-#include "testutil.h"
+#include "dialect_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +18,6 @@
 #include "restamp.h"
 #include "snapshot.h"
 #include "util.h"
-
-#define NOW 1767330000000LL
 
 /* ---- times ------------------------------------------------------------------------------ */
 
@@ -284,38 +282,6 @@ static void test_details_many_and_hostile(void **state)
 }
 
 /* ---- recognition and decode --------------------------------------------------------------- */
-
-static struct message *msg(void)
-{
-    struct message *m = xcalloc(1, sizeof *m);
-    message_init(m);
-    m->queue = bytes_from_cstr("error");
-    m->headers_present = true;
-    m->fetched_at_ms = NOW - 1000;
-    return m;
-}
-
-static void hdr(struct message *m, const char *k, const char *v)
-{
-    htable_add(m->headers, k, hval_cstring(v));
-}
-
-static void drop(struct message *m)
-{
-    message_free(m);
-    free(m);
-}
-
-static void recog(struct message *m, const char *dialect, int confidence)
-{
-    struct decoded d;
-    decode_message(m, NOW, &d);
-    if (strcmp(d.dialect->name, dialect) != 0 || d.match.confidence != confidence)
-        fail_msg("read as %s (%d), not %s (%d)", d.dialect->name, d.match.confidence, dialect,
-                 confidence);
-    decoded_free(&d);
-    drop(m);
-}
 
 static void test_recognition(void **state)
 {

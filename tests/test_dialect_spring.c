@@ -3,7 +3,7 @@
  * `Caused by:` is the error type; hostile texts), the truncation mark, retry-count's kinds, the
  * Spring Cloud Stream DLQ name; and the dialect on the fixtures (tests at the end).
  */
-#include "testutil.h"
+#include "dialect_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,6 @@
 #include "restamp.h"
 #include "snapshot.h"
 #include "spring.h"
-
-#define NOW 1767330000000LL
 
 static void span_is(const char *text, struct spring_span sp, const char *want)
 {
@@ -281,28 +279,6 @@ static void test_scs_dlq(void **state)
 
 /* ---- the dialect on whole messages ------------------------------------------------------- */
 
-struct dec {
-    struct message m;
-    struct decoded d;
-};
-
-static void dec(struct dec *x, const char *line)
-{
-    struct error err;
-    error_clear(&err);
-    if (snapshot_parse_line(line, strlen(line), &x->m, &err) != ST_OK) {
-        fprintf(stderr, "%s: %s\n", line, err.msg);
-        fail();
-    }
-    decode_message(&x->m, NOW, &x->d);
-}
-
-static void dec_free(struct dec *x)
-{
-    decoded_free(&x->d);
-    message_free(&x->m);
-}
-
 static void test_recognition_table(void **state)
 {
     (void)state;
@@ -462,17 +438,6 @@ static void test_source_order(void **state)
         }
         dec_free(&x);
     }
-}
-
-static enum status copy_of(const char *line, enum restamp_mode mode, struct dec *x,
-                           struct outgoing *out)
-{
-    dec(x, line);
-    struct restamp_opts o = {.mode = mode, .now_ms = NOW, .new_id = "new-id"};
-    struct error err;
-    error_clear(&err);
-    memset(out, 0, sizeof *out);
-    return restamp_build(&x->d, &o, out, &err);
 }
 
 static void header_names(const struct htable *h, const char *want)

@@ -3,7 +3,7 @@
  * dead-letter modes, recognition next to its near-misses, and the replay / re-issue rules
  * (src/dialects/wolverine.c).
  */
-#include "testutil.h"
+#include "dialect_testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +12,6 @@
 #include "restamp.h"
 #include "snapshot.h"
 #include "wolverine.h"
-
-#define NOW 1767330000000LL
 
 static void expect_time(const char *s, bool ok, int64_t want)
 {
@@ -88,15 +86,6 @@ static void test_int32(void **state)
 }
 
 /* ---- recognition and the modes -------------------------------------------------------------- */
-
-static struct message *msg_of(const char *line)
-{
-    struct message *m = calloc(1, sizeof *m);
-    struct error err;
-    if (snapshot_parse_line(line, strlen(line), m, &err) != ST_OK)
-        fail_msg("bad test record: %s", err.msg);
-    return m;
-}
 
 static void expect_dialect(const char *line, const char *dialect, int confidence, const char *mode)
 {
@@ -187,54 +176,11 @@ static const char INTEROP[] =
     "\"original-destination\":\"rabbitmq://queue/orders\",\"x-first-death-queue\":\"orders\","
     "\"conversation-id\":\"c\",\"attempts\":{\"type\":\"int32\",\"value\":3}},\"body\":\"{}\"}";
 
-struct built {
-    struct message *m;
-    struct decoded d;
-    struct outgoing out;
-    struct error err;
-};
-
-static void build(struct built *b, enum restamp_mode mode, bool strip)
-{
-    memset(b, 0, sizeof *b);
-    b->m = msg_of(INTEROP);
-    decode_message(b->m, NOW, &b->d);
-    struct restamp_opts o;
-    memset(&o, 0, sizeof o);
-    o.mode = mode;
-    o.strip_fault = strip;
-    o.now_ms = NOW;
-    o.new_id = "11111111-2222-4333-8444-555555555555";
-    if (restamp_build(&b->d, &o, &b->out, &b->err) != ST_OK)
-        fail_msg("restamp: %s", b->err.msg);
-}
-
-static void built_free(struct built *b)
-{
-    outgoing_free(&b->out);
-    decoded_free(&b->d);
-    message_free(b->m);
-    free(b->m);
-}
-
-static void expect_names(const struct htable *t, const char *const *names)
-{
-    size_t n = 0;
-    while (names[n])
-        n++;
-    if (t->n != n)
-        fail_msg("%zu headers, not %zu", t->n, n);
-    for (size_t i = 0; i < n; i++)
-        if (!bytes_eq_cstr(&t->e[i].key, names[i]))
-            fail_msg("header %zu is %.*s, not %s", i, (int)t->e[i].key.len,
-                     (const char *)t->e[i].key.data, names[i]);
-}
-
 static void test_replay(void **state)
 {
     (void)state;
     struct built b;
-    build(&b, RESTAMP_REPLAY, false);
+    build_copy(&b, INTEROP, RESTAMP_REPLAY, false);
     assert_true(bytes_eq_cstr(&b.out.exchange, ""));
     assert_true(bytes_eq_cstr(&b.out.routing_key, "orders"));
     assert_string_equal(b.out.target_how, "original-destination");
@@ -255,7 +201,7 @@ static void test_replay(void **state)
     assert_int_equal(b.out.props.delivery_mode, 1);
     built_free(&b);
 
-    build(&b, RESTAMP_REPLAY, true);
+    build_copy(&b, INTEROP, RESTAMP_REPLAY, true);
     static const char *const stripped[] = {"wolverine-protocol-version", "conversation-id",
                                            "attempts", NULL};
     expect_names(b.out.headers, stripped);
@@ -266,7 +212,7 @@ static void test_reissue(void **state)
 {
     (void)state;
     struct built b;
-    build(&b, RESTAMP_REISSUE, false);
+    build_copy(&b, INTEROP, RESTAMP_REISSUE, false);
     static const char *const names[] = {"wolverine-protocol-version", "conversation-id", "attempts",
                                         "causation-id", NULL};
     expect_names(b.out.headers, names);

@@ -317,13 +317,7 @@ static json_t *to_json(const struct decoded *d)
     const struct envelope *e = d->env;
     const struct htable *h = d->msg->headers;
     json_t *o = json_object();
-    json_object_set_new(o, "id", bj(&e->id));
-    json_object_set_new(o, "type", bj(&e->type));
-    json_object_set_new(o, "version", json_integer(e->version));
-    json_object_set_new(o, "correlation_id", bj(&e->correlation_id));
-    json_object_set_new(o, "causation_id", bj_or_null(&e->causation_id));
-    json_object_set_new(o, "attempt", json_integer(e->attempt));
-    json_object_set_new(o, "first_seen_ms", json_integer(e->first_seen_ms));
+    envelope_head_to_json(o, e);
     json_object_set_new(o, "origin", bj_or_null(&e->origin));
     json_object_set_new(o, "error", bj_or_null(&e->error));
     json_object_set_new(o, "claim", bj_or_null(&e->claim));

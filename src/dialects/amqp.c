@@ -36,20 +36,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     } else {
         in.id = *mid;
     }
-    const struct bytes *type = props_string(p, PROP_type);
-    const struct bytes *rk = death_first_routing_key(x->death);
-    struct bytes message = {7, (unsigned char *)"message"};
-    if (type && type->len) {
-        in.type = *type;
-    } else {
-        in.defaulted |= ED_TYPE;
-        if (rk && rk->len)
-            in.type = *rk;
-        else if (m->routing_key.len)
-            in.type = m->routing_key;
-        else
-            in.type = message;
-    }
+    dialect_type_or_route(x, props_string(p, PROP_type), &in);
     const struct bytes *corr = props_string(p, PROP_correlation_id);
     if (corr && corr->len)
         in.correlation_id = *corr;
@@ -59,15 +46,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     in.defaulted |= ED_VERSION;
     /* Plain AMQP has no attempt counter: the broker's count of deaths stands in. */
     dialect_attempt_from_deaths(&in, x->death);
-    if (props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000) {
-        in.first_seen_ms = (int64_t)p->timestamp * 1000;
-    } else if (x->death->has_times) {
-        in.first_seen_ms = x->death->first_time_ms;
+    if (!dialect_first_seen_fallback(x, &in.first_seen_ms))
         in.defaulted |= ED_FIRST_SEEN;
-    } else {
-        in.first_seen_ms = m->fetched_at_ms ? m->fetched_at_ms : x->now_ms;
-        in.defaulted |= ED_FIRST_SEEN;
-    }
     const struct bytes *app = props_string(p, PROP_app_id);
     if (app)
         in.origin = *app;

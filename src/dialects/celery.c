@@ -88,22 +88,6 @@ static struct txt jtxt(const json_t *o, const char *name)
     return t;
 }
 
-static bool hval_int_strict(const struct hval *v, int64_t *out)
-{
-    if (!v)
-        return false;
-    if (v->kind >= HV_I8 && v->kind <= HV_U64 && hkind_is_signed(v->kind)) {
-        *out = v->v.i;
-        return true;
-    }
-    if (v->kind >= HV_I8 && v->kind <= HV_U64 && hkind_is_unsigned(v->kind) &&
-        v->v.u <= (uint64_t)INT64_MAX) {
-        *out = (int64_t)v->v.u;
-        return true;
-    }
-    return false;
-}
-
 static bool jint(const json_t *o, const char *name, int64_t *out)
 {
     const json_t *v = json_object_get(o, name);
@@ -218,8 +202,8 @@ static void view_read(const struct message *m, const void *body, size_t len, str
         v->expires = htxt(h, "expires");
         v->argsrepr = htxt(h, "argsrepr");
         v->kwargsrepr = htxt(h, "kwargsrepr");
-        v->has_retries = hval_int_strict(htable_get(h, "retries"), &v->retries);
-        v->has_group_index = hval_int_strict(htable_get(h, "group_index"), &v->group_index);
+        v->has_retries = hval_integer(htable_get(h, "retries"), &v->retries);
+        v->has_group_index = hval_integer(htable_get(h, "group_index"), &v->group_index);
         const struct bytes *ct = props_string(&m->props, PROP_content_type);
         if (!(ct && ct->len && !ci_contains(ct, "json")) && !htxt(h, "compression").has)
             v->body = parse_body(body, len);
@@ -339,10 +323,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.attempt = x->death->total > 0 ? x->death->total : 1;
         in.defaulted |= ED_ATTEMPT;
     }
-    if (x->death->has_times)
-        in.first_seen_ms = x->death->first_time_ms;
-    else
-        in.first_seen_ms = m->fetched_at_ms ? m->fetched_at_ms : x->now_ms;
+    in.first_seen_ms = dialect_first_seen_by_broker(x);
     in.defaulted |= ED_FIRST_SEEN;
     in.origin = tb(&v.origin);
     in.headers = m->headers;
@@ -401,15 +382,6 @@ static void add_txt(struct dfields *f, const char *key, const char *label, const
         dfields_adds(f, key, label, NULL, meaning);
 }
 
-static void add_opt_int(struct dfields *f, const char *key, const char *label, bool has, int64_t v,
-                        const char *meaning)
-{
-    if (has)
-        dfields_add_int(f, key, label, v, meaning);
-    else
-        dfields_adds(f, key, label, NULL, meaning);
-}
-
 static void add_time(struct dfields *f, const char *key, const char *label, const struct txt *t,
                      const char *meaning)
 {
@@ -438,7 +410,7 @@ static void add_json(struct dfields *f, const char *key, const char *label, cons
 static json_t *num_json_h(const struct hval *v)
 {
     int64_t i;
-    if (hval_int_strict(v, &i))
+    if (hval_integer(v, &i))
         return json_integer((json_int_t)i);
     if (v && v->kind == HV_F64)
         return json_real(v->v.f64); /* NULL for NaN and infinities */
@@ -524,9 +496,9 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     add_txt(f, "root_id", "root_id", &v.root, "the first task of the workflow");
     add_txt(f, "parent_id", "parent_id", &v.parent, "the task that sent this one");
     add_txt(f, "group", "group", &v.group, "the group it belongs to");
-    add_opt_int(f, "group_index", "group_index", v.has_group_index, v.group_index,
-                "its place in the group");
-    add_opt_int(f, "retries", "retries", v.has_retries, v.retries, "retry() calls so far");
+    dfields_add_int_opt(f, "group_index", "group_index", v.has_group_index, v.group_index,
+                        "its place in the group");
+    dfields_add_int_opt(f, "retries", "retries", v.has_retries, v.retries, "retry() calls so far");
     dfields_add_int(f, "death_count", "deaths", d->death.total,
                     "times the broker dead-lettered it (x-death)");
     add_txt(f, "eta", "eta", &v.eta, "not to run before");
@@ -557,7 +529,7 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         add_json(f, "ignore_result", "ignore_result", ir->v.b ? json_true() : json_false(),
                  "no result is stored");
     int64_t nesting;
-    if (p2 && hval_int_strict(htable_get(h, "replaced_task_nesting"), &nesting))
+    if (p2 && hval_integer(htable_get(h, "replaced_task_nesting"), &nesting))
         dfields_add_int(f, "replaced_task_nesting", "replaced_task_nesting", nesting,
                         "times it was replaced (Task.replace)");
     /* The body: [args, kwargs, embed] (protocol 2), or the protocol-1 object. */
@@ -605,7 +577,7 @@ static void pyamqp_value(struct hval *v)
     case HV_U16:
     case HV_U32:
     case HV_U64:
-        if (hval_int_strict(v, &i) && i >= -2147483647 && i <= 2147483647) {
+        if (hval_integer(v, &i) && i >= -2147483647 && i <= 2147483647) {
             v->kind = HV_I32;
             v->v.i = i;
         } else if (hkind_is_signed(v->kind)) {

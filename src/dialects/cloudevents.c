@@ -344,7 +344,6 @@ static const struct bytes *attr_text(const struct ce_event *ev, enum ce_attr a)
 static void decode(const struct dialect_input *x, struct decoded *out)
 {
     const struct message *m = x->msg;
-    const struct props *p = &m->props;
     struct ce_event *ev = calloc(1, sizeof *ev);
     if (!ev)
         abort();
@@ -363,13 +362,11 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.id = derived;
         in.defaulted |= ED_ID;
     }
-    const struct bytes *rk = death_first_routing_key(x->death);
-    struct bytes message = {7, (unsigned char *)"message"};
     if (type) {
         in.type = *type;
     } else {
         in.defaulted |= ED_TYPE;
-        in.type = rk && rk->len ? *rk : m->routing_key.len ? m->routing_key : message;
+        in.type = dialect_type_by_route(x);
     }
     if (ev->trace_id[0])
         in.correlation_id = (struct bytes){TRACEPARENT_ID_LEN, (unsigned char *)ev->trace_id};
@@ -382,12 +379,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.first_seen_ms = ev->time_ms;
     } else {
         in.defaulted |= ED_FIRST_SEEN;
-        in.first_seen_ms =
-            props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000
-                ? (int64_t)p->timestamp * 1000
-            : x->death->has_times ? x->death->first_time_ms
-            : m->fetched_at_ms    ? m->fetched_at_ms
-                                  : x->now_ms;
+        dialect_first_seen_fallback(x, &in.first_seen_ms);
     }
     const struct bytes *src = attr_text(ev, CE_SOURCE);
     if (src)

@@ -128,6 +128,10 @@ void decode_write_bytes(struct strbuf *out, const struct bytes *b);
 void decode_write_bytes_or_null(struct strbuf *out, const struct bytes *b);
 void decode_write_defaulted(struct strbuf *out, unsigned defaulted);
 
+/* The envelope's id, type, version, correlation_id, causation_id (null when empty), attempt
+ * and first_seen_ms set in o, in that order: the head of the decode record and of AceMQ's
+ * object. */
+void envelope_head_to_json(json_t *o, const struct envelope *e);
 /* Names of the fields that took defaults (ED_* bits), as a new JSON array. */
 json_t *defaulted_to_json(unsigned defaulted);
 

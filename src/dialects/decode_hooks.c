@@ -26,6 +26,43 @@ void dialect_envelope(struct decoded *out, const struct envelope_init *init)
         out->env = NULL; /* decode makes the last-resort one */
 }
 
+void dialect_envelope_app_headers(struct decoded *out, struct envelope_init *in,
+                                  const struct message *m,
+                                  bool (*framework)(const struct bytes *name, const void *ctx),
+                                  const void *ctx)
+{
+    struct htable *own = htable_new();
+    for (size_t i = 0; i < m->headers->n; i++) {
+        const struct hentry *e = &m->headers->e[i];
+        if (!framework(&e->key, ctx))
+            htable_addn(own, e->key.data, e->key.len, hval_copy(&e->val));
+    }
+    in->headers = own;
+    dialect_envelope(out, in);
+    htable_free(own);
+    in->headers = NULL;
+}
+
+void dialect_fault_copy_head(struct dfields *f, const struct decoded *d, bool fault_copy,
+                             const char *endpoint, const char *stack_meaning)
+{
+    if (fault_copy && !d->death.present) {
+        struct strbuf sb;
+        sb_init(&sb);
+        sb_adds(&sb, "moved to the error queue by the ");
+        sb_adds(&sb, endpoint);
+        sb_adds(&sb, " endpoint itself (no broker dead-lettering: no x-death)");
+        dfields_add_line(f, DF_DEATH, DF_VALUE, sb.buf);
+        sb_free(&sb);
+    }
+    if (d->stack_trace.len) {
+        struct dfield *e = dfields_add(f, NULL, "stack trace", d->stack_trace.data,
+                                       d->stack_trace.len, stack_meaning);
+        e->where = DF_DEATH;
+        e->style = DF_ERROR;
+    }
+}
+
 /* Copies of the k strings (p[i], n[i]) in one new allocation, returned (NULL when none is
  * kept), each NUL-terminated as bytes_dup's; a string is absent ({0, NULL}) when keep_empty
  * is false and it is empty or NULL, else always there. One allocation where there were

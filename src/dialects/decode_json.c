@@ -22,6 +22,17 @@ static json_t *bj_or_null(const struct bytes *b)
     return b && b->len ? bj(b) : json_null();
 }
 
+void envelope_head_to_json(json_t *o, const struct envelope *e)
+{
+    json_object_set_new(o, "id", bj(&e->id));
+    json_object_set_new(o, "type", bj(&e->type));
+    json_object_set_new(o, "version", json_integer(e->version));
+    json_object_set_new(o, "correlation_id", bj(&e->correlation_id));
+    json_object_set_new(o, "causation_id", bj_or_null(&e->causation_id));
+    json_object_set_new(o, "attempt", json_integer(e->attempt));
+    json_object_set_new(o, "first_seen_ms", json_integer(e->first_seen_ms));
+}
+
 json_t *defaulted_to_json(unsigned d)
 {
     static const struct {
@@ -195,13 +206,7 @@ json_t *decoded_to_json(const struct decoded *d, int64_t now_ms)
     const struct message *m = d->msg;
     json_t *o = json_object();
     json_object_set_new(o, "dialect", json_string(d->dialect->name));
-    json_object_set_new(o, "id", bj(&e->id));
-    json_object_set_new(o, "type", bj(&e->type));
-    json_object_set_new(o, "version", json_integer(e->version));
-    json_object_set_new(o, "correlation_id", bj(&e->correlation_id));
-    json_object_set_new(o, "causation_id", bj_or_null(&e->causation_id));
-    json_object_set_new(o, "attempt", json_integer(e->attempt));
-    json_object_set_new(o, "first_seen_ms", json_integer(e->first_seen_ms));
+    envelope_head_to_json(o, e);
     json_object_set_new(o, "first_seen", time_json(e->first_seen_ms));
     json_object_set_new(o, "age_s", json_real(envelope_age_s(e, now_ms)));
     json_object_set_new(o, "origin", bj_or_null(&e->origin));

@@ -164,6 +164,30 @@ struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *
     return d;
 }
 
+struct dfield *dfields_add_yes_no(struct dfields *f, const char *key, const char *label, bool v,
+                                  const char *meaning)
+{
+    struct dfield *d = dfields_adds(f, key, label, v ? "yes" : "no", meaning);
+    d->json = json_boolean(v);
+    return d;
+}
+
+struct dfield *dfields_add_int_opt(struct dfields *f, const char *key, const char *label, bool has,
+                                   int64_t v, const char *meaning)
+{
+    if (has)
+        return dfields_add_int(f, key, label, v, meaning);
+    return dfields_adds(f, key, label, NULL, meaning);
+}
+
+struct dfield *dfields_add_nonempty(struct dfields *f, const char *key, const char *label,
+                                    const struct bytes *b, const char *meaning)
+{
+    if (b->len)
+        return dfields_add(f, key, label, b->data, b->len, meaning);
+    return dfields_adds(f, key, label, NULL, meaning);
+}
+
 struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where, enum dfield_style style,
                                 const char *text)
 {
@@ -248,6 +272,44 @@ int dialect_id_of(const struct message *m, const char *header, struct bytes *id,
     return 2;
 }
 
+int dialect_type_of(const struct message *m, struct bytes own, struct envelope_init *in)
+{
+    const struct bytes *tp = props_string(&m->props, PROP_type);
+    if (own.len) {
+        in->type = own;
+        return 0;
+    }
+    if (tp && tp->len) {
+        in->type = *tp;
+        return 1;
+    }
+    in->type = (struct bytes){7, (unsigned char *)"message"};
+    in->defaulted |= ED_TYPE;
+    return 2;
+}
+
+int dialect_recognise_fault_copy(const struct message *m, struct dialect_match *mt,
+                                 const char *id_header, const char *fault_a, const char *fault_b)
+{
+    bool id = dialect_has_header(m, id_header);
+    bool a = dialect_has_header(m, fault_a);
+    bool b = dialect_has_header(m, fault_b);
+    if (a || b) {
+        if (id)
+            dialect_match_by(mt, id_header);
+        if (a)
+            dialect_match_by(mt, fault_a);
+        if (b)
+            dialect_match_by(mt, fault_b);
+        return id ? 95 : 90;
+    }
+    if (id) {
+        dialect_match_by(mt, id_header);
+        return 70;
+    }
+    return 0;
+}
+
 void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_summary *d)
 {
     if (d && d->total > 0) {
@@ -255,6 +317,45 @@ void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_su
     } else {
         in->attempt = 1;
         in->defaulted |= ED_ATTEMPT;
+    }
+}
+
+int64_t dialect_first_seen_by_broker(const struct dialect_input *x)
+{
+    if (x->death->has_times)
+        return x->death->first_time_ms;
+    return x->msg->fetched_at_ms ? x->msg->fetched_at_ms : x->now_ms;
+}
+
+bool dialect_first_seen_fallback(const struct dialect_input *x, int64_t *ms)
+{
+    const struct props *p = &x->msg->props;
+    if (props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000) {
+        *ms = (int64_t)p->timestamp * 1000;
+        return true;
+    }
+    *ms = dialect_first_seen_by_broker(x);
+    return false;
+}
+
+struct bytes dialect_type_by_route(const struct dialect_input *x)
+{
+    const struct bytes *rk = death_first_routing_key(x->death);
+    if (rk && rk->len)
+        return *rk;
+    if (x->msg->routing_key.len)
+        return x->msg->routing_key;
+    return (struct bytes){7, (unsigned char *)"message"};
+}
+
+void dialect_type_or_route(const struct dialect_input *x, const struct bytes *own,
+                           struct envelope_init *in)
+{
+    if (own && own->len) {
+        in->type = *own;
+    } else {
+        in->defaulted |= ED_TYPE;
+        in->type = dialect_type_by_route(x);
     }
 }
 
@@ -296,21 +397,9 @@ bool dialect_header_int(const struct message *m, const char *name, int64_t *out)
     const struct hval *v = htable_get(m->headers, name);
     if (!v)
         return false;
+    if (hval_integer(v, out))
+        return true;
     switch (v->kind) {
-    case HV_I8:
-    case HV_I16:
-    case HV_I32:
-    case HV_I64:
-        *out = v->v.i;
-        return true;
-    case HV_U8:
-    case HV_U16:
-    case HV_U32:
-    case HV_U64:
-        if (v->v.u > (uint64_t)INT64_MAX)
-            return false;
-        *out = (int64_t)v->v.u;
-        return true;
     case HV_STRING:
     case HV_BYTES: {
         const unsigned char *p = v->v.s.data;

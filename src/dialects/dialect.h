@@ -130,6 +130,15 @@ struct dfield *dfields_add_int(struct dfields *f, const char *key, const char *l
                                const char *meaning);
 struct dfield *dfields_add_time(struct dfields *f, const char *key, const char *label, int64_t ms,
                                 const char *meaning);
+/* A yes/no value (JSON true/false). */
+struct dfield *dfields_add_yes_no(struct dfields *f, const char *key, const char *label, bool v,
+                                  const char *meaning);
+/* An integer when there is one (has), else "(absent)" as dfields_adds shows NULL. */
+struct dfield *dfields_add_int_opt(struct dfields *f, const char *key, const char *label, bool has,
+                                   int64_t v, const char *meaning);
+/* Bytes when there are any, else "(absent)": an empty value is shown as absent. */
+struct dfield *dfields_add_nonempty(struct dfields *f, const char *key, const char *label,
+                                    const struct bytes *b, const char *meaning);
 /* A line of text in a section (label NULL), and a note on a defaulted field. */
 struct dfield *dfields_add_line(struct dfields *f, enum dfield_where where, enum dfield_style style,
                                 const char *text);
@@ -199,6 +208,17 @@ struct bytes dialect_identity_digest(const struct message *m);
 /* envelope_new(init) into out->env; when it refuses (it should not: dialects pass what they
  * read), a minimal envelope with the id and type alone, so that out->env is never NULL. */
 void dialect_envelope(struct decoded *out, const struct envelope_init *init);
+/* dialect_envelope with the application's own headers: a copy of m's headers less every one
+ * framework(name, ctx) claims as the framework's (in->headers is left NULL). */
+void dialect_envelope_app_headers(struct decoded *out, struct envelope_init *in,
+                                  const struct message *m,
+                                  bool (*framework)(const struct bytes *name, const void *ctx),
+                                  const void *ctx);
+/* The head of a .NET transport's fields (NServiceBus, Rebus): on a fault copy without x-death,
+ * the note that the ENDPOINT endpoint itself moved it to the error queue; the stack trace
+ * (when there is one) in the death section, with what it is (stack_meaning). */
+void dialect_fault_copy_head(struct dfields *f, const struct decoded *d, bool fault_copy,
+                             const char *endpoint, const char *stack_meaning);
 /* Sets out->error_type / error_message / stack_trace (copies; NULL or empty: leave unset). */
 void dialect_set_error(struct decoded *out, const void *type, size_t type_len, const void *message,
                        size_t message_len, const void *stack, size_t stack_len);
@@ -212,8 +232,29 @@ void dialect_source_route(struct decoded *out, const char *how, const void *queu
  * dialect_envelope). Returns 0, 1 or 2: which one. */
 int dialect_id_of(const struct message *m, const char *header, struct bytes *id,
                   struct bytes *owned, unsigned *defaulted);
+/* The type the .NET transports' way: own (the framework's name, already cut from its
+ * assembly) when not empty, else the type property, else "message" (ED_TYPE added). Returns
+ * 0, 1 or 2: which one. */
+int dialect_type_of(const struct message *m, struct bytes own, struct envelope_init *in);
+/* The .NET transports' fault copy (NServiceBus, Rebus): either failure header with the id
+ * header 95, without it 90; the id header alone 70 (the names that decided added to mt);
+ * else 0 (the caller then looks for its header prefix). */
+int dialect_recognise_fault_copy(const struct message *m, struct dialect_match *mt,
+                                 const char *id_header, const char *fault_a, const char *fault_b);
 /* The broker's deaths as the attempt where a framework writes none, else 1 (ED_ATTEMPT). */
 void dialect_attempt_from_deaths(struct envelope_init *in, const struct death_summary *d);
+/* When it was first seen, for a dialect whose framework writes no time: the broker's first
+ * death, else when it was read, else now. */
+int64_t dialect_first_seen_by_broker(const struct dialect_input *x);
+/* The same with the timestamp property (seconds, when it fits in ms) first. True when it came
+ * from the property (the others are defaults). */
+bool dialect_first_seen_fallback(const struct dialect_input *x, int64_t *ms);
+/* The type of a message whose framework names none: the routing key of its first death, else
+ * its routing key, else "message" (static or borrowed from x). */
+struct bytes dialect_type_by_route(const struct dialect_input *x);
+/* in->type: own when it is not empty, else dialect_type_by_route (ED_TYPE added). */
+void dialect_type_or_route(const struct dialect_input *x, const struct bytes *own,
+                           struct envelope_init *in);
 /* A line "NAME WHAT" added to a dialect's warnings (shown with its fields). */
 void dialect_warn(struct strbuf *warnings, const char *name, const char *what);
 /* "NAME is KIND, not a string: not read" for every name (NULL-terminated) the message has

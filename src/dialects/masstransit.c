@@ -220,6 +220,12 @@ static bool is_mt_header(const struct bytes *k, enum mt_ser ser)
            bytes_eq_cstr(k, "ConversationId") || bytes_eq_cstr(k, "RequestId");
 }
 
+/* is_mt_header for dialect_envelope_app_headers: ctx is the enum mt_ser. */
+static bool is_mt_header_of(const struct bytes *k, const void *ctx)
+{
+    return is_mt_header(k, *(const enum mt_ser *)ctx);
+}
+
 static void read_envelope(struct mt *t, json_t *env, struct bytes *id, struct bytes *origin)
 {
     take(id, jstr(env, "messageId"));
@@ -379,14 +385,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     }
     if (t->has_sent) {
         in.first_seen_ms = t->sent_ms;
-    } else if (props_has(&m->props, PROP_timestamp) &&
-               m->props.timestamp <= (uint64_t)INT64_MAX / 1000) {
-        in.first_seen_ms = (int64_t)m->props.timestamp * 1000;
-        in.defaulted |= ED_FIRST_SEEN;
     } else {
-        in.first_seen_ms = x->death->has_times ? x->death->first_time_ms
-                           : m->fetched_at_ms  ? m->fetched_at_ms
-                                               : x->now_ms;
+        dialect_first_seen_fallback(x, &in.first_seen_ms);
         in.defaulted |= ED_FIRST_SEEN;
     }
     if (!origin.len) {
@@ -443,15 +443,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     }
     in.error = err;
 
-    struct htable *own = htable_new();
-    for (size_t i = 0; i < m->headers->n; i++) {
-        const struct hentry *e = &m->headers->e[i];
-        if (!is_mt_header(&e->key, t->ser))
-            htable_addn(own, e->key.data, e->key.len, hval_copy(&e->val));
-    }
-    in.headers = own;
-    dialect_envelope(out, &in);
-    htable_free(own);
+    dialect_envelope_app_headers(out, &in, m, is_mt_header_of, &t->ser);
     bytes_free(&id);
     bytes_free(&type);
     bytes_free(&origin);
@@ -504,24 +496,6 @@ static void release(struct decoded *d)
 
 /* ---- the dialect's own fields --------------------------------------------------------------- */
 
-static void add_b(struct dfields *f, const char *key, const char *label, const struct bytes *b,
-                  const char *meaning)
-{
-    if (b->len)
-        dfields_add(f, key, label, b->data, b->len, meaning);
-    else
-        dfields_adds(f, key, label, NULL, meaning);
-}
-
-static void add_count(struct dfields *f, const char *key, const char *label, bool has, int64_t v,
-                      const char *meaning)
-{
-    if (has)
-        dfields_add_int(f, key, label, v, meaning);
-    else
-        dfields_adds(f, key, label, NULL, meaning);
-}
-
 static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
 {
     (void)now_ms;
@@ -529,9 +503,10 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     if (!t)
         return;
     static const char *const ser[] = {"none", "envelope", "raw"};
-    add_b(f, "reason", "MT-Reason", &t->reason,
-          "fault: a consumer threw (the _error queue); dead-letter: no consumer for its type "
-          "(the _skipped queue)");
+    dfields_add_nonempty(
+        f, "reason", "MT-Reason", &t->reason,
+        "fault: a consumer threw (the _error queue); dead-letter: no consumer for its type "
+        "(the _skipped queue)");
     struct dfield *s = dfields_adds(f, "serializer", "serializer", ser[t->ser],
                                     "envelope: application/vnd.masstransit+json, the ids in the "
                                     "body; raw: the ids in transport headers");
@@ -550,37 +525,44 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
                     "neutral type)");
     mt->json = json_deep_copy(t->message_types);
     sb_free(&sb);
-    add_b(f, "conversation_id", "conversation", &t->conversation_id,
-          "conversationId: flows through every message of the conversation");
-    add_b(f, "correlation_id", "correlation", &t->correlation_id,
-          "correlationId: the business correlation (sagas), not the conversation");
-    add_b(f, "initiator_id", "initiator", &t->initiator_id,
-          "initiatorId: the CorrelationId or RequestId of the message that caused it");
-    add_b(f, "request_id", "request", &t->request_id, "requestId (requests only)");
-    add_b(f, "source_address", "source address", &t->source_address, "the sending endpoint");
-    add_b(f, "destination_address", "destination", &t->destination_address, "where it was sent");
-    add_b(f, "response_address", "response address", &t->response_address, "where responses go");
-    add_b(f, "fault_address", "fault address", &t->fault_address, "where Fault<T> goes");
-    add_b(f, "input_address", "input address", &t->input_address,
-          "MT-Fault-InputAddress: the endpoint that failed");
-    add_b(f, "virtual_host", "virtual host", &t->vhost, "of the input address");
-    add_b(f, "consumer_type", "consumer", &t->consumer_type, "MT-Fault-ConsumerType");
-    add_b(f, "fault_message_type", "faulted type", &t->fault_message_type,
-          "MT-Fault-MessageType: the type the consumer took");
-    add_b(f, "fault_timestamp", "fault time", &t->fault_timestamp,
-          "MT-Fault-Timestamp as written (7 fraction digits)");
-    add_count(f, "retry_count", "retries", t->has_retry, t->retry,
-              "MT-Fault-RetryCount: in-process retries before it gave up (absent: none)");
-    add_count(f, "redelivery_count", "redeliveries", t->has_redelivery, t->redelivery,
-              "MT-Redelivery-Count: second-level redeliveries");
-    add_b(f, "fault_host", "moved by", &t->fault_host,
-          "MT-Host-MachineName: the host that moved it to the error queue");
-    add_b(f, "fault_masstransit_version", "MassTransit", &t->fault_mt_version,
-          "MT-Host-MassTransitVersion of that host");
-    add_b(f, "activity_id", "activity", &t->activity_id,
-          "MT-Activity-Id: the W3C trace id of the send");
-    add_b(f, "original_message_id", "original id", &t->original_message_id,
-          "MT-OriginalMessageId: the id before a redelivery or re-issue gave it a new one");
+    dfields_add_nonempty(f, "conversation_id", "conversation", &t->conversation_id,
+                         "conversationId: flows through every message of the conversation");
+    dfields_add_nonempty(f, "correlation_id", "correlation", &t->correlation_id,
+                         "correlationId: the business correlation (sagas), not the conversation");
+    dfields_add_nonempty(
+        f, "initiator_id", "initiator", &t->initiator_id,
+        "initiatorId: the CorrelationId or RequestId of the message that caused it");
+    dfields_add_nonempty(f, "request_id", "request", &t->request_id, "requestId (requests only)");
+    dfields_add_nonempty(f, "source_address", "source address", &t->source_address,
+                         "the sending endpoint");
+    dfields_add_nonempty(f, "destination_address", "destination", &t->destination_address,
+                         "where it was sent");
+    dfields_add_nonempty(f, "response_address", "response address", &t->response_address,
+                         "where responses go");
+    dfields_add_nonempty(f, "fault_address", "fault address", &t->fault_address,
+                         "where Fault<T> goes");
+    dfields_add_nonempty(f, "input_address", "input address", &t->input_address,
+                         "MT-Fault-InputAddress: the endpoint that failed");
+    dfields_add_nonempty(f, "virtual_host", "virtual host", &t->vhost, "of the input address");
+    dfields_add_nonempty(f, "consumer_type", "consumer", &t->consumer_type,
+                         "MT-Fault-ConsumerType");
+    dfields_add_nonempty(f, "fault_message_type", "faulted type", &t->fault_message_type,
+                         "MT-Fault-MessageType: the type the consumer took");
+    dfields_add_nonempty(f, "fault_timestamp", "fault time", &t->fault_timestamp,
+                         "MT-Fault-Timestamp as written (7 fraction digits)");
+    dfields_add_int_opt(f, "retry_count", "retries", t->has_retry, t->retry,
+                        "MT-Fault-RetryCount: in-process retries before it gave up (absent: none)");
+    dfields_add_int_opt(f, "redelivery_count", "redeliveries", t->has_redelivery, t->redelivery,
+                        "MT-Redelivery-Count: second-level redeliveries");
+    dfields_add_nonempty(f, "fault_host", "moved by", &t->fault_host,
+                         "MT-Host-MachineName: the host that moved it to the error queue");
+    dfields_add_nonempty(f, "fault_masstransit_version", "MassTransit", &t->fault_mt_version,
+                         "MT-Host-MassTransitVersion of that host");
+    dfields_add_nonempty(f, "activity_id", "activity", &t->activity_id,
+                         "MT-Activity-Id: the W3C trace id of the send");
+    dfields_add_nonempty(
+        f, "original_message_id", "original id", &t->original_message_id,
+        "MT-OriginalMessageId: the id before a redelivery or re-issue gave it a new one");
     unsigned df = d->env->defaulted;
     if (df & ED_ID)
         dfields_add_line(f, DF_DEFAULTS, DF_WARN,

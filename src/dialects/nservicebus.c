@@ -177,22 +177,9 @@ bool nsb_servicecontrol_id(const struct message *m, const struct bytes *id, stru
 static int recognise(const struct dialect_input *in, struct dialect_match *mt)
 {
     const struct message *m = in->msg;
-    bool id = dialect_has_header(m, H_ID);
-    bool failedq = dialect_has_header(m, H_FAILEDQ);
-    bool exc = dialect_has_header(m, H_EXC_TYPE);
-    if (failedq || exc) {
-        if (id)
-            dialect_match_by(mt, H_ID);
-        if (failedq)
-            dialect_match_by(mt, H_FAILEDQ);
-        if (exc)
-            dialect_match_by(mt, H_EXC_TYPE);
-        return id ? 95 : 90;
-    }
-    if (id) {
-        dialect_match_by(mt, H_ID);
-        return 70;
-    }
+    int c = dialect_recognise_fault_copy(m, mt, H_ID, H_FAILEDQ, H_EXC_TYPE);
+    if (c)
+        return c;
     const struct htable *h = m->headers;
     for (size_t i = 0; h && i < h->n; i++)
         if (has_prefix(&h->e[i].key, P)) {
@@ -255,18 +242,10 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     b = text(m, H_TYPES);
     if (b)
         nsb_first_type(b->data, b->len, &tn);
-    const struct bytes *tp = props_string(&m->props, PROP_type);
-    struct bytes message = {7, (unsigned char *)"message"};
-    if (b && tn.name_len) {
-        in.type = (struct bytes){tn.name_len, b->data + tn.name_off};
-    } else if (tp && tp->len) {
-        in.type = *tp;
-        p->type_from = 1;
-    } else {
-        in.type = message;
-        in.defaulted |= ED_TYPE;
-        p->type_from = 2;
-    }
+    struct bytes own = {0, NULL};
+    if (b && tn.name_len)
+        own = (struct bytes){tn.name_len, b->data + tn.name_off};
+    p->type_from = (unsigned)dialect_type_of(m, own, &in);
 
     const struct bytes *corr = text(m, H_CONV);
     if (!corr || !corr->len)
@@ -285,10 +264,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     dialect_attempt_from_deaths(&in, x->death);
     if (!read_time(m, H_SENT, p, &in.first_seen_ms)) {
         in.defaulted |= ED_FIRST_SEEN;
-        if (x->death->has_times)
-            in.first_seen_ms = x->death->first_time_ms;
-        else
-            in.first_seen_ms = m->fetched_at_ms ? m->fetched_at_ms : x->now_ms;
+        in.first_seen_ms = dialect_first_seen_by_broker(x);
     }
     const struct bytes *oe = text(m, H_ORIG_EP), *om = text(m, H_ORIG_MACHINE);
     struct strbuf origin;
@@ -378,13 +354,6 @@ static void add_text(struct dfields *f, const struct message *m, const char *key
         dfields_adds(f, key, label, NULL, meaning);
 }
 
-static void add_bool(struct dfields *f, const char *key, const char *label, bool v,
-                     const char *meaning)
-{
-    struct dfield *d = dfields_adds(f, key, label, v ? "yes" : "no", meaning);
-    d->json = json_boolean(v);
-}
-
 static json_t *bytes_json(const unsigned char *s, size_t n)
 {
     return bytes_to_json(n ? (const void *)s : "", n);
@@ -463,19 +432,10 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     const struct nsb_priv *p = d->priv;
     if (!p)
         return;
-    if (p->fault_copy && !d->death.present)
-        dfields_add_line(f, DF_DEATH, DF_VALUE,
-                         "moved to the error queue by the NServiceBus endpoint itself (no "
-                         "broker dead-lettering: no x-death)");
-    if (d->stack_trace.len) {
-        struct dfield *e =
-            dfields_add(f, NULL, "stack trace", d->stack_trace.data, d->stack_trace.len,
-                        "Exception.ToString() (NServiceBus.ExceptionInfo.StackTrace)");
-        e->where = DF_DEATH;
-        e->style = DF_ERROR;
-    }
-    add_bool(f, "fault_copy", "fault copy", p->fault_copy,
-             "whether the endpoint wrote its failure headers (FailedQ, ExceptionInfo.*)");
+    dialect_fault_copy_head(f, d, p->fault_copy, "NServiceBus",
+                            "Exception.ToString() (NServiceBus.ExceptionInfo.StackTrace)");
+    dfields_add_yes_no(f, "fault_copy", "fault copy", p->fault_copy,
+                       "whether the endpoint wrote its failure headers (FailedQ, ExceptionInfo.*)");
     add_text(f, m, "conversation_id", H_CONV, "the whole conversation (the neutral correlation)");
     add_text(f, m, "correlation_id", H_CORR, "request/reply correlation (also correlation_id)");
     add_text(f, m, "previous_conversation_id", P "PreviousConversationId",
@@ -522,13 +482,14 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         dfields_adds(f, "servicecontrol_id", "ServicePulse id", NULL,
                      "no processing endpoint to derive ServiceControl's id from");
     }
-    add_bool(f, "retried_before", "retried before", dialect_has_header(m, H_SC_ID),
-             "ServicePulse retried it once already (ServiceControl.Retry.UniqueMessageId)");
+    dfields_add_yes_no(
+        f, "retried_before", "retried before", dialect_has_header(m, H_SC_ID),
+        "ServicePulse retried it once already (ServiceControl.Retry.UniqueMessageId)");
     add_text(f, m, "edit_of", H_SC_EDIT_OF, "an edited retry of this ServicePulse failure");
     size_t ql = d->msg->queue.len;
-    add_bool(f, "forwarded_copy", "error.log copy",
-             ql >= 4 && memcmp(d->msg->queue.data + ql - 4, ".log", 4) == 0,
-             "ServiceControl's forwarded copy (the queue's name ends in .log)");
+    dfields_add_yes_no(f, "forwarded_copy", "error.log copy",
+                       ql >= 4 && memcmp(d->msg->queue.data + ql - 4, ".log", 4) == 0,
+                       "ServiceControl's forwarded copy (the queue's name ends in .log)");
     add_text(f, m, "time_to_be_received", P "TimeToBeReceived", "the message's time to live");
     add_text(f, m, "traceparent", "traceparent", "W3C trace context");
     json_t *w = json_array();

@@ -57,22 +57,9 @@ static const struct bytes *text(const struct message *m, const char *name)
 static int recognise(const struct dialect_input *in, struct dialect_match *mt)
 {
     const struct message *m = in->msg;
-    bool id = dialect_has_header(m, H_ID);
-    bool src = dialect_has_header(m, H_SOURCE);
-    bool det = dialect_has_header(m, H_DETAILS);
-    if (src || det) {
-        if (id)
-            dialect_match_by(mt, H_ID);
-        if (src)
-            dialect_match_by(mt, H_SOURCE);
-        if (det)
-            dialect_match_by(mt, H_DETAILS);
-        return id ? 95 : 90;
-    }
-    if (id) {
-        dialect_match_by(mt, H_ID);
-        return 70;
-    }
+    int c = dialect_recognise_fault_copy(m, mt, H_ID, H_SOURCE, H_DETAILS);
+    if (c)
+        return c;
     const struct htable *h = m->headers;
     for (size_t i = 0; h && i < h->n; i++)
         if (h->e[i].key.len > 5 && memcmp(h->e[i].key.data, "rbs2-", 5) == 0) {
@@ -162,25 +149,15 @@ static void decode(const struct dialect_input *x, struct decoded *out)
     p->id_from = dialect_id_of(m, H_ID, &in.id, &derived, &in.defaulted);
     const struct bytes *b;
     b = text(m, H_TYPE);
-    const struct bytes *tp = props_string(&m->props, PROP_type);
-    struct bytes message = {7, (unsigned char *)"message"};
-    size_t tlen = 0;
+    struct bytes own = {0, NULL};
     if (b) {
         const void *comma = memchr(b->data, ',', b->len);
-        tlen = comma ? (size_t)((const unsigned char *)comma - b->data) : b->len;
+        size_t tlen = comma ? (size_t)((const unsigned char *)comma - b->data) : b->len;
         while (tlen && b->data[tlen - 1] == ' ')
             tlen--;
+        own = (struct bytes){tlen, b->data};
     }
-    if (tlen) {
-        in.type = (struct bytes){tlen, b->data};
-    } else if (tp && tp->len) {
-        in.type = *tp;
-        p->type_from = 1;
-    } else {
-        in.type = message;
-        in.defaulted |= ED_TYPE;
-        p->type_from = 2;
-    }
+    p->type_from = (unsigned)dialect_type_of(m, own, &in);
     const struct bytes *corr = text(m, H_CORR);
     if (!corr || !corr->len)
         corr = props_string(&m->props, PROP_correlation_id);
@@ -229,13 +206,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         if (b)
             warn(p, H_SENT, "is not a round-trip (\"O\") date and time: not read");
         in.defaulted |= ED_FIRST_SEEN;
-        if (props_has(&m->props, PROP_timestamp) &&
-            m->props.timestamp <= (uint64_t)INT64_MAX / 1000)
-            in.first_seen_ms = (int64_t)m->props.timestamp * 1000;
-        else if (x->death->has_times)
-            in.first_seen_ms = x->death->first_time_ms;
-        else
-            in.first_seen_ms = m->fetched_at_ms ? m->fetched_at_ms : x->now_ms;
+        dialect_first_seen_fallback(x, &in.first_seen_ms);
     }
     b = text(m, H_SENDER);
     if (b)
@@ -297,22 +268,6 @@ static void add_text(struct dfields *f, const struct message *m, const char *key
         dfields_add(f, key, name, b->data, b->len, meaning);
     else
         dfields_adds(f, key, name, NULL, meaning);
-}
-
-static void add_bool(struct dfields *f, const char *key, const char *label, bool v,
-                     const char *meaning)
-{
-    struct dfield *d = dfields_adds(f, key, label, v ? "yes" : "no", meaning);
-    d->json = json_boolean(v);
-}
-
-static void add_count(struct dfields *f, const char *key, const char *label, bool has, int64_t v,
-                      const char *meaning)
-{
-    if (has)
-        dfields_add_int(f, key, label, v, meaning);
-    else
-        dfields_adds(f, key, label, NULL, meaning);
 }
 
 static const char *form_name(enum rebus_details_form k)
@@ -377,19 +332,11 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     const struct rebus_priv *p = d->priv;
     if (!p)
         return;
-    if (p->fault_copy && !d->death.present)
-        dfields_add_line(f, DF_DEATH, DF_VALUE,
-                         "moved to the error queue by the Rebus endpoint itself (no broker "
-                         "dead-lettering: no x-death)");
-    if (d->stack_trace.len) {
-        struct dfield *e =
-            dfields_add(f, NULL, "stack trace", d->stack_trace.data, d->stack_trace.len,
-                        "the last failure's exception.ToString() (rbs2-error-details)");
-        e->where = DF_DEATH;
-        e->style = DF_ERROR;
-    }
-    add_bool(f, "fault_copy", "fault copy", p->fault_copy,
-             "whether Rebus wrote its failure headers (rbs2-source-queue, rbs2-error-details)");
+    dialect_fault_copy_head(f, d, p->fault_copy, "Rebus",
+                            "the last failure's exception.ToString() (rbs2-error-details)");
+    dfields_add_yes_no(
+        f, "fault_copy", "fault copy", p->fault_copy,
+        "whether Rebus wrote its failure headers (rbs2-source-queue, rbs2-error-details)");
     add_text(f, m, "msg_type", H_TYPE, "the .NET type, \"Namespace.Type, Assembly\"");
     const struct bytes *t = text(m, H_TYPE);
     const void *comma = t ? memchr(t->data, ',', t->len) : NULL;
@@ -404,8 +351,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     }
     int64_t v = 0;
     bool has = small_count(m, H_SEQ, &v);
-    add_count(f, "correlation_sequence", H_SEQ, has, v,
-              "depth in the correlation chain: 0 at its root");
+    dfields_add_int_opt(f, "correlation_sequence", H_SEQ, has, v,
+                        "depth in the correlation chain: 0 at its root");
     add_text(f, m, "in_reply_to", H_REPLY, "the request this replies to");
     add_text(f, m, "intent", H_INTENT, "p2p (sent) or pub (published)");
     add_text(f, m, "return_address", H_RETURN, "where replies go");
@@ -419,16 +366,17 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         dfields_adds(f, "sent_offset", "sent offset", NULL, "the sender's UTC offset");
     }
     add_text(f, m, "source_queue", H_SOURCE, "the input queue it failed in");
-    add_count(f, "error_count", "failures counted", p->has_count, p->count,
-              "N of \"N unhandled exceptions\" in rbs2-error-details");
-    add_count(f, "delivery_count", H_DCOUNT, p->has_dcount, p->dcount,
-              "earlier deliveries a quorum queue counted (x-delivery-count)");
+    dfields_add_int_opt(f, "error_count", "failures counted", p->has_count, p->count,
+                        "N of \"N unhandled exceptions\" in rbs2-error-details");
+    dfields_add_int_opt(f, "delivery_count", H_DCOUNT, p->has_dcount, p->dcount,
+                        "earlier deliveries a quorum queue counted (x-delivery-count)");
     has = small_count(m, H_DEFER, &v);
-    add_count(f, "defer_count", H_DEFER, has, v, "second-level retries (deferrals)");
+    dfields_add_int_opt(f, "defer_count", H_DEFER, has, v, "second-level retries (deferrals)");
     add_text(f, m, "content_type", H_CTYPE, "the serializer's content type");
     const struct bytes *id = text(m, H_ID);
-    add_bool(f, "pseudo_id", "id made up", id && id->len >= 6 && memcmp(id->data, "knuth-", 6) == 0,
-             "Rebus.RabbitMq made the id from the body (no rbs2-msg-id, no message_id)");
+    dfields_add_yes_no(f, "pseudo_id", "id made up",
+                       id && id->len >= 6 && memcmp(id->data, "knuth-", 6) == 0,
+                       "Rebus.RabbitMq made the id from the body (no rbs2-msg-id, no message_id)");
     add_text(f, m, "rabbitmq_correlation_id", "rabbitmq-corr-id",
              "the correlation_id property a non-Rebus sender set");
     struct dfield *x =

@@ -287,15 +287,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.id = derived;
         in.defaulted |= ED_ID;
     }
-    const struct bytes *type = text(m, H_TYPEID);
-    const struct bytes *rk = death_first_routing_key(x->death);
-    struct bytes message = {7, (unsigned char *)"message"};
-    if (type && type->len) {
-        in.type = *type;
-    } else {
-        in.defaulted |= ED_TYPE;
-        in.type = rk && rk->len ? *rk : m->routing_key.len ? m->routing_key : message;
-    }
+    dialect_type_or_route(x, text(m, H_TYPEID), &in);
     const struct bytes *corr = props_string(p, PROP_correlation_id);
     if (corr && corr->len)
         in.correlation_id = *corr;
@@ -312,14 +304,8 @@ static void decode(const struct dialect_input *x, struct decoded *out)
         in.attempt = 1;
         in.defaulted |= ED_ATTEMPT;
     }
-    if (props_has(p, PROP_timestamp) && p->timestamp <= (uint64_t)INT64_MAX / 1000) {
-        in.first_seen_ms = (int64_t)p->timestamp * 1000;
-    } else {
-        in.first_seen_ms = x->death->has_times ? x->death->first_time_ms
-                           : m->fetched_at_ms  ? m->fetched_at_ms
-                                               : x->now_ms;
+    if (!dialect_first_seen_fallback(x, &in.first_seen_ms))
         in.defaulted |= ED_FIRST_SEEN;
-    }
     const struct bytes *app = props_string(p, PROP_app_id);
     if (app)
         in.origin = *app;
@@ -368,8 +354,7 @@ static void add_text(struct dfields *f, const char *key, const char *label, cons
 static void add_bool(struct dfields *f, const char *key, const char *label, bool v,
                      const char *meaning)
 {
-    struct dfield *x = dfields_adds(f, key, label, v ? "yes" : "no", meaning);
-    x->json = json_boolean(v);
+    struct dfield *x = dfields_add_yes_no(f, key, label, v, meaning);
     if (v)
         x->style = DF_WARN;
 }
@@ -422,10 +407,8 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
     add_text(f, "original_exchange", H_OEXCHANGE, oex,
              "the exchange it was received from (\"\": the default exchange)");
     add_text(f, "original_routing_key", H_ORKEY, ork, "the routing key it was received with");
-    if (pv->has_rc)
-        dfields_add_int(f, "retry_count", H_RETRY, pv->rc, "republished after failing so often");
-    else
-        dfields_adds(f, "retry_count", H_RETRY, NULL, "republished after failing so often");
+    dfields_add_int_opt(f, "retry_count", H_RETRY, pv->has_rc, pv->rc,
+                        "republished after failing so often");
     bool scs = pv->flavour == FL_CLOUD_STREAM;
     add_span(f, "consumer_queue", "consumer queue", scs, &m->queue, pv->consumer_queue,
              "the consumer group's queue (the DLQ minus .dlq)");

@@ -78,6 +78,13 @@ static const char *const own_names[] = {"wolverine-protocol-version",
                                         "original-offset",
                                         NULL};
 
+/* Whether a header is one of own_names (for dialect_envelope_app_headers). */
+static bool is_own_name(const struct bytes *k, const void *ctx)
+{
+    (void)ctx;
+    return rk_name_in(k->data, k->len, own_names);
+}
+
 static const char *const stamp_names[] = {
     "exception-type",       "exception-message",  "exception-stack", "failed-at",
     "original-destination", "original-partition", "original-offset", NULL};
@@ -363,15 +370,7 @@ static void decode(const struct dialect_input *x, struct decoded *out)
                            ? "Wolverine's JSON serializer cannot read the body"
                            : "Wolverine cannot find a handler: no message type";
 
-    struct htable *own = htable_new();
-    for (size_t i = 0; i < m->headers->n; i++) {
-        const struct hentry *e = &m->headers->e[i];
-        if (!rk_name_in(e->key.data, e->key.len, own_names))
-            htable_addn(own, e->key.data, e->key.len, hval_copy(&e->val));
-    }
-    in.headers = own;
-    dialect_envelope(out, &in);
-    htable_free(own);
+    dialect_envelope_app_headers(out, &in, m, is_own_name, NULL);
     bytes_free(&id);
     bytes_free(&type);
     bytes_free(&cause);
@@ -406,15 +405,6 @@ static void release(struct decoded *d)
 }
 
 /* ---- the dialect's own fields --------------------------------------------------------------- */
-
-static void add_b(struct dfields *f, const char *key, const char *label, const struct bytes *b,
-                  const char *meaning)
-{
-    if (b->len)
-        dfields_add(f, key, label, b->data, b->len, meaning);
-    else
-        dfields_adds(f, key, label, NULL, meaning);
-}
 
 static void add_bool(struct dfields *f, const char *key, const char *label, bool v,
                      const char *meaning)
@@ -455,14 +445,15 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
         "interop: Wolverine stamped the failure and sent a copy (InteropFriendly); native: the "
         "broker dead-lettered the original (x-death only)");
     md->style = DF_ACCENT;
-    add_b(f, "protocol_version", "protocol", &t->protocol, "wolverine-protocol-version");
-    add_b(f, "message_type", "message type", &t->message_type,
-          "the type property as written (the alias handlers are found by)");
-    add_b(f, "conversation_id", "conversation", &t->conversation_id,
-          "conversation-id: the root message's id");
-    add_b(f, "parent_id", "parent activity", &t->parent_id,
-          "parent-id: the sender's W3C trace id (00-trace-span-flags)");
-    add_b(f, "source", "source", &t->source, "the sending service (ServiceName)");
+    dfields_add_nonempty(f, "protocol_version", "protocol", &t->protocol,
+                         "wolverine-protocol-version");
+    dfields_add_nonempty(f, "message_type", "message type", &t->message_type,
+                         "the type property as written (the alias handlers are found by)");
+    dfields_add_nonempty(f, "conversation_id", "conversation", &t->conversation_id,
+                         "conversation-id: the root message's id");
+    dfields_add_nonempty(f, "parent_id", "parent activity", &t->parent_id,
+                         "parent-id: the sender's W3C trace id (00-trace-span-flags)");
+    dfields_add_nonempty(f, "source", "source", &t->source, "the sending service (ServiceName)");
     if (t->has_sent)
         dfields_add_time(f, "sent_at_ms", "sent at", t->sent_ms, "sent-at");
     else
@@ -472,14 +463,14 @@ static void fields(const struct decoded *d, int64_t now_ms, struct dfields *f)
                         "handler executions (0 on a message as sent)");
     else
         dfields_adds(f, "attempts", "attempts", NULL, "handler executions");
-    add_b(f, "original_destination", "failed at endpoint", &t->original_destination,
-          "original-destination: the endpoint it was received from");
+    dfields_add_nonempty(f, "original_destination", "failed at endpoint", &t->original_destination,
+                         "original-destination: the endpoint it was received from");
     add_bool(f, "stack_truncated", "stack cut", t->stack_truncated,
              "exception-stack was cut at 8192 characters");
-    add_b(f, "saga_id", "saga", &t->saga_id, "saga-id");
-    add_b(f, "tenant_id", "tenant", &t->tenant_id, "tenant-id");
-    add_b(f, "user_name", "user", &t->user_name, "user-name");
-    add_b(f, "reply_uri", "reply to", &t->reply_uri, "reply-uri");
+    dfields_add_nonempty(f, "saga_id", "saga", &t->saga_id, "saga-id");
+    dfields_add_nonempty(f, "tenant_id", "tenant", &t->tenant_id, "tenant-id");
+    dfields_add_nonempty(f, "user_name", "user", &t->user_name, "user-name");
+    dfields_add_nonempty(f, "reply_uri", "reply to", &t->reply_uri, "reply-uri");
     add_bool(f, "reply_requested", "reply requested", t->reply_requested, "reply-requested");
     add_bool(f, "ack_requested", "ack requested", t->ack_requested, "ack-requested");
     add_bool(f, "is_response", "is response", t->is_response, "is-response");

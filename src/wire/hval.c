@@ -490,7 +490,7 @@ static bool parse_decimal(const unsigned char *s, size_t n, int64_t *out)
     return true;
 }
 
-bool hval_as_int64_lenient(const struct hval *v, int64_t *out)
+bool hval_integer(const struct hval *v, int64_t *out)
 {
     if (!v)
         return false;
@@ -509,6 +509,18 @@ bool hval_as_int64_lenient(const struct hval *v, int64_t *out)
             return false;
         *out = (int64_t)v->v.u;
         return true;
+    default:
+        return false;
+    }
+}
+
+bool hval_as_int64_lenient(const struct hval *v, int64_t *out)
+{
+    if (!v)
+        return false;
+    if (hval_integer(v, out))
+        return true;
+    switch (v->kind) {
     case HV_F32:
     case HV_F64: {
         double d = v->kind == HV_F32 ? (double)v->v.f32 : v->v.f64;

@@ -142,6 +142,9 @@ void hentry_free_key(struct hentry *e);
 /* The first entry named key (borrowed), or NULL. */
 const struct hval *htable_get(const struct htable *t, const char *key);
 
+/* An integer kind (signed, or unsigned up to INT64_MAX) as an int64; false for NULL, any other
+ * kind or a larger unsigned value. */
+bool hval_integer(const struct hval *v, int64_t *out);
 /* Lenient readers, the way AceMQ's readers read a header (see acemq.c). */
 /* An integer of any width, a decimal string ("3", " -3 "), or a finite float (truncated). */
 bool hval_as_int64_lenient(const struct hval *v, int64_t *out);

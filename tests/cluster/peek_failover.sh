@@ -31,15 +31,9 @@ root=$3
 broker=$root/scripts/broker
 rounds=${DLQX_CLUSTER_ROUNDS:-4}
 ((rounds >= 1)) || rounds=1
-fails=0
-ok() { printf 'ok   %s\n' "$*"; }
-bad() {
-	printf 'FAIL %s\n' "$*"
-	fails=$((fails + 1))
-}
 tmp=$(mktemp -d)
-own=0
-C=${DLQX_TEST_CLUSTER_DIR:-}
+# shellcheck source=tests/cluster/lib.sh
+. "$(dirname "$0")/lib.sh"
 prefix=pf$$.
 dlq=${prefix}flood.dlq
 cleanup() {
@@ -59,18 +53,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [[ -z $C ]]; then
-	C=$("$broker" cluster start 3 2>"$tmp/cluster.log" | tail -n 1)
-	if [[ -z $C || ! -f $C/env ]]; then
-		echo "FAIL the cluster did not start:"
-		cat "$tmp/cluster.log"
-		exit 1
-	fi
-	own=1
-fi
-# shellcheck source=/dev/null
-. "$C/env"
-password=$(cat "$DLQX_PASSWORD_FILE")
+cluster_up
 node_var() { eval echo "\$DLQX_NODE${1}_$2"; }
 api() { # node, method, path: the body (the password in curl's config on stdin, never argv)
 	printf 'user = "dlqx:%s"\n' "$password" |

@@ -18,16 +18,10 @@ dlqx=$1
 root=$2
 broker=$root/scripts/broker
 command -v tmux >/dev/null || { echo "FAIL tmux is not installed (scripts/deps)"; exit 1; }
-fails=0
-ok() { printf 'ok   %s\n' "$*"; }
-bad() {
-	printf 'FAIL %s\n' "$*"
-	fails=$((fails + 1))
-}
 tmp=$(mktemp -d)
+# shellcheck source=tests/cluster/lib.sh
+. "$(dirname "$0")/lib.sh"
 sock=dlqx-cq-$$
-own=0
-C=${DLQX_TEST_CLUSTER_DIR:-}
 cleanup() {
 	tmux -L "$sock" kill-server 2>/dev/null
 	if ((own)); then
@@ -41,18 +35,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [[ -z $C ]]; then
-	C=$("$broker" cluster start 3 2>"$tmp/cluster.log" | tail -n 1)
-	if [[ -z $C || ! -f $C/env ]]; then
-		echo "FAIL the cluster did not start:"
-		cat "$tmp/cluster.log"
-		exit 1
-	fi
-	own=1
-fi
-# shellcheck source=/dev/null
-. "$C/env"
-password=$(cat "$DLQX_PASSWORD_FILE")
+cluster_up
 api() { # node, method, path, [json body]: the HTTP status
 	local url
 	url=$(eval echo "\$DLQX_NODE${1}_MGMT_URL")

@@ -23,15 +23,9 @@ broker=$root/scripts/broker
 check=$(dirname "$0")/failover_check.py
 N=${DLQX_FAILOVER_COUNT:-20000}
 rounds=${DLQX_CLUSTER_ROUNDS:-16}
-fails=0
-ok() { printf 'ok   %s\n' "$*"; }
-bad() {
-	printf 'FAIL %s\n' "$*"
-	fails=$((fails + 1))
-}
 tmp=$(mktemp -d)
-own=0
-C=${DLQX_TEST_CLUSTER_DIR:-}
+# shellcheck source=tests/cluster/lib.sh
+. "$(dirname "$0")/lib.sh"
 dlqx_pid=''
 cleanup() {
 	[[ -n $dlqx_pid ]] && kill "$dlqx_pid" 2>/dev/null
@@ -48,18 +42,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [[ -z $C ]]; then
-	C=$("$broker" cluster start 3 2>"$tmp/cluster.log" | tail -n 1)
-	if [[ -z $C || ! -f $C/env ]]; then
-		echo "FAIL the cluster did not start:"
-		cat "$tmp/cluster.log"
-		exit 1
-	fi
-	own=1
-fi
-# shellcheck source=/dev/null
-. "$C/env"
-password=$(cat "$DLQX_PASSWORD_FILE")
+cluster_up
 api() { # node, method, path, [json body]: the body to stdout
 	local url
 	url=$(eval echo "\$DLQX_NODE${1}_MGMT_URL")

@@ -1,5 +1,5 @@
 # Sourced by the screen scripts that drive the explorer against a broker (queues_live.sh,
-# queues_side.sh): the pass/fail counts, a poll, the broker (a private node, or the one of
+# queues_side.sh, live.sh, live_follow.sh, plan_failover.sh): the pass/fail counts, a poll, the broker (a private node, or the one of
 # DLQX_TEST_BROKER_DIR) and the TCP proxy (tcp_proxy.py) in front of one of its ports.
 #
 # usage: here=...; root=...; tmp=...; . "$here/lib.sh"

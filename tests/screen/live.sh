@@ -28,34 +28,18 @@ if [ -z "${DLQX_TEST_BROKER_DIR:-}" ] && ! [ -x "$rmq/rabbitmq-server" ]; then
 fi
 tmp=$(mktemp -d)
 sock=dlqx-live-$$
-own=0
-dir=${DLQX_TEST_BROKER_DIR:-}
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/reap.sh"
 screen_tag_init
 cleanup() {
   tmux -L "$sock" kill-server 2>/dev/null
   screen_reap live
-  [ $own -eq 1 ] && "$root/scripts/broker" stop "$dir" --fast >/dev/null 2>&1
+  screen_broker_stop
   if [ "${LIVE_KEEP:-}" = 1 ]; then echo "live: kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok    $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL  $*"; }
-
-if [ -z "$dir" ]; then
-  dir=$("$root/scripts/broker" start 2>"$tmp/broker.log" | tail -n 1)
-  if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
-    echo "live: the test broker did not start:"
-    cat "$tmp/broker.log"
-    exit 1
-  fi
-  own=1
-fi
-. "$dir/env"
-export DLQX_URL DLQX_PASSWORD_FILE DLQX_MGMT_URL
+screen_broker live
 queue=live-bulk.dlq
 
 # ---- a queue worth waiting for ----------------------------------------------------------

@@ -29,32 +29,18 @@ if [ -z "${DLQX_TEST_BROKER_DIR:-}" ] && ! [ -x "$rmq/rabbitmq-server" ]; then
 fi
 tmp=$(mktemp -d)
 sock=dlqx-lf-$$
-own=0
-dir=${DLQX_TEST_BROKER_DIR:-}
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/reap.sh"
 screen_tag_init
 cleanup() {
   tmux -L "$sock" kill-server 2>/dev/null
   screen_reap live-follow
-  [ $own -eq 1 ] && "$root/scripts/broker" stop "$dir" --fast >/dev/null 2>&1
+  screen_broker_stop
   if [ "${LIVE_KEEP:-}" = 1 ]; then echo "live-follow: kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-ok() { pass=$((pass + 1)); echo "ok    $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL  $*"; }
-
-if [ -z "$dir" ]; then
-  dir=$("$root/scripts/broker" start 2>"$tmp/broker.log" | tail -n 1)
-  if [ -z "$dir" ] || [ ! -f "$dir/env" ]; then
-    echo "live-follow: the test broker did not start:"
-    cat "$tmp/broker.log"
-    exit 1
-  fi
-  own=1
-fi
-. "$dir/env"
-export DLQX_URL DLQX_PASSWORD_FILE DLQX_MGMT_URL
+screen_broker live-follow
 password=$(cat "$DLQX_PASSWORD_FILE")
 
 # mgmt, mgmt_get, tap_count, depth and wait_for: the broker suites' own (check.sh).

@@ -30,41 +30,26 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v tmux >/dev/null || { echo "plan-failover: FAIL: tmux is not installed (scripts/deps)"; exit 1; }
 tmp=$(mktemp -d)
 sock=dlqx-pf-$$
-own=0
-proxy=
-dir=${DLQX_TEST_BROKER_DIR:-}
+. "$here/lib.sh"
 . "$here/reap.sh"
 screen_tag_init
 cleanup() {
   tmux -L "$sock" kill-server 2>/dev/null
   [ -n "$proxy" ] && kill "$proxy" 2>/dev/null
   screen_reap plan-failover
-  [ $own -eq 1 ] && "$root/scripts/broker" stop "$dir" --fast >/dev/null 2>&1
+  screen_broker_stop
   if [ "${PF_KEEP:-}" = 1 ]; then echo "plan-failover: kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok    $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL  $*"; }
 
-if [ -z "$dir" ]; then
-  dir=$("$root/scripts/broker" start 2>"$tmp/broker.log" | tail -n 1)
-  [ -n "$dir" ] && [ -f "$dir/env" ] || { echo "plan-failover: the broker did not start:"; cat "$tmp/broker.log"; exit 1; }
-  own=1
-fi
-. "$dir/env"
-export DLQX_URL DLQX_PASSWORD_FILE DLQX_MGMT_URL
+screen_broker plan-failover
 P=pf$$-
 src=${P}bulk dlq=${P}bulk.dlq
 "$seed" --scenario bulk --prefix "$P" --count "$n" --size 256 >"$tmp/seed.out" 2>&1 ||
   { echo "plan-failover: seeding failed:"; tail -5 "$tmp/seed.out"; exit 1; }
 
-python3 "$here/tcp_proxy.py" "$DLQX_AMQP_PORT" "$tmp/proxy.port" "$tmp/never" "$tmp/mute" &
-proxy=$!
-for _ in $(seq 1 50); do [ -s "$tmp/proxy.port" ] && break; sleep 0.1; done
-[ -s "$tmp/proxy.port" ] || { echo "plan-failover: the proxy did not start"; exit 1; }
+screen_proxy plan-failover "$DLQX_AMQP_PORT" "$tmp/never" "$tmp/mute"
 # The node's URL with the proxy's port instead of its own: the first URL dlqx tries.
 purl=$(printf '%s' "$DLQX_URL" | sed "s/:$DLQX_AMQP_PORT\\//:$(cat "$tmp/proxy.port")\\//")
 [ "$purl" != "$DLQX_URL" ] || { echo "plan-failover: cannot make the proxy's URL of $DLQX_URL"; exit 1; }
