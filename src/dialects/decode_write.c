@@ -549,52 +549,43 @@ void decode_write_defaulted(struct strbuf *out, unsigned d)
 /* The record's own keys: a dialect named like one of them would replace it in the tree. */
 static bool name_is_a_key(const char *name)
 {
-#define K(s)                                                                                       \
-    {                                                                                              \
-        s, sizeof s - 1                                                                            \
-    }
-    static const struct {
-        const char *s;
-        size_t n;
-    } keys[] = {
-        K("dialect"),
-        K("id"),
-        K("type"),
-        K("version"),
-        K("correlation_id"),
-        K("causation_id"),
-        K("attempt"),
-        K("first_seen_ms"),
-        K("first_seen"),
-        K("age_s"),
-        K("origin"),
-        K("error"),
-        K("error_from_broker"),
-        K("error_type"),
-        K("error_message"),
-        K("stack_trace"),
-        K("failed_at_ms"),
-        K("failed_at"),
-        K("recognised"),
-        K("queue"),
-        K("exchange"),
-        K("routing_key"),
-        K("redelivered"),
-        K("source"),
-        K("death"),
-        K("headers"),
-        K("accepted"),
-        K("reject_reason"),
-        K("defaulted"),
-        K("replay"),
-        K("properties"),
-        K("body"),
+    static const char *const keys[] = {
+        "dialect",
+        "id",
+        "type",
+        "version",
+        "correlation_id",
+        "causation_id",
+        "attempt",
+        "first_seen_ms",
+        "first_seen",
+        "age_s",
+        "origin",
+        "error",
+        "error_from_broker",
+        "error_type",
+        "error_message",
+        "stack_trace",
+        "failed_at_ms",
+        "failed_at",
+        "recognised",
+        "queue",
+        "exchange",
+        "routing_key",
+        "redelivered",
+        "source",
+        "death",
+        "headers",
+        "accepted",
+        "reject_reason",
+        "defaulted",
+        "replay",
+        "properties",
+        "body",
     };
-#undef K
-    size_t n = strlen(name);
-    /* the length first: a strcmp with each of 32 names was 2% of decode */
+    /* the first byte first: a strcmp with each of 32 names was 2% of decode */
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (keys[i].n == n && memcmp(name, keys[i].s, n) == 0)
+        if (keys[i][0] == name[0] && strcmp(name, keys[i]) == 0)
             return true;
     return false;
 }
