@@ -33,13 +33,6 @@ struct bytes bytes_copy(const struct bytes *b)
     return bytes_dup(b->data, b->len);
 }
 
-void bytes_free(struct bytes *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = 0;
-}
-
 bool bytes_eq(const struct bytes *a, const struct bytes *b)
 {
     return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
