@@ -33,13 +33,6 @@ struct bytes bytes_copy(const struct bytes *b)
     return bytes_dup(b->data, b->len);
 }
 
-void bytes_free(struct bytes *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = 0;
-}
-
 bool bytes_eq(const struct bytes *a, const struct bytes *b)
 {
     return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
@@ -104,21 +97,6 @@ static inline uint64_t word_unplain(uint64_t w, uint64_t high)
     return (w & high) | some_below(w, 0x20) | some_equal(w, '"') | some_equal(w, '\\');
 }
 
-#if defined(__SSE2__)
-/* The flags (one bit a byte) of the sixteen bytes at p that a JSON string cannot hold. */
-static inline unsigned chunk_unplain(const unsigned char *p, bool ascii_only)
-{
-    const __m128i ctl = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), bsl = _mm_set1_epi8('\\');
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i bad = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v),
-                               _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bsl)));
-    unsigned mask = (unsigned)_mm_movemask_epi8(bad);
-    if (ascii_only)
-        mask |= (unsigned)_mm_movemask_epi8(v);
-    return mask;
-}
-#endif
-
 size_t json_plain_prefix(const void *data, size_t len, bool ascii_only)
 {
     const unsigned char *s = data;
@@ -126,14 +104,14 @@ size_t json_plain_prefix(const void *data, size_t len, bool ascii_only)
 #if defined(__SSE2__)
     if (len >= 16) {
         for (; i + 16 <= len; i += 16) {
-            unsigned mask = chunk_unplain(s + i, ascii_only);
+            unsigned mask = json_unplain16(s + i, ascii_only);
             if (mask)
                 return i + (size_t)__builtin_ctz(mask);
         }
         if (i == len)
             return len;
         /* the last sixteen bytes, of which those before i are known plain */
-        unsigned mask = chunk_unplain(s + len - 16, ascii_only) >> (i - (len - 16));
+        unsigned mask = json_unplain16(s + len - 16, ascii_only) >> (i - (len - 16));
         return mask ? i + (size_t)__builtin_ctz(mask) : len;
     }
 #endif

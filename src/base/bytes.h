@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct bytes {
@@ -20,7 +21,15 @@ struct bytes {
 struct bytes bytes_dup(const void *data, size_t len);
 struct bytes bytes_from_cstr(const char *s);
 struct bytes bytes_copy(const struct bytes *b);
-void bytes_free(struct bytes *b);
+/* Inline, free not called for the empty value: a message's free passes fourteen fields,
+ * most of them empty. */
+static inline void bytes_free(struct bytes *b)
+{
+    if (b->data)
+        free(b->data);
+    b->data = NULL;
+    b->len = 0;
+}
 bool bytes_eq(const struct bytes *a, const struct bytes *b);
 bool bytes_eq_cstr(const struct bytes *a, const char *s);
 bool bytes_has_prefix(const struct bytes *a, const char *prefix);
@@ -79,6 +88,22 @@ static inline uint64_t json_unplain_ascii_word(const unsigned char *p)
     /* exact as a whole: a byte below 0x20, a quote, a backslash or a high byte */
     return (w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
 }
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* The flags (one bit a byte) of the sixteen bytes at p that a JSON string cannot hold as
+ * they are (with ascii_only, bytes above 0x7f too). */
+static inline unsigned json_unplain16(const unsigned char *p, bool ascii_only)
+{
+    const __m128i ctl = _mm_set1_epi8(0x1f), quote = _mm_set1_epi8('"'), bsl = _mm_set1_epi8('\\');
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i bad = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bsl)));
+    unsigned mask = (unsigned)_mm_movemask_epi8(bad);
+    if (ascii_only)
+        mask |= (unsigned)_mm_movemask_epi8(v);
+    return mask;
+}
+#endif
 static inline bool json_plain_ascii(const void *data, size_t n)
 {
     const unsigned char *s = data;
