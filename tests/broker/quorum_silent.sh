@@ -2,10 +2,10 @@
 # A quorum DLQ whose leader does not answer for a moment. RabbitMQ then answers a passive
 # declare with 0 messages and 0 consumers (rabbit_quorum_queue:stat's {ok, 0, 0} on a timeout),
 # as it does for a node that has just started (the cluster test's "selected 0 of 20000"). The
-# leader's Ra process is suspended (sys:suspend through rabbitmqctl eval) and resumed 2 s after
-# dlqx starts: a peek must read every message and a move must move every one, not end at once
-# on "empty". An empty quorum queue nobody reads is still taken as empty, after 5 s, and said
-# to be unsure (count_unsure).
+# leader's Ra process is suspended (sys:suspend through rabbitmqctl eval) for 3 s and dlqx
+# started as soon as the broker says 0: a peek must read every message and a move must move
+# every one, not end at once on "empty". An empty quorum queue nobody reads is still taken as
+# empty, after 5 s, and said to be unsure (count_unsure).
 # Needs the test broker's environment (run.sh): DLQX_BROKER_DIR, DLQX_SOURCE_ROOT, DLQX_SEED.
 # usage: quorum_silent.sh DLQX
 set -u
@@ -34,21 +34,25 @@ full() { [ "$(depth "$dlq")" = $N ]; }
 wait_for 100 full ||
   { echo "FAIL quorum-silent: $dlq did not reach $N"; exit 1; }
 
-ra() { # suspend|resume: the DLQ's Ra server (its leader: the only member on one node)
-  "$root/scripts/broker" ctl "$dir" eval "sys:$1(whereis('%2F_$dlq'))." >"$tmp/ra.out" 2>&1 &&
-    grep -q '^ok' "$tmp/ra.out"
-}
-silent() { # COMMAND...: runs it in the background with the leader suspended for its first 2 s
-  ra suspend || { cat "$tmp/ra.out"; echo "FAIL quorum-silent: could not suspend the leader"; exit 1; }
-  # The premise: the broker says 0 for the queue while its leader is suspended.
-  d=$(depth "$dlq")
-  [ "$d" = 0 ] || { ra resume; echo "FAIL quorum-silent: the premise: the suspended queue said '$d', not 0"; exit 1; }
-  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
-  bg=$!
-  sleep 2
-  ra resume || { cat "$tmp/ra.out"; echo "FAIL quorum-silent: could not resume the leader"; }
-  wait $bg
+zero() { [ "$(depth "$dlq")" = 0 ]; }
+silent() { # COMMAND...: runs it while the DLQ's leader is suspended, for 3 s in all
+  # One rabbitmqctl call suspends the queue's Ra server (its leader: the only member on one
+  # node), holds it 3 s and resumes it, so that the CLI's own start-up (seconds on a loaded
+  # machine) is not part of the silence. The premise: the broker says 0 while it lasts.
+  "$root/scripts/broker" ctl "$dir" eval \
+    "P = whereis('%2F_$dlq'), ok = sys:suspend(P), timer:sleep(3000), sys:resume(P)." \
+    >"$tmp/ra.out" 2>&1 &
+  ra=$!
+  wait_for 300 zero || {
+    wait $ra
+    cat "$tmp/ra.out"
+    echo "FAIL quorum-silent: the premise: the suspended queue never said 0"
+    exit 1
+  }
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
   rc=$?
+  wait $ra
+  grep -q '^ok' "$tmp/ra.out" || { cat "$tmp/ra.out"; echo "FAIL quorum-silent: suspending the leader failed"; exit 1; }
 }
 expect() { # NAME CONDITION...
   e_name=$1
@@ -65,6 +69,7 @@ expect() { # NAME CONDITION...
 # Peek: every message, the count before the real one.
 silent nomgmt "$dlqx" peek "$dlq" --type quorum --report "$tmp/rep.json" -o "$tmp/peek.jsonl"
 expect "peek exits 0 (exit $rc)" [ "$rc" -eq 0 ]
+expect "the peek saw the silence: its plan says 0 ready" grep -q "quorum queue, 0 messages ready" "$tmp/err"
 expect "peek read all $N ($(wc -l <"$tmp/peek.jsonl"))" [ "$(wc -l <"$tmp/peek.jsonl")" -eq $N ]
 expect "peek: ready_before $N, count_unsure false" sh -c "tr -d ' \n' <'$tmp/rep.json' | grep -q '\"ready_before\":$N,.*\"count_unsure\":false'"
 expect "the DLQ still holds $N after the peek" [ "$(depth "$dlq")" = $N ]
