@@ -641,21 +641,33 @@ static bool body_string_append(struct strbuf *out, const unsigned char *s, size_
     while (i < n) {
         unsigned char c;
 #if defined(__SSE2__)
-        if (i + 16 <= n) {
+        unsigned m = 0;
+        while (i + 16 <= n) {
             __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
             _mm_storeu_si128((__m128i *)(void *)o, v);
-            unsigned m = (unsigned)_mm_movemask_epi8(body_bad16(v));
-            if (!m) {
-                i += 16;
-                o += 16;
-                continue;
-            }
+            m = (unsigned)_mm_movemask_epi8(body_bad16(v));
+            if (m)
+                break;
+            i += 16;
+            o += 16;
+        }
+        if (m) { /* s[i + j] is not plain: the bytes before it are stored */
             size_t j = (size_t)__builtin_ctz(m);
             i += j;
             o += j;
-        }
+            c = s[i];
+        } else
 #endif
-        c = s[i];
+        {
+            if (i == n)
+                break;
+            c = s[i];
+            if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+                *o++ = (char)c;
+                i++;
+                continue;
+            }
+        }
         if (c >= 0x80) {
             size_t k = utf8_char_len(s + i, n - i);
             if (!k) {
@@ -666,7 +678,7 @@ static bool body_string_append(struct strbuf *out, const unsigned char *s, size_
             memcpy(o, s + i, k);
             o += k;
             i += k;
-        } else if (c < 0x20 || c == '"' || c == '\\') {
+        } else {
             /* room for this escape, the rest of the body and a chunk's store after it */
             size_t at = (size_t)(o - out->buf);
             if (out->cap - at <= n - i + 24) {
@@ -675,9 +687,6 @@ static bool body_string_append(struct strbuf *out, const unsigned char *s, size_
                 o = out->buf + at;
             }
             o += body_escape(o, c);
-            i++;
-        } else {
-            *o++ = (char)c;
             i++;
         }
     }
