@@ -112,8 +112,10 @@ static enum table_plain table_is_plain(const struct htable *t)
                 has_type = true;
             for (size_t j = 0; j < i; j++) {
                 const struct bytes *o = &t->e[j].key;
-                if (o->len == k->len && (k->len == 0 || (o->data[0] == k->data[0] &&
-                                                         memcmp(o->data, k->data, k->len) == 0)))
+                /* the last byte first: header keys share their prefixes (x-acemq-…) */
+                if (o->len == k->len &&
+                    (k->len == 0 || (o->data[k->len - 1] == k->data[k->len - 1] &&
+                                     memcmp(o->data, k->data, k->len) == 0)))
                     return TP_NO;
             }
         }
