@@ -340,6 +340,42 @@ static void test_random_messages(void **state)
     }
 }
 
+/* Bodies of valid UTF-8 with escapes at every place a 16-byte chunk can put them (the record
+ * writer copies sixteen bytes at a time and writes an escape over the rest), as long runs of
+ * escapes that grow the record beyond the room made for the body, and with one byte that is
+ * not UTF-8 (then body_base64) at any place. */
+static void test_escaped_bodies(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "\x00", "\x1b", "\\", "\"", "\n", "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+        "\x1f"};
+    seed = 0xb0d1e5ULL;
+    rng_state = seed;
+    for (int i = 0; i < 3000; i++) {
+        struct message m;
+        message_init(&m);
+        size_t want = i < 200 ? (size_t)i : pick(i % 10 == 0 ? 5000 : 300);
+        unsigned plain = pick(4); /* 0: escapes only .. 3: mostly plain */
+        struct strbuf b;
+        sb_init(&b);
+        while (b.len < want) {
+            if (pick(4) < plain) {
+                sb_addc(&b, (char)(0x20 + pick(95)));
+            } else {
+                const char *p = pieces[pick(10)];
+                sb_add(&b, p, p[0] ? strlen(p) : 1);
+            }
+        }
+        if (i % 7 == 3 && b.len)
+            b.buf[pick((unsigned)b.len)] = (char)0xff;
+        m.body.len = b.len;
+        m.body.data = (unsigned char *)sb_detach(&b, NULL);
+        check_message(&m, i);
+        message_free(&m);
+    }
+}
+
 /* The cases the issue named, one by one. */
 static void test_named_cases(void **state)
 {
@@ -406,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_named_cases),
         cmocka_unit_test(test_wire_value_refused),
         cmocka_unit_test(test_random_messages),
+        cmocka_unit_test(test_escaped_bodies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

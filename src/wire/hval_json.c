@@ -112,8 +112,10 @@ static enum table_plain table_is_plain(const struct htable *t)
                 has_type = true;
             for (size_t j = 0; j < i; j++) {
                 const struct bytes *o = &t->e[j].key;
-                if (o->len == k->len && (k->len == 0 || (o->data[0] == k->data[0] &&
-                                                         memcmp(o->data, k->data, k->len) == 0)))
+                /* the last byte first: header keys share their prefixes (x-acemq-…) */
+                if (o->len == k->len &&
+                    (k->len == 0 || (o->data[k->len - 1] == k->data[k->len - 1] &&
+                                     memcmp(o->data, k->data, k->len) == 0)))
                     return TP_NO;
             }
         }
@@ -187,16 +189,17 @@ static bool write_table(const struct htable *t, struct strbuf *out, int depth)
         return false;
     sb_addc(out, '{');
     for (size_t i = 0; i < t->n; i++) {
-        if (i)
-            sb_addc(out, ',');
         const struct bytes *k = &t->e[i].key;
         if (tp == TP_ASCII) {
-            sb_addc(out, '"');
-            sb_add(out, k->data, k->len);
-            sb_addc(out, '"');
-        } else if (!json_out_string(out, k->data, k->len)) {
-            return false;
+            json_put_quoted(out, i ? ',' : 0, k->data, k->len, ':');
+            if (!write_value(&t->e[i].val, out, depth + 1))
+                return false;
+            continue;
         }
+        if (i)
+            sb_addc(out, ',');
+        if (!json_out_string(out, k->data, k->len))
+            return false;
         sb_addc(out, ':');
         if (!write_value(&t->e[i].val, out, depth + 1))
             return false;
@@ -235,7 +238,7 @@ static bool write_value(const struct hval *v, struct strbuf *out, int depth)
         sb_addc(out, '}');
         return true;
     case HV_STRING:
-        return json_out_string(out, v->v.s.data, v->v.s.len);
+        return json_put_string(out, v->v.s.data, v->v.s.len);
     case HV_BYTES:
         if (!utf8_valid(v->v.s.data, v->v.s.len))
             return false;

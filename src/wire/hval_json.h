@@ -15,8 +15,11 @@
 
 #include <jansson.h>
 
+#include "bytes.h"
 #include "hval.h"
+#include "json_out.h"
 #include "status.h"
+#include "util.h"
 
 /* Arrays and tables that would open at HVAL_JSON_WIRE_DEPTH levels or deeper (counted from
  * the value given) are written {"type": "wire", "base64": …}: the AMQP wire form of the value,
@@ -31,7 +34,6 @@ json_t *htable_to_json(const struct htable *t);
  * false, with nothing appended, for anything else (a float, a decimal, bytes that are not
  * UTF-8, a table that needs the typed form, an unsigned value above 2^63-1), which the
  * caller then writes through htable_to_json. */
-struct strbuf;
 bool htable_write_json(const struct htable *t, struct strbuf *out);
 /* path names the value in errors ("headers.x-death[0].count"). */
 enum status hval_from_json(const json_t *j, const char *path, struct hval *out, struct error *err);
@@ -48,5 +50,36 @@ json_t *bytes_to_json(const void *data, size_t len);
 /* The reverse; accepts a string or {"base64": "..."}. */
 enum status bytes_from_json(const json_t *j, const char *path, struct bytes *out,
                             struct error *err);
+
+/* For the record writers: */
+/* pre, then s between quotes, then post (pre and post: 0 for none), in one step: s is
+ * printable ASCII with nothing to escape. */
+static inline void json_put_quoted(struct strbuf *out, char pre, const void *s, size_t n, char post)
+{
+    if (out->cap - out->len <= n + 4)
+        sb_grow(out, n + 4);
+    char *o = out->buf + out->len;
+    if (pre)
+        *o++ = pre;
+    *o++ = '"';
+    if (n)
+        memcpy(o, s, n);
+    o += n;
+    *o++ = '"';
+    if (post)
+        *o++ = post;
+    out->len = (size_t)(o - out->buf);
+    *o = '\0';
+}
+
+/* json_out_string's output, printable ASCII (the usual header value) written at once. */
+static inline bool json_put_string(struct strbuf *out, const void *s, size_t n)
+{
+    if (n <= 24 ? json_plain_ascii(s, n) : json_plain_prefix(s, n, true) == n) {
+        json_put_quoted(out, 0, s, n, 0);
+        return true;
+    }
+    return json_out_string(out, s, n);
+}
 
 #endif

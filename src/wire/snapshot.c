@@ -13,6 +13,10 @@
 #include "json_out.h"
 #include "snapshot_fast.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* SNAPSHOT_VERSION as text, for the records written directly. */
 #define VERSION_TEXT_(v) #v
 #define VERSION_TEXT(v) VERSION_TEXT_(v)
@@ -571,64 +575,124 @@ static int sb_dump_cb(const char *buffer, size_t size, void *data)
     return 0;
 }
 
+/* The escape of c (a byte below 0x20, '"' or '\\') at o, as jansson writes it; its length. */
+static inline size_t body_escape(char *o, unsigned char c)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char e = 0;
+    switch (c) {
+    case '"':
+        e = '"';
+        break;
+    case '\\':
+        e = '\\';
+        break;
+    case '\b':
+        e = 'b';
+        break;
+    case '\f':
+        e = 'f';
+        break;
+    case '\n':
+        e = 'n';
+        break;
+    case '\r':
+        e = 'r';
+        break;
+    case '\t':
+        e = 't';
+        break;
+    default:
+        memcpy(o, "\\u00", 4);
+        o[4] = hex[c >> 4];
+        o[5] = hex[c & 15];
+        return 6;
+    }
+    o[0] = '\\';
+    o[1] = e;
+    return 2;
+}
+
+#if defined(__SSE2__)
+/* The bytes of the sixteen at p that a body's string cannot hold as they are: below 0x20 or
+ * above 0x7f (both below 0x20 as signed bytes), '"' and '\\'. */
+static inline __m128i body_bad16(__m128i v)
+{
+    return _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+}
+#endif
+
 /* The body as a JSON string, escaped exactly as jansson's compact dump escapes it (so the
  * fast path below and snapshot_to_json write the same bytes), in one pass that checks it is
- * UTF-8 as it goes: false, with out as it was, when it is not (utf8_valid's answer). Runs of
- * plain bytes are copied at once, with the same sb_add calls as a check first and an escape
- * after would make (the same capacities). */
+ * UTF-8 as it goes: false, with out as it was, when it is not (utf8_valid's answer). The
+ * bytes are copied as they are scanned, sixteen at a time (a chunk is stored whole, and the
+ * part after a byte to escape written again after the escape): room for the body and one
+ * chunk more is made first, and more only when escapes need it. */
 static bool body_string_append(struct strbuf *out, const unsigned char *s, size_t n)
 {
     size_t start = out->len;
-    sb_addc(out, '"');
-    size_t run = 0, i = 0;
+    if (out->cap - out->len <= n + 24)
+        sb_grow(out, n + 24);
+    char *o = out->buf + out->len;
+    *o++ = '"';
+    size_t i = 0;
     while (i < n) {
-        i += json_plain_prefix(s + i, n - i, true);
-        if (i == n)
-            break;
-        unsigned char c = s[i];
-        if (c >= 0x80) {
-            do { /* a run of multi-byte characters */
-                size_t k = utf8_char_len(s + i, n - i);
-                if (!k) {
-                    out->len = start;
-                    out->buf[start] = '\0';
-                    return false;
-                }
-                i += k;
-            } while (i < n && s[i] >= 0x80);
-            continue;
+        unsigned char c;
+#if defined(__SSE2__)
+        unsigned m = 0;
+        while (i + 16 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            _mm_storeu_si128((__m128i *)(void *)o, v);
+            m = (unsigned)_mm_movemask_epi8(body_bad16(v));
+            if (m)
+                break;
+            i += 16;
+            o += 16;
         }
-        sb_add(out, s + run, i - run);
-        run = ++i;
-        switch (c) {
-        case '"':
-            sb_adds(out, "\\\"");
-            break;
-        case '\\':
-            sb_adds(out, "\\\\");
-            break;
-        case '\b':
-            sb_adds(out, "\\b");
-            break;
-        case '\f':
-            sb_adds(out, "\\f");
-            break;
-        case '\n':
-            sb_adds(out, "\\n");
-            break;
-        case '\r':
-            sb_adds(out, "\\r");
-            break;
-        case '\t':
-            sb_adds(out, "\\t");
-            break;
-        default:
-            sb_addf(out, "\\u%04X", c);
-            break;
+        if (m) { /* s[i + j] is not plain: the bytes before it are stored */
+            size_t j = (size_t)__builtin_ctz(m);
+            i += j;
+            o += j;
+            c = s[i];
+        } else
+#endif
+        {
+            if (i == n)
+                break;
+            c = s[i];
+            if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+                *o++ = (char)c;
+                i++;
+                continue;
+            }
+        }
+        if (c >= 0x80) {
+            size_t k = utf8_char_len(s + i, n - i);
+            if (!k) {
+                out->len = start;
+                out->buf[start] = '\0';
+                return false;
+            }
+            memcpy(o, s + i, k);
+            o += k;
+            i += k;
+        } else {
+            /* room for this escape, the rest of the body and a chunk's store after it */
+            size_t at = (size_t)(o - out->buf);
+            if (out->cap - at <= n - i + 24) {
+                out->len = at;
+                sb_grow(out, n - i + 24);
+                o = out->buf + at;
+            }
+            o += body_escape(o, c);
+            i++;
         }
     }
-    sb_add(out, s + run, n - run);
-    sb_addc(out, '"');
+    *o++ = '"';
+    out->len = (size_t)(o - out->buf);
+    out->buf[out->len] = '\0';
     return true;
 }
 
@@ -643,7 +707,7 @@ static void json_value_append(struct strbuf *out, json_t *v)
 /* bytes_to_json's value, written directly when it is a string. */
 static void bytes_append(struct strbuf *out, const struct bytes *b)
 {
-    if (!json_out_string(out, b->data, b->len))
+    if (!json_put_string(out, b->data, b->len))
         json_value_append(out, bytes_to_json(b->data, b->len));
 }
 
@@ -655,14 +719,13 @@ bool snapshot_props_write(struct strbuf *out, const struct props *p)
     for (unsigned f = 0; f < PROP_COUNT; f++) {
         if (!props_has(p, (enum prop_flag)f))
             continue;
-        sb_adds(out, first ? "\"" : ",\"");
+        const char *name = prop_name((enum prop_flag)f); /* a plain ASCII name */
+        json_put_quoted(out, first ? 0 : ',', name, strlen(name), ':');
         first = false;
-        sb_adds(out, prop_name((enum prop_flag)f));
-        sb_adds(out, "\":");
         bool ok = true;
         if (f < PROP_delivery_mode) {
             const struct bytes *b = props_string(p, (enum prop_flag)f);
-            ok = json_out_string(out, b->data, b->len);
+            ok = json_put_string(out, b->data, b->len);
         } else if (f == PROP_delivery_mode) {
             json_out_integer(out, p->delivery_mode);
         } else if (f == PROP_priority) {
