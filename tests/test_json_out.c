@@ -215,12 +215,47 @@ static void test_plain_prefix(void **state)
     }
 }
 
+/* A string's one byte to escape (or a UTF-8 character) at every place in texts of 1 to 80
+ * bytes: json_out_string writes jansson's bytes. The copy that checks as it goes looks at
+ * sixteen bytes at a time with SSE2, else eight: built without SSE2 (scripts/test's portable
+ * build), it once checked only the first and last eight bytes of a text, and wrote a quote or
+ * a backslash in the middle of a longer one as it was. */
+static void test_one_byte_anywhere(void **state)
+{
+    (void)state;
+    static const char *const odd[] = {"\"", "\\", "\x01", "\x1f", "\n", "\xc3\xa9", "\xe2\x80\xae"};
+    char text[96];
+    for (size_t n = 1; n <= 80; n++)
+        for (size_t at = 0; at < n; at++)
+            for (size_t k = 0; k < sizeof odd / sizeof *odd; k++) {
+                size_t len = strlen(odd[k]);
+                if (at + len > n)
+                    continue;
+                memset(text, 'a', n);
+                memcpy(text + at, odd[k], len);
+                json_t *j = json_stringn(text, n);
+                assert_non_null(j);
+                struct strbuf want, got;
+                sb_init(&want);
+                sb_init(&got);
+                assert_int_equal(
+                    json_dump_callback(j, dump_cb, &want, JSON_COMPACT | JSON_ENCODE_ANY), 0);
+                assert_true(json_out_string(&got, text, n));
+                assert_int_equal(got.len, want.len);
+                assert_memory_equal(got.buf, want.buf, want.len);
+                sb_free(&want);
+                sb_free(&got);
+                json_decref(j);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_declines),
         cmocka_unit_test(test_plain_prefix),
+        cmocka_unit_test(test_one_byte_anywhere),
     };
     return cmocka_run_group_tests_name("json_out", tests, NULL, NULL);
 }

@@ -69,7 +69,11 @@ static inline bool plain_copy(struct strbuf *out, const unsigned char *s, size_t
     }
 #endif
     if (n >= 8) {
-        if (json_unplain_ascii_word(s) | json_unplain_ascii_word(s + n - 8))
+        /* every word, then the last eight bytes (which may overlap the one before) */
+        for (; i + 8 <= n; i += 8)
+            if (json_unplain_ascii_word(s + i))
+                return false;
+        if (i < n && json_unplain_ascii_word(s + n - 8))
             return false;
         memcpy(d, s, n);
     } else {
