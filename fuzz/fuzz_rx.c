@@ -9,8 +9,8 @@
  * a bracket expression as the Latin-1 character, rx as nothing; rx.h). Checks:
  *   - rx_compile never fails on a regex glibc's regcomp accepts (it reads some that glibc
  *     refused, such as ranges past ASCII in C.UTF-8), unless the automaton is over
- *     RX_MAX_STATES (nothing is asked of glibc then: regcomp would build it) or a count over
- *     255 (the filter refuses those first);
+ *     RX_MAX_STATES or a count over 255 (the filter refuses those first): nothing is asked
+ *     of glibc then (regcomp would build the whole expansion: 2.8 GB for {5815}{5815});
  *   - rx_match and regexec (REG_STARTEND) agree (regexes of up to 500 states, without many
  *     repeats: regcomp is slow on them), but for the differences rx.h documents: a ^ or $ inside a
  * regex next to a newline (skipped when the regex has ^ or $ and the subject a newline), and an
@@ -129,7 +129,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *why = "";
     size_t at = 0;
     struct rx *re = rx_compile(src, rlen, icase ? RX_ICASE : 0, RX_MAX_STATES, &code, &why, &at);
-    if (!re && code == RX_TOO_LARGE) {
+    /* Too large for rx, or a count over the filter's bound: glibc is not asked (it would
+     * build the whole expansion first: [^]a-]{5815}{5815} took regcomp 2.8 GB, the
+     * harness's out-of-memory in CI; rx refuses it at once). */
+    if (!re && (code == RX_TOO_LARGE || strstr(why, "repeat count over"))) {
         free(subj);
         free(src);
         return 0;
@@ -147,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     regex_t g;
     int rc = regcomp(&g, src, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
-    if (rc == 0 && !re && !strstr(why, "repeat count over")) { /* the filter's bound too */
+    if (rc == 0 && !re) {
         fprintf(stderr, "fuzz_rx: glibc accepts /%s/, rx does not: %s at %zu\n", src, why, at);
         abort();
     }
