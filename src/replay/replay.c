@@ -274,8 +274,9 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
      * (a move that said "selected 0 of 20000" in the cluster test). */
     enum status st =
         run->kind == QK_QUORUM
-            ? conn_queue_inspect_quorum(c, CHECK_CHANNEL, o->queue, REPLAY_QUORUM_ZERO_WAIT_S,
-                                        &ready, &consumers, &r->count_unsure, kind, err)
+            ? conn_queue_inspect_wait(c, CHECK_CHANNEL, o->queue, 0, true,
+                                      REPLAY_QUORUM_ZERO_WAIT_S, &ready, &consumers,
+                                      &r->count_unsure, kind, err)
             : conn_queue_inspect(c, CHECK_CHANNEL, o->queue, &ready, &consumers, kind, err);
     if (st != ST_OK) {
         replay_free(p);

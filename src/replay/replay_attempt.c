@@ -99,17 +99,12 @@ static enum status open_attempt(struct run *run, enum conn_err *kind, struct err
     const struct replay_report *r = run->r;
     uint64_t gone = r->done + r->unknown;
     uint64_t least = r->ready_before > gone ? r->ready_before - gone : 0;
-    double until = clock_mono_s() + 15;
-    for (;;) {
-        st =
-            conn_queue_inspect(run->c, CHECK_CHANNEL, run->o->queue, &ready, &consumers, kind, err);
-        if (st != ST_OK)
-            return st;
-        if (ready >= least || clock_mono_s() >= until)
-            break;
-        struct timespec ts = {0, 250 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
+    bool short_of = false;
+    st = conn_queue_inspect_wait(run->c, CHECK_CHANNEL, run->o->queue,
+                                 least > UINT32_MAX ? UINT32_MAX : (uint32_t)least, false, 15,
+                                 &ready, &consumers, &short_of, kind, err);
+    if (st != ST_OK)
+        return st;
     run->total = ready;
     if ((st = conn_channel_open(run->c, READ_CHANNEL, kind, err)) != ST_OK ||
         (st = conn_channel_open(run->c, PUB_CHANNEL, kind, err)) != ST_OK)
