@@ -67,7 +67,7 @@ static struct round_fig round_pass(int k, int round, const struct broker *brk,
         /* The plan is read inside engine_pass, not timed: count only replay_run's CPU. */
         c0 = cpu_s() - er.cpu_s;
         bpass = er.broker_s; /* the node's, replay_run alone: the plan's read of the
-                                whole DLQ before it (~50 us a message) is not dlqx's */
+                                whole DLQ before it is not dlqx's */
         secs = er.seconds;
         done = er.done;
         if (er.failed || er.cancelled) {
