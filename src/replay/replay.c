@@ -239,6 +239,16 @@ static void replay_free(struct replay *p)
     free(p);
 }
 
+/* How long the queue may stay silent before the reading is taken as done. */
+static void set_idle(struct replay *p, uint32_t consumers)
+{
+    const struct replay_opts *o = p->run.o;
+    p->idle_ms = o->idle_timeout_ms > 0     ? o->idle_timeout_ms
+                 : p->run.kind == QK_STREAM ? 2000
+                 : consumers > 0            ? 5000
+                                            : 30000;
+}
+
 enum status replay_start(struct conn *c, const struct replay_opts *o, struct replay **out,
                          enum conn_err *kind, struct error *err)
 {
@@ -269,21 +279,21 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
     journal_new_run_id(r->run_id);
 
     uint32_t ready = 0, consumers = 0;
-    /* A quorum queue whose leader does not answer says 0 (a node that has just started, a
-     * leader being elected): asked again for a while before a pass over nothing ends at once
-     * (a move that said "selected 0 of 20000" in the cluster test). */
-    enum status st =
-        run->kind == QK_QUORUM
-            ? conn_queue_inspect_wait(c, CHECK_CHANNEL, o->queue, 0, true,
-                                      REPLAY_QUORUM_ZERO_WAIT_S, &ready, &consumers,
-                                      &r->count_unsure, kind, err)
-            : conn_queue_inspect(c, CHECK_CHANNEL, o->queue, &ready, &consumers, kind, err);
+    enum status st = conn_queue_inspect(c, CHECK_CHANNEL, o->queue, &ready, &consumers, kind, err);
     if (st != ST_OK) {
         replay_free(p);
         return st;
     }
     r->ready_before = ready;
     run->total = ready;
+    /* A quorum queue whose leader does not answer says 0 (a node that has just started, a
+     * leader being elected): asked again for a while (count_step) before a pass over nothing
+     * ends at once (a move that said "selected 0 of 20000" in the cluster test). */
+    if (run->kind == QK_QUORUM && ready == 0 && consumers == 0) {
+        run->counting = true;
+        run->count_next = run->started + 0.25;
+        run->count_until = run->started + REPLAY_QUORUM_ZERO_WAIT_S;
+    }
 
     /* planned: a plan's size; a live selection (expect 0) learns how many it selects only as
      * it reads — the queue's depth is not that (10 "planned" for 6 selected): the end record
@@ -312,16 +322,13 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
     run->limit = peek_delivery_limit(&qi, conn_broker_version(c)).limit;
     run->by_get = run->kind == QK_QUORUM && run->limit >= 0 && !o->force;
     if (run->total == 0)
-        run->reading_done = true;
+        run->reading_done = !run->counting;
     else if (!run->by_get && (st = rr_start_consume(run, kind, err)) != ST_OK) {
         conn_channel_close(c, PUB_CHANNEL);
         replay_free(p);
         return st;
     }
-    p->idle_ms = o->idle_timeout_ms > 0   ? o->idle_timeout_ms
-                 : run->kind == QK_STREAM ? 2000
-                 : consumers > 0          ? 5000
-                                          : 30000;
+    set_idle(p, consumers);
     p->confirm_ms = o->confirm_timeout_ms > 0 ? o->confirm_timeout_ms : 30000;
     run->last_frame = clock_mono_s();
     *out = p;
@@ -506,11 +513,86 @@ static void wrap_up(struct replay *p)
     p->finished = true;
 }
 
+/* The count could not be asked, or the reading not started: a lost connection ends the
+ * attempt as any other loss does (the next may follow); anything else ends the pass. */
+static void count_failed(struct run *run, enum conn_err k, const struct error *e)
+{
+    if (k == CONN_LOST) {
+        rr_connection_lost(run, e->msg);
+        return;
+    }
+    if (!run->err.msg[0])
+        error_set(&run->err, ST_EIO, "%s", e->msg);
+    run->kind_seen = k;
+    rr_set_end(run, RE_CHANNEL_CLOSED);
+    run->reading_done = true;
+}
+
+/* The start's count asked again while a quorum DLQ says 0 messages and 0 consumers (the
+ * wait conn_queue_inspect_wait makes, in steps): true while it goes on. A count of messages
+ * or of consumers ends it and the reading starts; so does the end of the wait (the queue is
+ * taken as empty, count_unsure), a cancel, or a failed ask (the pass ends with its error). */
+static bool count_step(struct replay *p, double deadline)
+{
+    struct run *run = &p->run;
+    struct replay_report *r = &p->rep;
+    report_progress(run, "counting", false);
+    if (run->cancelled) {
+        run->counting = false;
+        run->reading_done = true;
+        return false;
+    }
+    double now = clock_mono_s();
+    if (now < run->count_next) {
+        double until = run->count_next < deadline ? run->count_next : deadline;
+        if (until > now) {
+            double s = until - now;
+            struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+        return clock_mono_s() < run->count_next || run->cancelled;
+    }
+    uint32_t ready = 0, consumers = 0;
+    enum conn_err k = CONN_OK;
+    struct error e;
+    error_clear(&e);
+    if (conn_queue_inspect(run->c, CHECK_CHANNEL, run->o->queue, &ready, &consumers, &k, &e) !=
+        ST_OK) {
+        run->counting = false;
+        r->count_unsure = true;
+        count_failed(run, k, &e);
+        return false;
+    }
+    if (ready == 0 && consumers == 0 && clock_mono_s() < run->count_until) {
+        run->count_next = clock_mono_s() + 0.25;
+        return true;
+    }
+    run->counting = false;
+    r->count_unsure = ready == 0 && consumers == 0;
+    r->ready_before = ready;
+    run->total = ready;
+    set_idle(p, consumers);
+    run->last_frame = clock_mono_s();
+    if (ready == 0) {
+        run->reading_done = true;
+        return false;
+    }
+    enum status st = run->by_get ? ST_OK : rr_start_consume(run, &k, &e);
+    if (st != ST_OK)
+        count_failed(run, k, &e);
+    return false;
+}
+
 bool replay_step(struct replay *p, double deadline)
 {
     for (bool first = true; !p->finished; first = false) {
         if (!first && clock_mono_s() >= deadline)
             return true;
+        if (p->run.counting && count_step(p, deadline)) {
+            if (clock_mono_s() >= deadline)
+                return true;
+            continue;
+        }
         bool more = turn(p, deadline);
         rr_flush_acks(&p->run);
         if (!more && !rr_next_attempt(&p->run))

@@ -156,7 +156,8 @@ const char *replay_end_name(enum replay_end e);
 
 #define REPLAY_MAX_REASONS 8
 
-/* How long replay_start asks a quorum DLQ again while it answers 0 messages and 0 consumers. */
+/* How long a pass asks a quorum DLQ again while it answers 0 messages and 0 consumers (in
+ * its steps: replay_step, not replay_start, waits). */
 #define REPLAY_QUORUM_ZERO_WAIT_S 5.0
 
 struct replay_report {

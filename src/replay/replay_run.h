@@ -109,6 +109,11 @@ struct run {
     size_t canary_item;
     double canary_until;
     struct bytes canary_id;
+    /* A quorum DLQ that said 0 messages and 0 consumers at the start: asked again in the
+     * loop (count_step in replay.c) every quarter second until count_until, so a pass started
+     * from the explorer does not hold the screen and Ctrl-C ends the wait at once. */
+    bool counting;
+    double count_until, count_next;
     /* checks */
     struct strbuf checked_exchanges; /* "\n"-separated names known to exist */
     bool blocked;

@@ -100,6 +100,29 @@ expect "the peek's report: count_unsure" sh -c "tr -d ' \n' <'$tmp/e.json' | gre
 check "move of an empty quorum queue" 0 '"count_unsure":true' \
   nomgmt "$dlqx" move "$empty" --all --to-queue "$target" --type quorum --yes --json --journal "$tmp/j2.jsonl"
 
+# Ctrl-C while the pass asks the empty queue again: the wait is a step of the pass's loop (the
+# explorer's screen is not held), so the signal ends it at once, not after the 5 s.
+t_start=$(date +%s.%N)
+DLQX_MGMT_URL= "$dlqx" move "$empty" --all --to-queue "$target" --type quorum --yes --json \
+  --journal "$tmp/j3.jsonl" >"$tmp/out" 2>"$tmp/err" </dev/null &
+mv_pid=$!
+# The signal once the pass has begun (its run record is in the journal: it catches SIGINT by
+# then; a background job of sh starts with SIGINT ignored), half a second into the wait.
+begun() { grep -q '"kind":"run"' "$tmp/j3.jsonl" 2>/dev/null; }
+wait_for 300 begun || { cat "$tmp/err"; echo "FAIL quorum-silent: the move never began"; exit 1; }
+sleep 0.5
+t0=$(date +%s.%N)
+kill -s INT $mv_pid
+wait $mv_pid
+rc=$?
+t1=$(date +%s.%N)
+expect "Ctrl-C during the count's wait: ended within 2 s of the signal" awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 2) }'
+# (A pass that waits in replay_start journals its run only after the 5 s: then it is over
+# before the signal, its run record and all.)
+expect "Ctrl-C during the count's wait: the whole move took under 4.8 s" awk -v a="$t_start" -v b="$t1" 'BEGIN { exit !(b - a < 4.8) }'
+expect "Ctrl-C during the count's wait: the pass says cancelled (exit $rc)" grep -q '"end":"cancelled"' "$tmp/out"
+expect "Ctrl-C during the count's wait: its end is journaled" grep -q '"kind":"end"' "$tmp/j3.jsonl"
+
 clean
 echo "quorum-silent: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
