@@ -111,8 +111,14 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
 
 static void integer_out(struct strbuf *out, long long v)
 {
-    char buf[24];
-    char *p = buf + sizeof buf;
+    if (v >= 0 && v < 10) { /* a version, an attempt, a delivery mode */
+        putc1(out, (char)('0' + v));
+        return;
+    }
+    /* the digits end at buf + 24, and sixteen bytes from any start at or after buf + 8 are
+     * in buf: copied as one block of sixteen, not by memcpy's call */
+    char buf[40];
+    char *p = buf + 24;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
     while (u >= 100) {
         unsigned r = (unsigned)(u % 100);
@@ -128,7 +134,14 @@ static void integer_out(struct strbuf *out, long long v)
     }
     if (v < 0)
         *--p = '-';
-    put(out, p, (size_t)(buf + sizeof buf - p));
+    size_t n = (size_t)(buf + 24 - p);
+    if (n <= 16 && out->cap - out->len > 17) {
+        memcpy(out->buf + out->len, p, 16);
+        out->len += n;
+        out->buf[out->len] = '\0';
+    } else {
+        put(out, p, n);
+    }
 }
 
 static bool value_out(struct strbuf *out, const json_t *j, size_t flags, int depth)
