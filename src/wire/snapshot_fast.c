@@ -329,8 +329,13 @@ static bool integer(struct cur *c, int64_t *out)
     if (*p == '0') {
         p++;
     } else {
-        while (p < end && *p >= '0' && *p <= '9' && p - d < 18)
-            v = v * 10 + (*p++ - '0');
+        /* at most 18 digits: the end of the line or the 18th, whichever comes first */
+        const unsigned char *lim = end - d > 18 ? d + 18 : end;
+        unsigned dg;
+        while (p < lim && (dg = (unsigned)*p - '0') <= 9) {
+            v = v * 10 + dg;
+            p++;
+        }
     }
     if (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E'))
         return false;
@@ -368,11 +373,18 @@ static bool members(struct cur *c, struct htable *t, int depth, struct hpool **p
 {
     if (take(c, '}'))
         return true;
+    /* the bits of the keys added here (the table's earlier keys, if any, all set) */
+    uint64_t seen = t->n ? ~0ULL : 0;
     do {
         const unsigned char *k;
         size_t n;
-        if (t->n >= 32 || !key(c, &k, &n) || n > 255 || has_key(t, k, n))
+        if (t->n >= 32 || !key(c, &k, &n) || n > 255)
             return false;
+        /* a key whose bit is not yet set is new: the pairwise compare only on a hit */
+        uint64_t bit = n ? 1ULL << ((n * 7 + k[n - 1] * 3 + k[n / 2]) & 63) : 1;
+        if ((seen & bit) && has_key(t, k, n))
+            return false;
+        seen |= bit;
         struct hval v;
         if (!pool) {
             if (!value(c, &v, depth))
