@@ -43,66 +43,11 @@ static bool jansson_dump(struct strbuf *out, const json_t *j, size_t flags)
     return json_dump_callback(j, dump_cb, out, flags) == 0;
 }
 
-/* '"', the n bytes at s and '"' appended when all n are printable ASCII that a JSON string
- * holds as they are; else false with out as it was. */
-static inline bool plain_copy(struct strbuf *out, const unsigned char *s, size_t n)
-{
-    if (out->cap - out->len <= n + 2)
-        sb_grow(out, n + 2);
-    unsigned char *d = (unsigned char *)out->buf + out->len + 1;
-    size_t i = 0;
-#if defined(__SSE2__)
-    if (n >= 16) {
-        for (; i + 16 <= n; i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-            _mm_storeu_si128((__m128i *)(void *)(d + i), v);
-            if (json_unplain16(s + i, true))
-                return false;
-        }
-        if (i < n) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-            _mm_storeu_si128((__m128i *)(void *)(d + n - 16), v);
-            if (json_unplain16(s + n - 16, true))
-                return false;
-        }
-        goto done;
-    }
-#endif
-    if (n >= 8) {
-        /* every word, then the last eight bytes (which may overlap the one before) */
-        for (; i + 8 <= n; i += 8)
-            if (json_unplain_ascii_word(s + i))
-                return false;
-        if (i < n && json_unplain_ascii_word(s + n - 8))
-            return false;
-        memcpy(d, s, n);
-    } else {
-        for (; i < n; i++) {
-            unsigned char c = s[i];
-            if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
-                return false;
-            d[i] = c;
-        }
-    }
-#if defined(__SSE2__)
-done:
-#endif
-    d[-1] = '"';
-    d[n] = '"';
-    out->len += n + 2;
-    out->buf[out->len] = '\0';
-    return true;
-}
-
 /* A string as jansson's dump writes it without JSON_ENSURE_ASCII or JSON_ESCAPE_SLASH: '"'
  * and '\\' escaped, \b \f \n \r \t by name, other bytes below 0x20 as \u00XX (upper-case
  * hex), everything else as it is (0x7f and UTF-8 included). False when it is not UTF-8. */
-static bool string_out(struct strbuf *out, const char *s, size_t n)
+static bool string_escaped(struct strbuf *out, const char *s, size_t n)
 {
-    /* The common case, printable ASCII with nothing to escape, checked as it is copied
-     * (a scan, then a copy, was a fifth of decode's writing); anything else is undone. */
-    if (plain_copy(out, (const unsigned char *)s, n))
-        return true;
     size_t plain = json_plain_prefix(s, n, true);
     /* the bytes before plain are ASCII: the rest starts a character */
     if (!utf8_valid(s + plain, n - plain))
@@ -151,6 +96,13 @@ static bool string_out(struct strbuf *out, const char *s, size_t n)
     return true;
 }
 
+static bool string_out(struct strbuf *out, const char *s, size_t n)
+{
+    /* The common case, printable ASCII with nothing to escape, checked as it is copied
+     * (a scan, then a copy, was a fifth of decode's writing); anything else is undone. */
+    return json_out_plain(out, s, n) || string_escaped(out, s, n);
+}
+
 /* Two digits at a time: a time in milliseconds (13 digits) in 7 steps, not 13. */
 static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
                                      "25262728293031323334353637383940414243444546474849"
@@ -159,8 +111,14 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
 
 static void integer_out(struct strbuf *out, long long v)
 {
-    char buf[24];
-    char *p = buf + sizeof buf;
+    if (v >= 0 && v < 10) { /* a version, an attempt, a delivery mode */
+        putc1(out, (char)('0' + v));
+        return;
+    }
+    /* the digits end at buf + 24, and sixteen bytes from any start at or after buf + 8 are
+     * in buf: copied as one block of sixteen, not by memcpy's call */
+    char buf[40];
+    char *p = buf + 24;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
     while (u >= 100) {
         unsigned r = (unsigned)(u % 100);
@@ -176,7 +134,14 @@ static void integer_out(struct strbuf *out, long long v)
     }
     if (v < 0)
         *--p = '-';
-    put(out, p, (size_t)(buf + sizeof buf - p));
+    size_t n = (size_t)(buf + 24 - p);
+    if (n <= 16 && out->cap - out->len > 17) {
+        memcpy(out->buf + out->len, p, 16);
+        out->len += n;
+        out->buf[out->len] = '\0';
+    } else {
+        put(out, p, n);
+    }
 }
 
 static bool value_out(struct strbuf *out, const json_t *j, size_t flags, int depth)
@@ -254,10 +219,10 @@ bool json_out_fast(struct strbuf *out, const json_t *j, size_t flags)
     return ok;
 }
 
-bool json_out_string(struct strbuf *out, const void *s, size_t n)
+bool json_out_string_escaped(struct strbuf *out, const void *s, size_t n)
 {
     size_t start = out->len;
-    if (string_out(out, n ? s : "", n))
+    if (string_escaped(out, n ? s : "", n))
         return true;
     out->len = start;
     if (out->buf)

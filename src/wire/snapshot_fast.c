@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "snapshot_str.h"
 #include "util.h"
 
 struct cur {
@@ -44,101 +45,6 @@ static inline bool take(struct cur *c, unsigned char ch)
     return false;
 }
 
-/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no encoded
- * surrogates, nothing above U+10FFFF — jansson's utf8_check_full), or 0. */
-static size_t utf8_seq(const unsigned char *p, const unsigned char *end)
-{
-    unsigned c = p[0], lo = 0x80, hi = 0xBF;
-    size_t n;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c == 0xE0)
-        n = 3, lo = 0xA0;
-    else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF)
-        n = 3;
-    else if (c == 0xED)
-        n = 3, hi = 0x9F;
-    else if (c == 0xF0)
-        n = 4, lo = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3)
-        n = 4;
-    else if (c == 0xF4)
-        n = 4, hi = 0x8F;
-    else
-        return 0;
-    if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return n;
-}
-
-static int hex4(const unsigned char *p)
-{
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-        unsigned char h = p[i];
-        int d;
-        if (h >= '0' && h <= '9')
-            d = h - '0';
-        else if (h >= 'a' && h <= 'f')
-            d = h - 'a' + 10;
-        else if (h >= 'A' && h <= 'F')
-            d = h - 'A' + 10;
-        else
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
-/* The code point of the \u escape at p (p[0] == '\\', p[1] == 'u'), a surrogate pair taken
- * whole; *used is the escape's length. -1 when it is not one jansson reads (a lone
- * surrogate, a bad hex digit). */
-static long escape_u(const unsigned char *p, const unsigned char *end, size_t *used)
-{
-    if (end - p < 6)
-        return -1;
-    int u = hex4(p + 2);
-    if (u < 0 || (u >= 0xDC00 && u <= 0xDFFF))
-        return -1;
-    *used = 6;
-    if (u < 0xD800 || u > 0xDBFF)
-        return u;
-    if (end - p < 12 || p[6] != '\\' || p[7] != 'u')
-        return -1;
-    int lo = hex4(p + 8);
-    if (lo < 0xDC00 || lo > 0xDFFF)
-        return -1;
-    *used = 12;
-    return 0x10000 + (((long)u - 0xD800) << 10) + (lo - 0xDC00);
-}
-
-static size_t put_utf8(unsigned char *o, long cp)
-{
-    if (cp < 0x80) {
-        o[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (unsigned char)(0xC0 | (cp >> 6));
-        o[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | (cp >> 12));
-        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | (cp >> 18));
-    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* A string at c->p (after whitespace): its raw span [*s, *s + *n) between the quotes, and
  * whether it holds escapes. False for anything jansson would refuse (a control byte, bad
  * UTF-8, an unknown escape, a lone surrogate) or that is cut off. */
@@ -154,8 +60,11 @@ static bool scan_string(struct cur *c, const unsigned char **s, size_t *n, bool 
     *escaped = false;
     while (p < end) {
 #if defined(__SSE2__)
-        /* most strings (keys, names) end within sixteen bytes: found without a call */
-        unsigned mask = end - p >= 16 ? json_unplain16(p, true) : 0;
+        /* most strings (keys, names) end within sixteen bytes, and the others within a few
+         * more sixteens: found without a call */
+        unsigned mask = 0;
+        while (end - p >= 16 && (mask = json_unplain16(p, true)) == 0)
+            p += 16;
         if (mask)
             p += __builtin_ctz(mask);
         else
@@ -195,6 +104,31 @@ static bool scan_string(struct cur *c, const unsigned char **s, size_t *n, bool 
         p += k;
     }
     return false;
+}
+
+/* scan_string, with its usual case inline: a string of printable ASCII without escapes that
+ * ends within sixteen bytes of its quote (keys, names, ids; a call for each was a twentieth
+ * of the reader). */
+static inline bool scan_string_fast(struct cur *c, const unsigned char **s, size_t *n,
+                                    bool *escaped)
+{
+#if defined(__SSE2__)
+    const unsigned char *p = c->p;
+    if (c->end - p > 16 && *p == '"') {
+        unsigned mask = json_unplain16(p + 1, true);
+        if (mask) {
+            unsigned at = (unsigned)__builtin_ctz(mask);
+            if (p[1 + at] == '"') {
+                *s = p + 1;
+                *n = at;
+                *escaped = false;
+                c->p = p + 2 + at;
+                return true;
+            }
+        }
+    }
+#endif
+    return scan_string(c, s, n, escaped);
 }
 
 /* The raw span of a scanned string, unescaped into o (room for n + 1 bytes: never longer
@@ -259,7 +193,7 @@ static bool string_value(struct cur *c, struct bytes *out)
     const unsigned char *s;
     size_t n;
     bool esc;
-    if (!scan_string(c, &s, &n, &esc))
+    if (!scan_string_fast(c, &s, &n, &esc))
         return false;
     *out = unescape(s, n, esc);
     return true;
@@ -270,7 +204,7 @@ static bool string_value(struct cur *c, struct bytes *out)
 static bool key(struct cur *c, const unsigned char **k, size_t *n)
 {
     bool esc;
-    if (!scan_string(c, k, n, &esc) || esc)
+    if (!scan_string_fast(c, k, n, &esc) || esc)
         return false;
     return take(c, ':');
 }
@@ -301,8 +235,13 @@ static bool integer(struct cur *c, int64_t *out)
     if (*p == '0') {
         p++;
     } else {
-        while (p < end && *p >= '0' && *p <= '9' && p - d < 18)
-            v = v * 10 + (*p++ - '0');
+        /* at most 18 digits: the end of the line or the 18th, whichever comes first */
+        const unsigned char *lim = end - d > 18 ? d + 18 : end;
+        unsigned dg;
+        while (p < lim && (dg = (unsigned)*p - '0') <= 9) {
+            v = v * 10 + dg;
+            p++;
+        }
     }
     if (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E'))
         return false;
@@ -340,11 +279,18 @@ static bool members(struct cur *c, struct htable *t, int depth, struct hpool **p
 {
     if (take(c, '}'))
         return true;
+    /* the bits of the keys added here (the table's earlier keys, if any, all set) */
+    uint64_t seen = t->n ? ~0ULL : 0;
     do {
         const unsigned char *k;
         size_t n;
-        if (t->n >= 32 || !key(c, &k, &n) || n > 255 || has_key(t, k, n))
+        if (t->n >= 32 || !key(c, &k, &n) || n > 255)
             return false;
+        /* a key whose bit is not yet set is new: the pairwise compare only on a hit */
+        uint64_t bit = n ? 1ULL << ((n * 7 + k[n - 1] * 3 + k[n / 2]) & 63) : 1;
+        if ((seen & bit) && has_key(t, k, n))
+            return false;
+        seen |= bit;
         struct hval v;
         if (!pool) {
             if (!value(c, &v, depth))
@@ -357,7 +303,7 @@ static bool members(struct cur *c, struct htable *t, int depth, struct hpool **p
             const unsigned char *s;
             size_t sn;
             bool esc;
-            if (!scan_string(c, &s, &sn, &esc))
+            if (!scan_string_fast(c, &s, &sn, &esc))
                 return false;
             unsigned char *d = hpool_alloc(pool, sn + 1);
             v = hval_void();
@@ -685,8 +631,11 @@ static const char *const top_names[K_COUNT] = {
 };
 
 /* The top-level key named k (K_COUNT for none), as prop_index. */
-static unsigned top_index(const unsigned char *k, size_t n)
+static unsigned top_index(const unsigned char *k, size_t n, unsigned hint)
 {
+    /* hint: the key after the last one in the order dlqx writes them, asked first */
+    if (hint < K_COUNT && key_is(k, n, top_names[hint]))
+        return hint;
     for (unsigned t = 0; t < K_COUNT; t++)
         if (top_names[t][0] == (char)k[0] && key_is(k, n, top_names[t]))
             return t;
@@ -755,14 +704,15 @@ static bool record(struct cur *c, struct message *out)
 {
     if (!take(c, '{'))
         return false;
-    unsigned seen = 0, set_mask = 0;
+    unsigned seen = 0, set_mask = 0, hint = K_V;
     if (!take(c, '}')) {
         do {
             const unsigned char *k;
             size_t n;
             if (!key(c, &k, &n))
                 return false;
-            unsigned t = top_index(k, n);
+            unsigned t = top_index(k, n, hint);
+            hint = t + 1;
             if (t == K_COUNT || (seen >> t) & 1u)
                 return false;
             seen |= 1u << t;
