@@ -365,9 +365,13 @@ enum status hval_decode_wire(const void *data, size_t len, struct hval *out, str
 void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct htable **headers,
                      bool *headers_present)
 {
+    /* props_set_string's work, each slot named (no lookup of the slot by its flag) */
 #define X(name, flag)                                                                              \
-    if (p->_flags & (flag))                                                                        \
-        props_set_string(out, PROP_##name, p->name.len ? p->name.bytes : "", p->name.len);
+    if (p->_flags & (flag)) {                                                                      \
+        bytes_free(&out->name);                                                                    \
+        out->name = bytes_dup(p->name.len ? p->name.bytes : "", p->name.len);                      \
+        out->present |= 1u << PROP_##name;                                                         \
+    }
     COPY_PROP_STRINGS(X)
 #undef X
     if (p->_flags & AMQP_BASIC_DELIVERY_MODE_FLAG) {
