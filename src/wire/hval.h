@@ -11,7 +11,8 @@
  * values in a shared block (hpool_alloc) rather than one allocation each: a flag on the entry
  * and the value says so, and hval_free / hentry_free_key give such bytes back to their block
  * (freed when the last of its strings goes). Never bytes_free them; hval_copy always makes
- * owned bytes.
+ * owned bytes. A table's entries may be in such a block too (e_pooled): grow them only with
+ * htable_reserve (or htable_add*), never realloc or free t->e.
  */
 #ifndef DLQX_HVAL_H
 #define DLQX_HVAL_H
@@ -85,6 +86,7 @@ struct hentry {
 struct htable {
     size_t n, cap;
     struct hentry *e;
+    bool e_pooled; /* e is carved from an hpool block (a reader's), not its own allocation */
 };
 
 /* A shared block of strings (see Ownership above). A reader keeps the block it fills in *cur
@@ -129,6 +131,8 @@ void htable_free(struct htable *t);
 bool htable_equal(const struct htable *a, const struct htable *b);
 /* Appends (key, v); takes ownership of v. Duplicates are kept, as on the wire. */
 void htable_add(struct htable *t, const char *key, struct hval v);
+/* Room for need entries in all (e moved to its own allocation if it was pooled). */
+void htable_reserve(struct htable *t, size_t need);
 void htable_addn(struct htable *t, const void *key, size_t keylen, struct hval v);
 /* Replaces the first entry named key (or appends); takes ownership of v. */
 void htable_set(struct htable *t, const char *key, struct hval v);

@@ -87,13 +87,22 @@ static unsigned char *pool_copy(struct hpool **pool, const amqp_bytes_t *b)
 
 /* A message's headers: as table_add_amqp, but the keys and the top-level string values in
  * shared blocks, one allocation for all of them rather than one each (the peek path's
- * allocations a message were mostly these). The entries are made room for at once. */
+ * allocations a message were mostly these). The entries are made room for at once, in the
+ * block when the table has none yet. */
 static void headers_add_amqp(struct htable *out, const amqp_table_t *t)
 {
     if (t->num_entries <= 0)
         return;
-    xgrow((void **)&out->e, &out->cap, out->n + (size_t)t->num_entries, sizeof *out->e);
     struct hpool *pool = NULL;
+    size_t k = (size_t)t->num_entries;
+    if (!out->e) {
+        /* the entries in the block too: one allocation for the table's contents */
+        out->e = hpool_alloc(&pool, k * sizeof *out->e);
+        out->cap = k;
+        out->e_pooled = true;
+    } else {
+        htable_reserve(out, out->n + k);
+    }
     for (int i = 0; i < t->num_entries; i++) {
         const amqp_table_entry_t *e = &t->entries[i];
         struct hval v;
