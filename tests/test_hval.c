@@ -326,8 +326,8 @@ static void test_format_scalar(void **state)
     sb_free(&sb);
 }
 
-/* A delivery's headers (props_from_amqp) keep their entries in the strings' shared block;
- * a table grown, cut and freed afterwards moves them out and keeps every entry. */
+/* A delivery's headers (props_from_amqp): the table and its entries in the strings' shared
+ * block; a table grown, cut and freed afterwards moves them out and keeps every entry. */
 static void test_amqp_headers_pooled_entries(void **state)
 {
     (void)state;
@@ -347,9 +347,13 @@ static void test_amqp_headers_pooled_entries(void **state)
     p.headers = (amqp_table_t){3, e};
     for (int round = 0; round < 2; round++) {
         struct message m;
-        message_init(&m);
+        if (round == 0)
+            message_init(&m);
+        else
+            memset(&m, 0, sizeof m); /* as a delivery's, no table yet */
         props_from_amqp(&p, &m.props, &m.headers, &m.headers_present);
         assert_true(m.headers->e_pooled);
+        assert_true(m.headers->self_pooled);
         assert_int_equal(m.headers->n, 3);
         struct htable *before = htable_copy(m.headers);
         if (round == 0) {

@@ -49,7 +49,9 @@ static enum delivery_got method(struct conn *c, amqp_channel_t ch, struct delive
         if (d->stage != 0)
             return broken(d, why, kind, err, "a delivery inside another one's content");
         const amqp_basic_deliver_t *dm = f->payload.method.decoded;
-        message_init(&d->m);
+        /* message_init but for the empty table: props_from_amqp makes the headers' (at the
+         * content header, which every whole delivery has passed) */
+        memset(&d->m, 0, sizeof d->m);
         d->m.exchange = bytes_dup(dm->exchange.len ? dm->exchange.bytes : "", dm->exchange.len);
         d->m.routing_key =
             bytes_dup(dm->routing_key.len ? dm->routing_key.bytes : "", dm->routing_key.len);

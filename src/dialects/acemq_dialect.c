@@ -78,18 +78,24 @@ static const unsigned char class_kind[256] = {
  * of stock" is InventoryException and "sku 4411 out of stock"; a reason without a class is the
  * message whole. The class: the bytes from at to the first ": " (not "::") before any space,
  * 1 to 200 bytes of class_kind, a letter among them. One pass: a byte that cannot be in a
- * name (a space among them) ends the search, as every longer candidate would hold it. */
+ * name (a space among them) ends the search, as every longer candidate would hold it; the
+ * letter is looked for once, at the ": ". */
 static size_t error_class(const unsigned char *s, size_t n, size_t at)
 {
-    unsigned any = 0;
-    for (size_t j = at; j + 1 < n; j++) {
-        unsigned k = class_kind[s[j]];
-        if (s[j] == ':' && s[j + 1] == ' ' && j > at && s[j - 1] != ':' && (any & 1) &&
-            j - at <= 200)
-            return j - at;
-        if (!k || j - at >= 200)
+    if (n < 2 || at >= n - 1)
+        return 0;
+    size_t end = n - 1 - at > 201 ? at + 201 : n - 1; /* a ':' here has a byte after it */
+    for (size_t j = at; j < end; j++) {
+        if (s[j] == ':') {
+            if (s[j + 1] != ' ' || j == at || s[j - 1] == ':')
+                continue;
+            for (size_t i = at; i < j; i++)
+                if (class_kind[s[i]] == 1)
+                    return j - at;
+            return 0; /* no letter: the space after this ':' ends the search */
+        }
+        if (!class_kind[s[j]])
             return 0;
-        any |= k;
     }
     return 0;
 }

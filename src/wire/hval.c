@@ -248,6 +248,18 @@ struct htable *htable_new(void)
     return xcalloc(1, sizeof(struct htable));
 }
 
+struct htable *htable_new_pooled(struct hpool **pool, size_t cap)
+{
+    struct htable *t = hpool_alloc(pool, sizeof *t);
+    *t = (struct htable){0, 0, NULL, false, true};
+    if (cap) {
+        t->e = hpool_alloc(pool, cap * sizeof *t->e);
+        t->cap = cap;
+        t->e_pooled = true;
+    }
+    return t;
+}
+
 struct htable *htable_copy(const struct htable *t)
 {
     struct htable *c = htable_new();
@@ -359,6 +371,11 @@ void htable_free(struct htable *t)
         drop(&d, (const unsigned char *)t->e);
     else
         free(t->e);
+    if (t->self_pooled) {
+        drop(&d, (const unsigned char *)t);
+        drops_flush(&d); /* t may go with its block: not touched after */
+        return;
+    }
     drops_flush(&d);
     free(t);
 }

@@ -11,8 +11,9 @@
  * values in a shared block (hpool_alloc) rather than one allocation each: a flag on the entry
  * and the value says so, and hval_free / hentry_free_key give such bytes back to their block
  * (freed when the last of its strings goes). Never bytes_free them; hval_copy always makes
- * owned bytes. A table's entries may be in such a block too (e_pooled): grow them only with
- * htable_reserve (or htable_add*), never realloc or free t->e.
+ * owned bytes. A table's entries, and the table, may be in such a block too (e_pooled,
+ * self_pooled): grow them only with htable_reserve (or htable_add*), free the table only with
+ * htable_free, never realloc or free t->e or t.
  */
 #ifndef DLQX_HVAL_H
 #define DLQX_HVAL_H
@@ -86,7 +87,8 @@ struct hentry {
 struct htable {
     size_t n, cap;
     struct hentry *e;
-    bool e_pooled; /* e is carved from an hpool block (a reader's), not its own allocation */
+    bool e_pooled;    /* e is carved from an hpool block (a reader's), not its own allocation */
+    bool self_pooled; /* so is the table itself (htable_new_pooled) */
 };
 
 /* A shared block of strings (see Ownership above). A reader keeps the block it fills in *cur
@@ -126,6 +128,8 @@ bool hval_equal(const struct hval *a, const struct hval *b);
 void harray_add(struct harray *a, struct hval v);
 
 struct htable *htable_new(void);
+/* An empty table with room for cap entries, itself and its entries carved from *pool. */
+struct htable *htable_new_pooled(struct hpool **pool, size_t cap);
 struct htable *htable_copy(const struct htable *t);
 void htable_free(struct htable *t);
 bool htable_equal(const struct htable *a, const struct htable *b);

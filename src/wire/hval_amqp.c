@@ -87,22 +87,12 @@ static unsigned char *pool_copy(struct hpool **pool, const amqp_bytes_t *b)
 
 /* A message's headers: as table_add_amqp, but the keys and the top-level string values in
  * shared blocks, one allocation for all of them rather than one each (the peek path's
- * allocations a message were mostly these). The entries are made room for at once, in the
- * block when the table has none yet. */
-static void headers_add_amqp(struct htable *out, const amqp_table_t *t)
+ * allocations a message were mostly these), and the table and its entries (room for all made
+ * at once) in the block too. t has entries. */
+static struct htable *headers_from_amqp(const amqp_table_t *t)
 {
-    if (t->num_entries <= 0)
-        return;
     struct hpool *pool = NULL;
-    size_t k = (size_t)t->num_entries;
-    if (!out->e) {
-        /* the entries in the block too: one allocation for the table's contents */
-        out->e = hpool_alloc(&pool, k * sizeof *out->e);
-        out->cap = k;
-        out->e_pooled = true;
-    } else {
-        htable_reserve(out, out->n + k);
-    }
+    struct htable *out = htable_new_pooled(&pool, (size_t)t->num_entries);
     for (int i = 0; i < t->num_entries; i++) {
         const amqp_table_entry_t *e = &t->entries[i];
         struct hval v;
@@ -121,6 +111,7 @@ static void headers_add_amqp(struct htable *out, const amqp_table_t *t)
         he->val = v;
     }
     hpool_done(&pool);
+    return out;
 }
 
 struct htable *htable_from_amqp(const amqp_table_t *t)
@@ -396,13 +387,15 @@ void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct
         out->present |= 1u << PROP_timestamp;
     }
     *headers_present = (p->_flags & AMQP_BASIC_HEADERS_FLAG) != 0;
-    /* The empty table a new message has (message_init) is filled, not freed and made again. */
-    if (!*headers || (*headers)->n != 0) {
+    /* A new message's empty table (message_init's) is kept when there is nothing to add; a
+     * delivery's message has none yet (NULL) until its content header. */
+    if (*headers_present && p->headers.num_entries > 0) {
+        htable_free(*headers);
+        *headers = headers_from_amqp(&p->headers);
+    } else if (!*headers || (*headers)->n != 0) {
         htable_free(*headers);
         *headers = htable_new();
     }
-    if (*headers_present)
-        headers_add_amqp(*headers, &p->headers);
 }
 
 void props_to_amqp(const struct props *p, const struct htable *headers, bool headers_present,
