@@ -159,8 +159,10 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
 
 static void integer_out(struct strbuf *out, long long v)
 {
-    char buf[24];
-    char *p = buf + sizeof buf;
+    /* the digits end at buf + 24; 24 bytes from the first are copied at once (a fixed size:
+     * no call), of which the number's are kept */
+    char buf[48];
+    char *p = buf + 24;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
     while (u >= 100) {
         unsigned r = (unsigned)(u % 100);
@@ -176,7 +178,12 @@ static void integer_out(struct strbuf *out, long long v)
     }
     if (v < 0)
         *--p = '-';
-    put(out, p, (size_t)(buf + sizeof buf - p));
+    size_t n = (size_t)(buf + 24 - p);
+    if (out->cap - out->len <= 24)
+        sb_grow(out, 24);
+    memcpy(out->buf + out->len, p, 24);
+    out->len += n;
+    out->buf[out->len] = '\0';
 }
 
 static bool value_out(struct strbuf *out, const json_t *j, size_t flags, int depth)
