@@ -326,6 +326,53 @@ static void test_format_scalar(void **state)
     sb_free(&sb);
 }
 
+/* A delivery's headers (props_from_amqp): the table and its entries in the strings' shared
+ * block; a table grown, cut and freed afterwards moves them out and keeps every entry. */
+static void test_amqp_headers_pooled_entries(void **state)
+{
+    (void)state;
+    amqp_table_entry_t e[3];
+    e[0].key = amqp_cstring_bytes("x-a");
+    e[0].value.kind = AMQP_FIELD_KIND_UTF8;
+    e[0].value.value.bytes = amqp_cstring_bytes("one");
+    e[1].key = amqp_cstring_bytes("x-b");
+    e[1].value.kind = AMQP_FIELD_KIND_I32;
+    e[1].value.value.i32 = 7;
+    e[2].key = amqp_cstring_bytes("x-c");
+    e[2].value.kind = AMQP_FIELD_KIND_UTF8;
+    e[2].value.value.bytes = amqp_cstring_bytes("three");
+    amqp_basic_properties_t p;
+    memset(&p, 0, sizeof p);
+    p._flags = AMQP_BASIC_HEADERS_FLAG;
+    p.headers = (amqp_table_t){3, e};
+    for (int round = 0; round < 2; round++) {
+        struct message m;
+        if (round == 0)
+            message_init(&m);
+        else
+            memset(&m, 0, sizeof m); /* as a delivery's, no table yet */
+        props_from_amqp(&p, &m.props, &m.headers, &m.headers_present);
+        assert_true(m.headers->e_pooled);
+        assert_true(m.headers->self_pooled);
+        assert_int_equal(m.headers->n, 3);
+        struct htable *before = htable_copy(m.headers);
+        if (round == 0) {
+            for (int i = 0; i < 40; i++)
+                htable_add(m.headers, "x-more", hval_int(HV_I32, i));
+            assert_false(m.headers->e_pooled);
+            assert_int_equal(m.headers->n, 43);
+            assert_int_equal(htable_remove(m.headers, "x-more"), 40);
+            assert_true(htable_equal(m.headers, before));
+        } else {
+            assert_int_equal(htable_remove(m.headers, "x-b"), 1); /* in place, still pooled */
+            assert_true(m.headers->e_pooled);
+            assert_memory_equal(hval_str(htable_get(m.headers, "x-c"))->data, "three", 5);
+        }
+        htable_free(before);
+        message_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_vendored_fixture_is_the_published_one),
         cmocka_unit_test(test_time_format),
         cmocka_unit_test(test_format_scalar),
+        cmocka_unit_test(test_amqp_headers_pooled_entries),
     };
     return cmocka_run_group_tests_name("hval", tests, NULL, NULL);
 }

@@ -614,7 +614,7 @@ void detail_render_headers(struct detail_doc *doc, const struct decoded *d)
         keyset_add(&unknown, u->e[i].key.data, u->e[i].key.len);
     for (int g = HG_APP; g <= HG_BROKER; g++) {
         size_t count = 0;
-        struct htable sub = {0, 0, NULL};
+        struct htable sub = {0, 0, NULL, false, false};
         for (size_t i = 0; i < h->n; i++)
             if (group_of(&unknown, &h->e[i].key) == (enum hdr_group)g)
                 count++;

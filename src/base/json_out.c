@@ -115,9 +115,9 @@ static void integer_out(struct strbuf *out, long long v)
         putc1(out, (char)('0' + v));
         return;
     }
-    /* the digits end at buf + 24, and sixteen bytes from any start at or after buf + 8 are
-     * in buf: copied as one block of sixteen, not by memcpy's call */
-    char buf[40];
+    /* the digits end at buf + 24; 24 bytes from the first are copied at once (a fixed size:
+     * no call), of which the number's are kept */
+    char buf[48];
     char *p = buf + 24;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
     while (u >= 100) {
@@ -135,13 +135,11 @@ static void integer_out(struct strbuf *out, long long v)
     if (v < 0)
         *--p = '-';
     size_t n = (size_t)(buf + 24 - p);
-    if (n <= 16 && out->cap - out->len > 17) {
-        memcpy(out->buf + out->len, p, 16);
-        out->len += n;
-        out->buf[out->len] = '\0';
-    } else {
-        put(out, p, n);
-    }
+    if (out->cap - out->len <= 24)
+        sb_grow(out, 24);
+    memcpy(out->buf + out->len, p, 24);
+    out->len += n;
+    out->buf[out->len] = '\0';
 }
 
 static bool value_out(struct strbuf *out, const json_t *j, size_t flags, int depth)

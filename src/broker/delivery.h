@@ -29,7 +29,14 @@ struct delivery {
     uint64_t size, got;
     struct message
         m; /* exchange, routing key, redelivered, properties, headers, body (stage > 0) */
+    /* What rabbitmq-c's buffers hold since they were last released (kept across deliveries):
+     * they are released between deliveries once DELIVERY_RELEASE_FRAMES frames or
+     * DELIVERY_RELEASE_BYTES bytes of bodies have been read, not after every delivery. */
+    unsigned held_frames;
+    uint64_t held_bytes;
 };
+#define DELIVERY_RELEASE_FRAMES 32
+#define DELIVERY_RELEASE_BYTES ((uint64_t)256 * 1024)
 
 enum delivery_got {
     DG_TIMEOUT, /* nothing more within the timeout (a delivery may be part-read: d keeps it) */

@@ -38,7 +38,7 @@ static void message_taken(struct message *m, const char *queue, int64_t now_ms)
 void peek_message_from_envelope(const amqp_envelope_t *e, const char *queue, int64_t now_ms,
                                 struct message *m)
 {
-    message_init(m);
+    memset(m, 0, sizeof *m); /* message_init but for the table: props_from_amqp makes it */
     m->exchange = bytes_dup(e->exchange.len ? e->exchange.bytes : "", e->exchange.len);
     m->routing_key = bytes_dup(e->routing_key.len ? e->routing_key.bytes : "", e->routing_key.len);
     m->redelivered = e->redelivered != 0;
@@ -179,11 +179,26 @@ static bool deliver(struct peek *p, struct message *m)
     struct peek_report *r = &p->r;
     if (m->redelivered)
         r->redelivered_seen++;
-    int64_t dc = header_int(m->headers, "x-delivery-count", -1);
+    /* x-delivery-count and x-acquired-count in one pass (the first of each, as htable_get) */
+    const struct htable *h = m->headers;
+    const struct hval *dcv = NULL, *acqv = NULL;
+    for (size_t i = 0; i < h->n; i++) {
+        const struct bytes *k = &h->e[i].key;
+        if (k->len != 16)
+            continue;
+        if (!dcv && memcmp(k->data, "x-delivery-count", 16) == 0)
+            dcv = &h->e[i].val;
+        else if (!acqv && memcmp(k->data, "x-acquired-count", 16) == 0)
+            acqv = &h->e[i].val;
+    }
+    int64_t dc, acq;
+    if (!hval_as_int64_lenient(dcv, &dc))
+        dc = -1;
     if (dc > r->max_delivery_count)
         r->max_delivery_count = dc;
     /* Deliveries as the limit counts them (4.3: acquisitions apart; absent: none yet). */
-    int64_t acq = header_int(m->headers, "x-acquired-count", 0);
+    if (!hval_as_int64_lenient(acqv, &acq))
+        acq = 0;
     int64_t counted = dc > acq ? dc : acq > 0 ? acq : 0;
     if (counted > p->attempt_dc)
         p->attempt_dc = counted;

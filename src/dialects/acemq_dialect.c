@@ -60,42 +60,42 @@ static size_t reason_prefix(const unsigned char *s, size_t n)
     return 0;
 }
 
-/* An exception class name as the libraries print it: Ruby's Net::ReadTimeout, Java's simple
- * or full names, Go's *errors.errorString; no spaces. */
-static bool class_name(const unsigned char *s, size_t n)
-{
-    if (!n || n > 200)
-        return false;
-    /* 1: a letter; 2: a digit or one of _.:$*\\ (a byte not listed: 0, not in a name) */
-    static const unsigned char kind[256] = {
-        ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2,
-        ['8'] = 2, ['9'] = 2, ['_'] = 2, ['.'] = 2, [':'] = 2, ['$'] = 2, ['*'] = 2, ['\\'] = 2,
+/* An exception class name's bytes, as the libraries print it: Ruby's Net::ReadTimeout, Java's
+ * simple or full names, Go's *errors.errorString; no spaces. 1: a letter; 2: a digit or one of
+ * _.:$*\\ (a byte not listed: 0, not in a name) */
+static const unsigned char class_kind[256] = {
+    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2,
+    ['8'] = 2, ['9'] = 2, ['_'] = 2, ['.'] = 2, [':'] = 2, ['$'] = 2, ['*'] = 2, ['\\'] = 2,
 #define L(c) [c] = 1, [c + 32] = 1
-        L('A'),    L('B'),    L('C'),    L('D'),    L('E'),    L('F'),    L('G'),    L('H'),
-        L('I'),    L('J'),    L('K'),    L('L'),    L('M'),    L('N'),    L('O'),    L('P'),
-        L('Q'),    L('R'),    L('S'),    L('T'),    L('U'),    L('V'),    L('W'),    L('X'),
-        L('Y'),    L('Z'),
+    L('A'),    L('B'),    L('C'),    L('D'),    L('E'),    L('F'),    L('G'),    L('H'),
+    L('I'),    L('J'),    L('K'),    L('L'),    L('M'),    L('N'),    L('O'),    L('P'),
+    L('Q'),    L('R'),    L('S'),    L('T'),    L('U'),    L('V'),    L('W'),    L('X'),
+    L('Y'),    L('Z'),
 #undef L
-    };
-    unsigned all = 3, any = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned k = kind[s[i]];
-        all &= k ? 3u : 0u;
-        any |= k;
-    }
-    return all && (any & 1);
-}
+};
 
 /* x-acemq-error as type and message: "exhausted 5 attempts: InventoryException: sku 4411 out
  * of stock" is InventoryException and "sku 4411 out of stock"; a reason without a class is the
- * message whole. */
+ * message whole. The class: the bytes from at to the first ": " (not "::") before any space,
+ * 1 to 200 bytes of class_kind, a letter among them. One pass: a byte that cannot be in a
+ * name (a space among them) ends the search, as every longer candidate would hold it; the
+ * letter is looked for once, at the ": ". */
 static size_t error_class(const unsigned char *s, size_t n, size_t at)
 {
-    for (size_t j = at; j + 1 < n; j++) {
-        if (s[j] == ' ')
-            break;
-        if (s[j] == ':' && s[j + 1] == ' ' && s[j - 1] != ':' && class_name(s + at, j - at))
-            return j - at;
+    if (n < 2 || at >= n - 1)
+        return 0;
+    size_t end = n - 1 - at > 201 ? at + 201 : n - 1; /* a ':' here has a byte after it */
+    for (size_t j = at; j < end; j++) {
+        if (s[j] == ':') {
+            if (s[j + 1] != ' ' || j == at || s[j - 1] == ':')
+                continue;
+            for (size_t i = at; i < j; i++)
+                if (class_kind[s[i]] == 1)
+                    return j - at;
+            return 0; /* no letter: the space after this ':' ends the search */
+        }
+        if (!class_kind[s[j]])
+            return 0;
     }
     return 0;
 }

@@ -119,7 +119,7 @@ static json_t *source_json(const struct source *s)
 static json_t *app_headers_json(const struct htable *h)
 {
     /* A view of the entries (borrowed, not copied: only the array is this function's). */
-    struct htable view = {0, h->n, h->n ? xmalloc(h->n * sizeof *h->e) : NULL};
+    struct htable view = {0, h->n, h->n ? xmalloc(h->n * sizeof *h->e) : NULL, false, false};
     for (size_t i = 0; i < h->n; i++)
         if (!death_broker_header(h->e[i].key.data, h->e[i].key.len))
             view.e[view.n++] = h->e[i];

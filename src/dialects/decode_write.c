@@ -228,7 +228,7 @@ static bool w_source(struct strbuf *out, const struct source *s)
 static bool w_headers(struct strbuf *out, const struct htable *h, size_t flags)
 {
     struct hentry stack[16]; /* most tables: no allocation */
-    struct htable view = {0, h->n, h->n > 16 ? xmalloc(h->n * sizeof *h->e) : stack};
+    struct htable view = {0, h->n, h->n > 16 ? xmalloc(h->n * sizeof *h->e) : stack, false, false};
     for (size_t i = 0; i < h->n; i++)
         if (!death_broker_header(h->e[i].key.data, h->e[i].key.len))
             view.e[view.n++] = h->e[i];

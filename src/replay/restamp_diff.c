@@ -461,7 +461,7 @@ static void diff_all(const struct message *old, const struct outgoing *copy, boo
                 copy->routing_key.len ? (const void *)copy->routing_key.data : "",
                 copy->routing_key.len);
     diff_props(&old->props, &copy->props, out, &cap, changes_only);
-    struct htable empty = {0, 0, NULL};
+    struct htable empty = {0, 0, NULL, false, false};
     diff_headers(old->headers ? old->headers : &empty, copy->headers ? copy->headers : &empty, out,
                  &cap, changes_only);
     diff_body(old, copy, out, &cap, changes_only);

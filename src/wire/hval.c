@@ -248,6 +248,18 @@ struct htable *htable_new(void)
     return xcalloc(1, sizeof(struct htable));
 }
 
+struct htable *htable_new_pooled(struct hpool **pool, size_t cap)
+{
+    struct htable *t = hpool_alloc(pool, sizeof *t);
+    *t = (struct htable){0, 0, NULL, false, true};
+    if (cap) {
+        t->e = hpool_alloc(pool, cap * sizeof *t->e);
+        t->cap = cap;
+        t->e_pooled = true;
+    }
+    return t;
+}
+
 struct htable *htable_copy(const struct htable *t)
 {
     struct htable *c = htable_new();
@@ -355,8 +367,16 @@ void htable_free(struct htable *t)
                  v->kind == HV_TABLE)
             hval_free(v);
     }
+    if (t->e_pooled)
+        drop(&d, (const unsigned char *)t->e);
+    else
+        free(t->e);
+    if (t->self_pooled) {
+        drop(&d, (const unsigned char *)t);
+        drops_flush(&d); /* t may go with its block: not touched after */
+        return;
+    }
     drops_flush(&d);
-    free(t->e);
     free(t);
 }
 
@@ -372,9 +392,26 @@ bool htable_equal(const struct htable *a, const struct htable *b)
     return true;
 }
 
+void htable_reserve(struct htable *t, size_t need)
+{
+    if (need <= t->cap)
+        return;
+    if (t->e_pooled) {
+        size_t cap = need > 2 * t->cap ? need : 2 * t->cap;
+        struct hentry *e = xmalloc(cap * sizeof *e);
+        memcpy(e, t->e, t->n * sizeof *e);
+        hpool_release(t->e);
+        t->e = e;
+        t->cap = cap;
+        t->e_pooled = false;
+        return;
+    }
+    xgrow((void **)&t->e, &t->cap, need, sizeof *t->e);
+}
+
 void htable_addn(struct htable *t, const void *key, size_t keylen, struct hval v)
 {
-    xgrow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e);
+    htable_reserve(t, t->n + 1);
     t->e[t->n].key = bytes_dup(key, keylen);
     t->e[t->n].key_pooled = false;
     t->e[t->n].val = v;
@@ -383,7 +420,7 @@ void htable_addn(struct htable *t, const void *key, size_t keylen, struct hval v
 
 void htable_add_pooled_key(struct htable *t, unsigned char *key, size_t keylen, struct hval v)
 {
-    xgrow((void **)&t->e, &t->cap, t->n + 1, sizeof *t->e);
+    htable_reserve(t, t->n + 1);
     t->e[t->n].key = (struct bytes){keylen, key};
     t->e[t->n].key_pooled = true;
     t->e[t->n].val = v;

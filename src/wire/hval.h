@@ -11,7 +11,9 @@
  * values in a shared block (hpool_alloc) rather than one allocation each: a flag on the entry
  * and the value says so, and hval_free / hentry_free_key give such bytes back to their block
  * (freed when the last of its strings goes). Never bytes_free them; hval_copy always makes
- * owned bytes.
+ * owned bytes. A table's entries, and the table, may be in such a block too (e_pooled,
+ * self_pooled): grow them only with htable_reserve (or htable_add*), free the table only with
+ * htable_free, never realloc or free t->e or t.
  */
 #ifndef DLQX_HVAL_H
 #define DLQX_HVAL_H
@@ -85,6 +87,8 @@ struct hentry {
 struct htable {
     size_t n, cap;
     struct hentry *e;
+    bool e_pooled;    /* e is carved from an hpool block (a reader's), not its own allocation */
+    bool self_pooled; /* so is the table itself (htable_new_pooled) */
 };
 
 /* A shared block of strings (see Ownership above). A reader keeps the block it fills in *cur
@@ -124,11 +128,15 @@ bool hval_equal(const struct hval *a, const struct hval *b);
 void harray_add(struct harray *a, struct hval v);
 
 struct htable *htable_new(void);
+/* An empty table with room for cap entries, itself and its entries carved from *pool. */
+struct htable *htable_new_pooled(struct hpool **pool, size_t cap);
 struct htable *htable_copy(const struct htable *t);
 void htable_free(struct htable *t);
 bool htable_equal(const struct htable *a, const struct htable *b);
 /* Appends (key, v); takes ownership of v. Duplicates are kept, as on the wire. */
 void htable_add(struct htable *t, const char *key, struct hval v);
+/* Room for need entries in all (e moved to its own allocation if it was pooled). */
+void htable_reserve(struct htable *t, size_t need);
 void htable_addn(struct htable *t, const void *key, size_t keylen, struct hval v);
 /* Replaces the first entry named key (or appends); takes ownership of v. */
 void htable_set(struct htable *t, const char *key, struct hval v);

@@ -87,13 +87,12 @@ static unsigned char *pool_copy(struct hpool **pool, const amqp_bytes_t *b)
 
 /* A message's headers: as table_add_amqp, but the keys and the top-level string values in
  * shared blocks, one allocation for all of them rather than one each (the peek path's
- * allocations a message were mostly these). The entries are made room for at once. */
-static void headers_add_amqp(struct htable *out, const amqp_table_t *t)
+ * allocations a message were mostly these), and the table and its entries (room for all made
+ * at once) in the block too. t has entries. */
+static struct htable *headers_from_amqp(const amqp_table_t *t)
 {
-    if (t->num_entries <= 0)
-        return;
-    xgrow((void **)&out->e, &out->cap, out->n + (size_t)t->num_entries, sizeof *out->e);
     struct hpool *pool = NULL;
+    struct htable *out = htable_new_pooled(&pool, (size_t)t->num_entries);
     for (int i = 0; i < t->num_entries; i++) {
         const amqp_table_entry_t *e = &t->entries[i];
         struct hval v;
@@ -112,6 +111,7 @@ static void headers_add_amqp(struct htable *out, const amqp_table_t *t)
         he->val = v;
     }
     hpool_done(&pool);
+    return out;
 }
 
 struct htable *htable_from_amqp(const amqp_table_t *t)
@@ -365,9 +365,13 @@ enum status hval_decode_wire(const void *data, size_t len, struct hval *out, str
 void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct htable **headers,
                      bool *headers_present)
 {
+    /* props_set_string's work, each slot named (no lookup of the slot by its flag) */
 #define X(name, flag)                                                                              \
-    if (p->_flags & (flag))                                                                        \
-        props_set_string(out, PROP_##name, p->name.len ? p->name.bytes : "", p->name.len);
+    if (p->_flags & (flag)) {                                                                      \
+        bytes_free(&out->name);                                                                    \
+        out->name = bytes_dup(p->name.len ? p->name.bytes : "", p->name.len);                      \
+        out->present |= 1u << PROP_##name;                                                         \
+    }
     COPY_PROP_STRINGS(X)
 #undef X
     if (p->_flags & AMQP_BASIC_DELIVERY_MODE_FLAG) {
@@ -383,13 +387,15 @@ void props_from_amqp(const amqp_basic_properties_t *p, struct props *out, struct
         out->present |= 1u << PROP_timestamp;
     }
     *headers_present = (p->_flags & AMQP_BASIC_HEADERS_FLAG) != 0;
-    /* The empty table a new message has (message_init) is filled, not freed and made again. */
-    if (!*headers || (*headers)->n != 0) {
+    /* A new message's empty table (message_init's) is kept when there is nothing to add; a
+     * delivery's message has none yet (NULL) until its content header. */
+    if (*headers_present && p->headers.num_entries > 0) {
+        htable_free(*headers);
+        *headers = headers_from_amqp(&p->headers);
+    } else if (!*headers || (*headers)->n != 0) {
         htable_free(*headers);
         *headers = htable_new();
     }
-    if (*headers_present)
-        headers_add_amqp(*headers, &p->headers);
 }
 
 void props_to_amqp(const struct props *p, const struct htable *headers, bool headers_present,

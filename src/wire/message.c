@@ -63,8 +63,9 @@ void message_free(struct message *m)
     bytes_free(&m->queue);
     bytes_free(&m->exchange);
     bytes_free(&m->routing_key);
-    for (unsigned f = 0; f < PROP_delivery_mode; f++)
-        bytes_free(props_slot(&m->props, (enum prop_flag)f));
+#define X(name) bytes_free(&m->props.name);
+    PROP_STRING_LIST(X)
+#undef X
     htable_free(m->headers);
     m->headers = NULL;
     bytes_free(&m->body);

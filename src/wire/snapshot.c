@@ -715,12 +715,23 @@ bool snapshot_props_write(struct strbuf *out, const struct props *p)
 {
     size_t start = out->len;
     sb_addc(out, '{');
+    /* the names (plain ASCII) with their lengths, in enum prop_flag's order */
+    static const struct {
+        const char *s;
+        size_t n;
+    } names[PROP_COUNT] = {
+#define X(name) {#name, sizeof #name - 1},
+        PROP_STRING_LIST(X)
+#undef X
+            {"delivery_mode", 13},
+        {"priority", 8},
+        {"timestamp", 9},
+    };
     bool first = true;
-    for (unsigned f = 0; f < PROP_COUNT; f++) {
-        if (!props_has(p, (enum prop_flag)f))
-            continue;
-        const char *name = prop_name((enum prop_flag)f); /* a plain ASCII name */
-        json_put_quoted(out, first ? 0 : ',', name, strlen(name), ':');
+    /* only the set properties, in order (a bit above PROP_COUNT is not one) */
+    for (uint32_t bits = p->present & ((1u << PROP_COUNT) - 1); bits; bits &= bits - 1) {
+        unsigned f = (unsigned)__builtin_ctz(bits);
+        json_put_quoted(out, first ? 0 : ',', names[f].s, names[f].n, ':');
         first = false;
         bool ok = true;
         if (f < PROP_delivery_mode) {
