@@ -3,6 +3,7 @@
  */
 #include "sha256.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,15 +101,18 @@ __attribute__((target("sha,sse4.1,ssse3"))) static void block_ni(struct sha256 *
     _mm_storeu_si128((__m128i *)&s->h[4], _mm_alignr_epi8(cdgh, t, 8));
 }
 
+/* Asked once; atomic: decode's worker threads (src/cli/decode_par.c) may ask it together. */
 static bool have_sha_ni(void)
 {
-    static int known = -1;
-    if (known < 0) {
+    static _Atomic int known = -1;
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k < 0) {
         unsigned a, b, c, d;
         bool sse = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3);
-        known = sse && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+        k = sse && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+        atomic_store_explicit(&known, k, memory_order_relaxed);
     }
-    return known;
+    return k;
 }
 
 static void block_any(struct sha256 *s, const unsigned char *p)

@@ -34,6 +34,11 @@ struct cli_inputs {
  * records are reported on stderr as "dlqx: FILE:LINE: why" and skipped. */
 void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats);
+/* The same, fn reading each opened input (name sanitised for messages; stats its to update);
+ * fn returns false to stop. cli_read_one is cli_read_inputs's fn: the records one by one. */
+typedef bool (*cli_file_fn)(FILE *f, const char *name, void *ctx, struct cli_inputs *stats);
+void cli_read_files(char **files, int nfiles, cli_file_fn fn, void *ctx, struct cli_inputs *stats);
+bool cli_read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx, struct cli_inputs *stats);
 int cli_exit_code(const struct cli_inputs *stats);
 /* Inside a cli_record_fn: the text the record was read from (without its newline; valid for
  * the call), or NULL, for store_append_line. */
@@ -70,19 +75,27 @@ int cli_filter_option(const char *cmd, int argc, char **argv, int *i, struct fil
 /* The output of decode (cmd_decode.c), which follow shares: a decoded message as one JSON
  * object per line (the decode record with its fingerprint and group) or a sanitised table
  * row. cli_decode_setup fills o (ascii: 1 --ascii, 0 --utf8, -1 ASCII on a terminal); the
- * caller sb_frees o->line. */
+ * caller sb_frees o->line. A writer on another thread than the main one has a memo and a
+ * sink of its own (decode_par.c): the program's memo and stdout are the main thread's. */
 enum cli_format { CLI_FORMAT_JSON, CLI_FORMAT_TABLE };
+struct decode_memo; /* the groups of the last messages, remembered (cmd_decode.c) */
 struct cli_decode_out {
     enum cli_format format;
     size_t json_flags;
     unsigned san_flags;
     int64_t now_ms; /* for ages */
     struct strbuf line;
+    struct decode_memo *memo; /* NULL: the program's own */
+    struct strbuf *sink;      /* non-NULL: the output is appended to it, not written to stdout */
 };
 struct decoded;
 void cli_decode_setup(struct cli_decode_out *o, enum cli_format format, int ascii);
 void cli_decode_header(struct cli_decode_out *o);
 void cli_decode_write(struct cli_decode_out *o, const struct decoded *d);
+/* m decoded and written as decode writes it without --filter. */
+void cli_decode_one(struct cli_decode_out *o, const struct message *m);
+struct decode_memo *cli_decode_memo_new(void);
+void cli_decode_memo_free(struct decode_memo *m);
 
 /* Writes s to stdout and fails the program's exit status on error (EPIPE included). */
 bool cli_flush_stdout(void);

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "decode.h"
+#include "decode_par.h"
 #include "filter.h"
 #include "groups.h"
 #include "json_out.h"
@@ -61,7 +62,6 @@ struct group_memo {
     size_t len;
     uint64_t value; /* the fingerprint, or the group's key */
 };
-static struct group_memo fp_memo[GROUP_MEMO], key_memo[GROUP_MEMO];
 /* Errors of up to SHORT_TEXT bytes, which tend to differ by a number or an id (the same
  * fingerprint): 1024 entries missed 88% of the time on gensnap's mix, 64K hold them all.
  * The text is in the entry (two cache lines, fetched ahead by group_prefetch): the entry and
@@ -72,7 +72,39 @@ struct short_memo {
     uint32_t len1; /* the text's length + 1; 0: empty */
     char text[SHORT_TEXT];
 };
-static _Alignas(64) struct short_memo fp_short[SHORT_MEMO];
+/* One writer's memos (cli.h): the program's own (NULL in cli_decode_out), or a worker's. */
+struct decode_memo {
+    _Alignas(64) struct short_memo fp_short[SHORT_MEMO];
+    struct group_memo fp_memo[GROUP_MEMO], key_memo[GROUP_MEMO];
+    void *alloc; /* cli_decode_memo_new's */
+};
+static struct decode_memo own_memo;
+
+struct decode_memo *cli_decode_memo_new(void)
+{
+    /* calloc's memory is aligned to 16: fp_short's entries are put on their cache lines */
+    char *raw = xcalloc(1, sizeof(struct decode_memo) + 64);
+    struct decode_memo *m = (struct decode_memo *)(raw + 64 - (uintptr_t)raw % 64);
+    m->alloc = raw;
+    return m;
+}
+
+static void group_memo_clear(struct decode_memo *m)
+{
+    for (size_t i = 0; i < GROUP_MEMO; i++) {
+        free(m->fp_memo[i].text);
+        free(m->key_memo[i].text);
+        m->fp_memo[i].text = m->key_memo[i].text = NULL;
+    }
+}
+
+void cli_decode_memo_free(struct decode_memo *m)
+{
+    if (!m)
+        return;
+    group_memo_clear(m);
+    free(m->alloc);
+}
 
 /* The memo's index: hash_bytes, eight bytes a step (FNV-1a, a byte a step, was 5% of
  * decode by perf); an entry is still taken only for the very bytes it was made from. */
@@ -82,12 +114,12 @@ static uint64_t memo_hash(const void *p, size_t n)
 }
 
 /* The hash of d's error, its short memo entry asked of the memory (group_of uses it later). */
-static uint64_t group_prefetch(const struct decoded *d)
+static uint64_t group_prefetch(struct decode_memo *mm, const struct decoded *d)
 {
     const char *err = d->error.data ? (const char *)d->error.data : "";
     uint64_t eh = memo_hash(err, d->error.len);
     if (d->error.len <= SHORT_TEXT) {
-        const char *e = (const char *)&fp_short[eh % SHORT_MEMO];
+        const char *e = (const char *)&mm->fp_short[eh % SHORT_MEMO];
         __builtin_prefetch(e);
         __builtin_prefetch(e + 64);
     }
@@ -110,28 +142,19 @@ static void memo_put(struct group_memo *m, uint64_t h, const void *p, size_t n, 
     m->hash = h, m->len = n, m->value = v;
 }
 
-static void group_memo_free(void)
-{
-    for (size_t i = 0; i < GROUP_MEMO; i++) {
-        free(fp_memo[i].text);
-        free(key_memo[i].text);
-        fp_memo[i].text = key_memo[i].text = NULL;
-    }
-}
-
 /* The fingerprint of the error err (n bytes, hash eh), by the memo. */
-static uint64_t error_fp(const char *err, size_t n, uint64_t eh)
+static uint64_t error_fp(struct decode_memo *mm, const char *err, size_t n, uint64_t eh)
 {
     uint64_t h;
     if (n > SHORT_TEXT) {
-        struct group_memo *fm = &fp_memo[eh % GROUP_MEMO];
+        struct group_memo *fm = &mm->fp_memo[eh % GROUP_MEMO];
         if (!memo_get(fm, eh, err, n, &h)) {
             h = error_fingerprint(err, n, NULL);
             memo_put(fm, eh, err, n, h);
         }
         return h;
     }
-    struct short_memo *sm = &fp_short[eh % SHORT_MEMO];
+    struct short_memo *sm = &mm->fp_short[eh % SHORT_MEMO];
     if (sm->hash == eh && sm->len1 == n + 1 && memcmp(sm->text, err, n) == 0)
         return sm->value;
     h = error_fingerprint(err, n, NULL);
@@ -142,10 +165,11 @@ static uint64_t error_fp(const char *err, size_t n, uint64_t eh)
 
 /* The message's group (groups.h): its error's fingerprint and the group's key; eh is
  * group_prefetch's. */
-static void group_of(const struct decoded *d, uint64_t eh, char fp[17], char key[GROUP_KEY_TEXT])
+static void group_of(struct decode_memo *mm, const struct decoded *d, uint64_t eh, char fp[17],
+                     char key[GROUP_KEY_TEXT])
 {
     const char *err = d->error.data ? (const char *)d->error.data : "";
-    uint64_t h = error_fp(err, d->error.len, eh);
+    uint64_t h = error_fp(mm, err, d->error.len, eh);
     uint64_t fpv = h;
     for (int i = 15; i >= 0; i--, h >>= 4) /* "%016llx" */
         fp[i] = "0123456789abcdef"[h & 15];
@@ -160,7 +184,7 @@ static void group_of(const struct decoded *d, uint64_t eh, char fp[17], char key
     memcpy(kb, type, t->len);
     memcpy(kb + t->len, &h, sizeof h);
     uint64_t k, kh = memo_hash(kb, n);
-    struct group_memo *km = &key_memo[kh % GROUP_MEMO];
+    struct group_memo *km = &mm->key_memo[kh % GROUP_MEMO];
     if (!memo_get(km, kh, kb, n, &k)) {
         k = group_key(h, type, t->len);
         memo_put(km, kh, kb, n, k);
@@ -168,6 +192,33 @@ static void group_of(const struct decoded *d, uint64_t eh, char fp[17], char key
     if (kb != stack)
         free(kb);
     group_key_text(k, key);
+}
+
+static struct decode_memo *memo_of(const struct cli_decode_out *o)
+{
+    return o->memo ? o->memo : &own_memo;
+}
+
+/* A record's text to its output: stdout, or o->sink (DEL escaped as cli_write_json does). */
+static void emit(struct cli_decode_out *o, const char *text, size_t len, bool ascii)
+{
+    if (!o->sink) {
+        cli_write_json(text, len, ascii, stdout);
+        return;
+    }
+    if (!ascii) {
+        sb_add(o->sink, text, len);
+        return;
+    }
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] != 0x7f)
+            continue;
+        sb_add(o->sink, text + from, i - from);
+        sb_adds(o->sink, "\\u007f");
+        from = i + 1;
+    }
+    sb_add(o->sink, text + from, len - from);
 }
 
 static int dump_cb(const char *buffer, size_t size, void *data)
@@ -212,7 +263,7 @@ static void table_row(struct cli_decode_out *ctx, const struct decoded *d)
     struct strbuf *sb = &ctx->line;
     const struct envelope *e = d->env;
     char age[32], att[24];
-    uint64_t eh = group_prefetch(d);
+    uint64_t eh = group_prefetch(memo_of(ctx), d);
     sb_reset(sb);
     duration_format(envelope_age_s(e, ctx->now_ms), age);
     if (e->attempt >= 0 && e->attempt < 1000000) { /* "%lld" without snprintf (5% of it) */
@@ -242,7 +293,7 @@ static void table_row(struct cli_decode_out *ctx, const struct decoded *d)
     cell(sb, &e->type, W_TYPE, ctx->san_flags);
     cell(sb, &e->id, W_ID, ctx->san_flags);
     char fp[17], key[GROUP_KEY_TEXT];
-    group_of(d, eh, fp, key);
+    group_of(memo_of(ctx), d, eh, fp, key);
     cell_s(sb, key, W_GROUP, ctx->san_flags);
     if (!d->accepted && d->reject_reason) {
         sb_addc(sb, '[');
@@ -253,7 +304,7 @@ static void table_row(struct cli_decode_out *ctx, const struct decoded *d)
     while (sb->len && sb->buf[sb->len - 1] == ' ')
         sb->len--;
     sb_addc(sb, '\n');
-    fwrite(sb->buf, 1, sb->len, stdout);
+    emit(ctx, sb->buf, sb->len, false);
 }
 
 void cli_decode_write(struct cli_decode_out *ctx, const struct decoded *d)
@@ -263,13 +314,13 @@ void cli_decode_write(struct cli_decode_out *ctx, const struct decoded *d)
         return;
     }
     char fp[17], key[GROUP_KEY_TEXT];
-    uint64_t eh = group_prefetch(d);
+    uint64_t eh = group_prefetch(memo_of(ctx), d);
     sb_reset(&ctx->line);
     /* The record written directly (decoded_write_json), the group's keys after it; the tree
      * dumped by jansson when it declines. The group is found after the record is written,
      * when its memo entry has come. */
     bool direct = decoded_write_json(d, ctx->now_ms, ctx->json_flags, &ctx->line);
-    group_of(d, eh, fp, key);
+    group_of(memo_of(ctx), d, eh, fp, key);
     if (direct) {
         ctx->line.len--; /* its closing brace */
         sb_adds(&ctx->line, ",\"fingerprint\":");
@@ -277,7 +328,7 @@ void cli_decode_write(struct cli_decode_out *ctx, const struct decoded *d)
         sb_adds(&ctx->line, ",\"group\":");
         if (ok && json_out_string(&ctx->line, key, strlen(key))) {
             sb_adds(&ctx->line, "}\n");
-            cli_write_json(ctx->line.buf, ctx->line.len, false, stdout);
+            emit(ctx, ctx->line.buf, ctx->line.len, false);
             return;
         }
         sb_reset(&ctx->line);
@@ -288,8 +339,7 @@ void cli_decode_write(struct cli_decode_out *ctx, const struct decoded *d)
     if (!json_out_fast(&ctx->line, j, ctx->json_flags))
         json_dump_callback(j, dump_cb, &ctx->line, ctx->json_flags);
     sb_addc(&ctx->line, '\n');
-    cli_write_json(ctx->line.buf, ctx->line.len, (ctx->json_flags & JSON_ENSURE_ASCII) != 0,
-                   stdout);
+    emit(ctx, ctx->line.buf, ctx->line.len, (ctx->json_flags & JSON_ENSURE_ASCII) != 0);
     json_decref(j);
 }
 
@@ -304,24 +354,34 @@ void cli_decode_setup(struct cli_decode_out *o, enum cli_format format, int asci
     o->json_flags = JSON_COMPACT | JSON_REAL_PRECISION(15) | (ascii ? JSON_ENSURE_ASCII : 0);
     o->san_flags = ascii && !tty ? SAN_ASCII : 0;
     o->now_ms = clock_now_ms();
+    o->memo = NULL;
+    o->sink = NULL;
     sb_init(&o->line);
+}
+
+void cli_decode_one(struct cli_decode_out *o, const struct message *m)
+{
+    struct decoded d;
+    /* The table shows nothing of the body: its digest and classification are skipped (a
+     * filter may ask for them). */
+    decode_message_ex(m, o->now_ms, o->format == CLI_FORMAT_TABLE ? DECODE_NO_BODY : 0, &d);
+    cli_decode_write(o, &d);
+    decoded_free(&d);
 }
 
 static bool decode_record(struct message *m, bool *keep, void *vctx)
 {
     (void)keep;
     struct decode_ctx *ctx = vctx;
-    struct decoded d;
-    /* The table shows nothing of the body: its digest and classification are skipped (a
-     * filter may ask for them). */
-    bool table = ctx->o.format == CLI_FORMAT_TABLE && !ctx->filter;
-    decode_message_ex(m, ctx->o.now_ms, table ? DECODE_NO_BODY : 0, &d);
-    if (ctx->filter && !filter_match_message(ctx->filter, m, &d, ctx->o.now_ms)) {
+    if (!ctx->filter) {
+        cli_decode_one(&ctx->o, m);
+    } else {
+        struct decoded d;
+        decode_message_ex(m, ctx->o.now_ms, 0, &d);
+        if (filter_match_message(ctx->filter, m, &d, ctx->o.now_ms))
+            cli_decode_write(&ctx->o, &d);
         decoded_free(&d);
-        return true;
     }
-    cli_decode_write(&ctx->o, &d);
-    decoded_free(&d);
     if (ferror(stdout)) {
         ctx->write_failed = true;
         return false;
@@ -382,9 +442,17 @@ int cmd_decode(int argc, char **argv)
     if (format == CLI_FORMAT_TABLE)
         cli_decode_header(&ctx.o);
     struct cli_inputs stats;
-    cli_read_inputs(argv + i, argc - i, decode_record, &ctx, &stats);
+    /* Worker threads unless --filter (decode_par.h): the output is the same */
+    int workers = ctx.filter ? 1 : decode_par_workers();
+    if (workers > 1) {
+        struct decode_par *par = decode_par_new(&ctx.o, workers, decode_record, &ctx);
+        cli_read_files(argv + i, argc - i, decode_par_file, par, &stats);
+        decode_par_free(par);
+    } else {
+        cli_read_inputs(argv + i, argc - i, decode_record, &ctx, &stats);
+    }
     sb_free(&ctx.o.line);
-    group_memo_free();
+    group_memo_clear(&own_memo);
     filter_free(ctx.filter);
     if (!cli_flush_stdout() || ctx.write_failed)
         return EXIT_IOERR;

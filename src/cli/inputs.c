@@ -34,8 +34,7 @@ void cli_current_record(const char **line, size_t *len)
     *len = current_len;
 }
 
-static bool read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx,
-                     struct cli_inputs *stats)
+bool cli_read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx, struct cli_inputs *stats)
 {
     struct snapshot_reader r;
     snapshot_reader_open(&r, f, name);
@@ -76,8 +75,25 @@ static bool read_one(FILE *f, const char *name, cli_record_fn fn, void *ctx,
     return go_on;
 }
 
+struct one_by_one {
+    cli_record_fn fn;
+    void *ctx;
+};
+
+static bool read_one(FILE *f, const char *name, void *vctx, struct cli_inputs *stats)
+{
+    struct one_by_one *o = vctx;
+    return cli_read_one(f, name, o->fn, o->ctx, stats);
+}
+
 void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
                      struct cli_inputs *stats)
+{
+    struct one_by_one o = {fn, ctx};
+    cli_read_files(files, nfiles, read_one, &o, stats);
+}
+
+void cli_read_files(char **files, int nfiles, cli_file_fn fn, void *ctx, struct cli_inputs *stats)
 {
     memset(stats, 0, sizeof *stats);
     struct error lerr;
@@ -87,14 +103,14 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
         return;
     }
     if (nfiles == 0) {
-        read_one(stdin, "(stdin)", fn, ctx, stats);
+        fn(stdin, "(stdin)", ctx, stats);
         return;
     }
     for (int i = 0; i < nfiles; i++) {
         char shown[512];
         sanitize_name(files[i], shown, sizeof shown);
         if (strcmp(files[i], "-") == 0) {
-            if (!read_one(stdin, "(stdin)", fn, ctx, stats))
+            if (!fn(stdin, "(stdin)", ctx, stats))
                 return;
             continue;
         }
@@ -104,7 +120,7 @@ void cli_read_inputs(char **files, int nfiles, cli_record_fn fn, void *ctx,
             stats->open_failed = true;
             continue;
         }
-        bool go_on = read_one(f, shown, fn, ctx, stats);
+        bool go_on = fn(f, shown, ctx, stats);
         fclose(f);
         if (!go_on)
             return;
