@@ -100,6 +100,7 @@ static enum table_plain table_is_plain(const struct htable *t)
     bool has_type = false, plain = true, ascii = true;
     /* A small table (most headers: a handful of keys) pairwise, without a keyset to set up. */
     if (t->n <= 8) {
+        uint64_t sigs = 0; /* a bit for each (length, last byte) seen: equal keys share one */
         for (size_t i = 0; i < t->n; i++) {
             const struct bytes *k = &t->e[i].key;
             /* plain ASCII (the usual key) is UTF-8 without a NUL */
@@ -110,7 +111,9 @@ static enum table_plain table_is_plain(const struct htable *t)
             }
             if (k->len == 4 && memcmp(k->data, "type", 4) == 0)
                 has_type = true;
-            for (size_t j = 0; j < i; j++) {
+            uint64_t sig = 1ULL << ((k->len * 7 + (k->len ? k->data[k->len - 1] : 0)) & 63);
+            /* pairwise only when a key before may be the same */
+            for (size_t j = 0; (sigs & sig) && j < i; j++) {
                 const struct bytes *o = &t->e[j].key;
                 /* the last byte first: header keys share their prefixes (x-acemq-…) */
                 if (o->len == k->len &&
@@ -118,6 +121,7 @@ static enum table_plain table_is_plain(const struct htable *t)
                                      memcmp(o->data, k->data, k->len) == 0)))
                     return TP_NO;
             }
+            sigs |= sig;
         }
         return has_type ? TP_NO : ascii ? TP_ASCII : TP_YES;
     }
