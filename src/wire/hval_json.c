@@ -212,6 +212,18 @@ static bool write_table(const struct htable *t, struct strbuf *out, int depth)
     return true;
 }
 
+/* {"type":"<kind>","value": for each kind, written at once */
+#define TYPED_PRE(name) "{\"type\":\"" name "\",\"value\":"
+static const struct {
+    const char *s;
+    size_t n;
+} typed_int_pre[HV_KIND_COUNT] = {
+#define X(e, letter, name) [e] = {TYPED_PRE(name), sizeof TYPED_PRE(name) - 1},
+    HKIND_LIST(X)
+#undef X
+};
+#undef TYPED_PRE
+
 /* value_at's output, as jansson dumps it (typed values: "type" first, then "value"). */
 static bool write_value(const struct hval *v, struct strbuf *out, int depth)
 {
@@ -232,15 +244,15 @@ static bool write_value(const struct hval *v, struct strbuf *out, int depth)
     case HV_U16:
     case HV_U32:
     case HV_U64:
-    case HV_TIMESTAMP:
-        if (hkind_is_unsigned(v->kind) && v->v.u > (uint64_t)INT64_MAX)
+    case HV_TIMESTAMP: {
+        bool uns = hkind_is_unsigned(v->kind);
+        if (uns && v->v.u > (uint64_t)INT64_MAX)
             return false;
-        sb_adds(out, "{\"type\":\"");
-        sb_adds(out, hkind_name(v->kind));
-        sb_adds(out, "\",\"value\":");
-        json_out_integer(out, hkind_is_unsigned(v->kind) ? (long long)v->v.u : (long long)v->v.i);
+        sb_add(out, typed_int_pre[v->kind].s, typed_int_pre[v->kind].n);
+        json_out_integer(out, uns ? (long long)v->v.u : (long long)v->v.i);
         sb_addc(out, '}');
         return true;
+    }
     case HV_STRING:
         return json_put_string(out, v->v.s.data, v->v.s.len);
     case HV_BYTES:
