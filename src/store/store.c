@@ -111,7 +111,26 @@ void store_free(struct store *s)
     free(s);
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* Sixteen lowercase hex digits (in memory order) packed into eight bytes, in the low bytes of
+ * its 16-bit lanes; *ok gets a bit a digit that is one (0-9 and a-f, as uuid_pack has it). */
+static inline __m128i hex16_pack(__m128i v, unsigned *ok)
+{
+    /* signed compares: a byte above 0x7f is below both ranges */
+    __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                  _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('a' - 1)),
+                                   _mm_cmplt_epi8(v, _mm_set1_epi8('f' + 1)));
+    *ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, letter));
+    __m128i nib = _mm_add_epi8(_mm_and_si128(v, _mm_set1_epi8(0x0f)),
+                               _mm_and_si128(letter, _mm_set1_epi8(9)));
+    /* each 16-bit lane: its first digit the high nibble, its second the low */
+    return _mm_and_si128(_mm_or_si128(_mm_slli_epi16(nib, 4), _mm_srli_epi16(nib, 8)),
+                         _mm_set1_epi16(0x00ff));
+}
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HI8 0x8080808080808080ULL
 #define ONE8(c) (0x0101010101010101ULL * (c))
 
@@ -144,15 +163,25 @@ static bool uuid_pack(const unsigned char *s, size_t n, unsigned char out[16])
 {
     if (n != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
         return false;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__) || (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
     unsigned char d[32];
     memcpy(d, s, 8);
     memcpy(d + 8, s + 9, 4);
     memcpy(d + 12, s + 14, 4);
     memcpy(d + 16, s + 19, 4);
     memcpy(d + 20, s + 24, 12);
+#if defined(__SSE2__)
+    unsigned ok0, ok1;
+    __m128i p0 = hex16_pack(_mm_loadu_si128((const __m128i *)(const void *)d), &ok0);
+    __m128i p1 = hex16_pack(_mm_loadu_si128((const __m128i *)(const void *)(d + 16)), &ok1);
+    if ((ok0 & ok1) != 0xffff)
+        return false;
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(p0, p1));
+    return true;
+#else
     return hex8_pack(d, out) && hex8_pack(d + 8, out + 4) && hex8_pack(d + 16, out + 8) &&
            hex8_pack(d + 24, out + 12);
+#endif
 #else
     /* a lowercase hex digit's value plus one; 0 for any other byte */
     static const unsigned char hex1[256] = {

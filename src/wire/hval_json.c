@@ -100,6 +100,7 @@ static enum table_plain table_is_plain(const struct htable *t)
     bool has_type = false, plain = true, ascii = true;
     /* A small table (most headers: a handful of keys) pairwise, without a keyset to set up. */
     if (t->n <= 8) {
+        uint64_t sigs = 0; /* a bit for each (length, last byte) seen: equal keys share one */
         for (size_t i = 0; i < t->n; i++) {
             const struct bytes *k = &t->e[i].key;
             /* plain ASCII (the usual key) is UTF-8 without a NUL */
@@ -110,7 +111,9 @@ static enum table_plain table_is_plain(const struct htable *t)
             }
             if (k->len == 4 && memcmp(k->data, "type", 4) == 0)
                 has_type = true;
-            for (size_t j = 0; j < i; j++) {
+            uint64_t sig = 1ULL << ((k->len * 7 + (k->len ? k->data[k->len - 1] : 0)) & 63);
+            /* pairwise only when a key before may be the same */
+            for (size_t j = 0; (sigs & sig) && j < i; j++) {
                 const struct bytes *o = &t->e[j].key;
                 /* the last byte first: header keys share their prefixes (x-acemq-…) */
                 if (o->len == k->len &&
@@ -118,6 +121,7 @@ static enum table_plain table_is_plain(const struct htable *t)
                                      memcmp(o->data, k->data, k->len) == 0)))
                     return TP_NO;
             }
+            sigs |= sig;
         }
         return has_type ? TP_NO : ascii ? TP_ASCII : TP_YES;
     }
@@ -208,6 +212,18 @@ static bool write_table(const struct htable *t, struct strbuf *out, int depth)
     return true;
 }
 
+/* {"type":"<kind>","value": for each kind, written at once */
+#define TYPED_PRE(name) "{\"type\":\"" name "\",\"value\":"
+static const struct {
+    const char *s;
+    size_t n;
+} typed_int_pre[HV_KIND_COUNT] = {
+#define X(e, letter, name) [e] = {TYPED_PRE(name), sizeof TYPED_PRE(name) - 1},
+    HKIND_LIST(X)
+#undef X
+};
+#undef TYPED_PRE
+
 /* value_at's output, as jansson dumps it (typed values: "type" first, then "value"). */
 static bool write_value(const struct hval *v, struct strbuf *out, int depth)
 {
@@ -228,15 +244,15 @@ static bool write_value(const struct hval *v, struct strbuf *out, int depth)
     case HV_U16:
     case HV_U32:
     case HV_U64:
-    case HV_TIMESTAMP:
-        if (hkind_is_unsigned(v->kind) && v->v.u > (uint64_t)INT64_MAX)
+    case HV_TIMESTAMP: {
+        bool uns = hkind_is_unsigned(v->kind);
+        if (uns && v->v.u > (uint64_t)INT64_MAX)
             return false;
-        sb_adds(out, "{\"type\":\"");
-        sb_adds(out, hkind_name(v->kind));
-        sb_adds(out, "\",\"value\":");
-        json_out_integer(out, hkind_is_unsigned(v->kind) ? (long long)v->v.u : (long long)v->v.i);
+        sb_add(out, typed_int_pre[v->kind].s, typed_int_pre[v->kind].n);
+        json_out_integer(out, uns ? (long long)v->v.u : (long long)v->v.i);
         sb_addc(out, '}');
         return true;
+    }
     case HV_STRING:
         return json_put_string(out, v->v.s.data, v->v.s.len);
     case HV_BYTES:

@@ -75,7 +75,7 @@ static inline void json_put_quoted(struct strbuf *out, char pre, const void *s, 
 /* json_out_string's output, printable ASCII (the usual header value) written at once. */
 static inline bool json_put_string(struct strbuf *out, const void *s, size_t n)
 {
-    if (n <= 24 ? json_plain_ascii(s, n) : json_plain_prefix(s, n, true) == n) {
+    if (n <= 48 ? json_plain_ascii(s, n) : json_plain_prefix(s, n, true) == n) {
         json_put_quoted(out, 0, s, n, 0);
         return true;
     }
