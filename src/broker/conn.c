@@ -688,21 +688,3 @@ enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *qu
     enum status st = kind_queue_inspect(c, ch, queue, messages, consumers, &k, err);
     return conn_kinded(st, k, kind, err);
 }
-
-enum status conn_queue_inspect_wait(struct conn *c, amqp_channel_t ch, const char *queue,
-                                    uint32_t at_least, bool blank_unsure, double wait_s,
-                                    uint32_t *messages, uint32_t *consumers, bool *unsure,
-                                    enum conn_err *kind, struct error *err)
-{
-    double until = clock_mono_s() + wait_s;
-    for (;;) {
-        enum status st = conn_queue_inspect(c, ch, queue, messages, consumers, kind, err);
-        if (st != ST_OK)
-            return st;
-        *unsure = *messages < at_least || (blank_unsure && *messages == 0 && *consumers == 0);
-        if (!*unsure || clock_mono_s() >= until)
-            return ST_OK;
-        struct timespec ts = {0, 250 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-}

@@ -162,21 +162,16 @@ enum conn_frame conn_frame_interrupt(struct conn *c, const amqp_frame_t *f, cons
                                      enum conn_err *kind, struct error *err);
 
 /* Passive queue.declare: whether it exists, its ready count and consumer count. A missing
- * queue is ST_ENOTFOUND with kind CONN_NOT_FOUND (the channel is reopened for the caller). */
+ * queue is ST_ENOTFOUND with kind CONN_NOT_FOUND (the channel is reopened for the caller).
+ * A quorum queue's count comes from its leader, and when the leader does not answer in time
+ * (a node that has just started and is not yet connected to it; a leader being elected)
+ * RabbitMQ answers 0 and 0 (rabbit_quorum_queue:stat's {ok, 0, 0}), what an empty queue
+ * nobody reads says too; a new leader may also answer with a count of its own until it has
+ * caught up. The callers ask again while the answer is unsure, in their steps (the peek's
+ * settling count in peek.c, the pass's count_step in replay.c). */
 enum status conn_queue_inspect(struct conn *c, amqp_channel_t ch, const char *queue,
                                uint32_t *messages, uint32_t *consumers, enum conn_err *kind,
                                struct error *err);
-/* The same, asked again every 250 ms for up to wait_s seconds while the answer is unsure:
- * fewer than at_least messages (those known to be there), or, with blank_unsure, 0 messages
- * and 0 consumers. A quorum queue's count comes from its leader, and when the leader does not
- * answer in time (a node that has just started and is not yet connected to it; a leader being
- * elected) RabbitMQ answers 0 and 0 (rabbit_quorum_queue:stat's {ok, 0, 0}), what an empty
- * queue nobody reads says too; a new leader may also answer with a count of its own until it
- * has caught up. *unsure says the answer still was unsure at the end. */
-enum status conn_queue_inspect_wait(struct conn *c, amqp_channel_t ch, const char *queue,
-                                    uint32_t at_least, bool blank_unsure, double wait_s,
-                                    uint32_t *messages, uint32_t *consumers, bool *unsure,
-                                    enum conn_err *kind, struct error *err);
 
 /* Reads a password: the first line of a file (mode checked: a world-readable file is
  * refused), or the terminal with echo off. The result is the caller's to free (and wipe).

@@ -142,7 +142,7 @@ static bool settle_more(struct peek *p, double deadline, enum status *st, enum c
     if (p->r.kind == QK_CLASSIC || p->r.kind == QK_STREAM)
         return false;
     /* 0 messages and 0 consumers from a quorum queue is also what it says when its leader
-     * does not answer (conn_queue_inspect_wait): that agrees with itself only at the end. */
+     * does not answer (conn_queue_inspect): that agrees with itself only at the end. */
     bool blank = p->r.kind == QK_QUORUM && s->ready == 0 && s->consumers == 0;
     if (s->ready >= s->at_least || s->polls > p->settle_max ||
         (s->at_least == UINT32_MAX && s->agree >= 2 && !blank))

@@ -103,7 +103,7 @@ struct peek_report {
     uint32_t ready_before;     /* passive declare before */
     uint32_t consumers_before; /* other consumers attached */
     bool count_unsure; /* quorum: answered 0 messages and 0 consumers for 5 s, as a queue whose
-                          leader does not answer does (conn_queue_inspect_wait) */
+                          leader does not answer does (conn_queue_inspect) */
     bool have_after;
     uint32_t ready_after;        /* passive declare after (when the connection survived) */
     uint64_t fetched;            /* messages handed to the sink */

@@ -290,7 +290,7 @@ enum status replay_start(struct conn *c, const struct replay_opts *o, struct rep
      * leader being elected): asked again for a while (count_step) before a pass over nothing
      * ends at once (a move that said "selected 0 of 20000" in the cluster test). */
     if (run->kind == QK_QUORUM && ready == 0 && consumers == 0) {
-        run->counting = true;
+        run->counting = run->count_blank = true;
         run->count_next = run->started + 0.25;
         run->count_until = run->started + REPLAY_QUORUM_ZERO_WAIT_S;
     }
@@ -514,9 +514,16 @@ static void wrap_up(struct replay *p)
 }
 
 /* The count could not be asked, or the reading not started: a lost connection ends the
- * attempt as any other loss does (the next may follow); anything else ends the pass. */
+ * attempt as any other loss does (the next may follow), as does anything in a later attempt
+ * (rr_attempt_failed); anything else ends the pass. */
 static void count_failed(struct run *run, enum conn_err k, const struct error *e)
 {
+    bool later = run->count_opens;
+    run->counting = run->count_opens = false;
+    if (later) {
+        rr_attempt_failed(run, k, e);
+        return;
+    }
     if (k == CONN_LOST) {
         rr_connection_lost(run, e->msg);
         return;
@@ -528,10 +535,12 @@ static void count_failed(struct run *run, enum conn_err k, const struct error *e
     run->reading_done = true;
 }
 
-/* The start's count asked again while a quorum DLQ says 0 messages and 0 consumers (the
- * wait conn_queue_inspect_wait makes, in steps): true while it goes on. A count of messages
- * or of consumers ends it and the reading starts; so does the end of the wait (the queue is
- * taken as empty, count_unsure), a cancel, or a failed ask (the pass ends with its error). */
+/* A count asked again in the pass's steps (rather than a wait that holds the
+ * caller: conn_queue_inspect says why a count can be unsure): true while it goes on. At the start,
+ * while a quorum DLQ says 0 messages and 0 consumers (count_blank); in a later attempt, while the
+ * DLQ holds fewer than must still be there (count_least; count_opens: the attempt's reading opens
+ * after it). It ends when the answer is sure, when the wait is over (at the start the queue is then
+ * taken as empty, count_unsure), on a cancel, or on a failed ask (count_failed). */
 static bool count_step(struct replay *p, double deadline)
 {
     struct run *run = &p->run;
@@ -558,26 +567,34 @@ static bool count_step(struct replay *p, double deadline)
     error_clear(&e);
     if (conn_queue_inspect(run->c, CHECK_CHANNEL, run->o->queue, &ready, &consumers, &k, &e) !=
         ST_OK) {
-        run->counting = false;
-        r->count_unsure = true;
+        if (!run->count_opens)
+            r->count_unsure = true;
         count_failed(run, k, &e);
         return false;
     }
-    if (ready == 0 && consumers == 0 && clock_mono_s() < run->count_until) {
+    bool unsure = ready < run->count_least || (run->count_blank && ready == 0 && consumers == 0);
+    if (unsure && clock_mono_s() < run->count_until) {
         run->count_next = clock_mono_s() + 0.25;
         return true;
     }
     run->counting = false;
-    r->count_unsure = ready == 0 && consumers == 0;
-    r->ready_before = ready;
     run->total = ready;
-    set_idle(p, consumers);
     run->last_frame = clock_mono_s();
+    enum status st;
+    if (run->count_opens) {
+        run->count_opens = false;
+        if ((st = rr_open_reading(run, &k, &e)) != ST_OK)
+            rr_attempt_failed(run, k, &e);
+        return false;
+    }
+    r->count_unsure = unsure;
+    r->ready_before = ready;
+    set_idle(p, consumers);
     if (ready == 0) {
         run->reading_done = true;
         return false;
     }
-    enum status st = run->by_get ? ST_OK : rr_start_consume(run, &k, &e);
+    st = run->by_get ? ST_OK : rr_start_consume(run, &k, &e);
     if (st != ST_OK)
         count_failed(run, k, &e);
     return false;

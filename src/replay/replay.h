@@ -165,7 +165,7 @@ struct replay_report {
     uint32_t ready_before, ready_after;
     bool have_after;
     /* A quorum DLQ that answered 0 messages and 0 consumers for REPLAY_QUORUM_ZERO_WAIT_S: what
-     * it says when its leader does not answer too (conn_queue_inspect_wait), so "empty" is
+     * it says when its leader does not answer too (conn_queue_inspect), so "empty" is
      * not sure. */
     bool count_unsure;
     uint64_t taken, selected, done, kept, unknown;

@@ -84,7 +84,12 @@ void rr_attempts_free(struct run *run)
     run->confirmed_waiting = 0;
 }
 
-/* The channels and the reading of a new attempt, as replay_start opens them. */
+/* The channels and the reading of a new attempt, as replay_start opens them. What must still
+ * be there: every dead letter there at the start that was not removed (done) or perhaps
+ * removed (unknown). A quorum queue whose leader just died answers with a count of its own
+ * until a new leader has caught up (0 was seen here): while it says fewer, the pass asks
+ * again for up to 15 s in its steps (count_step in replay.c, which then calls
+ * rr_open_reading), so the explorer's screen is not held. */
 static enum status open_attempt(struct run *run, enum conn_err *kind, struct error *err)
 {
     uint32_t ready = 0, consumers = 0;
@@ -92,20 +97,29 @@ static enum status open_attempt(struct run *run, enum conn_err *kind, struct err
     enum status st = conn_channel_open(run->c, CHECK_CHANNEL, kind, err);
     if (st != ST_OK)
         return st;
-    /* What must still be there: every dead letter there at the start that was not removed
-     * (done) or perhaps removed (unknown). A quorum queue whose leader just died answers with
-     * a count of its own until a new leader has caught up (0 was seen here): asked again for
-     * up to 15 s while it says fewer. */
     const struct replay_report *r = run->r;
     uint64_t gone = r->done + r->unknown;
     uint64_t least = r->ready_before > gone ? r->ready_before - gone : 0;
-    bool short_of = false;
-    st = conn_queue_inspect_wait(run->c, CHECK_CHANNEL, run->o->queue,
-                                 least > UINT32_MAX ? UINT32_MAX : (uint32_t)least, false, 15,
-                                 &ready, &consumers, &short_of, kind, err);
-    if (st != ST_OK)
+    if ((st = conn_queue_inspect(run->c, CHECK_CHANNEL, run->o->queue, &ready, &consumers, kind,
+                                 err)) != ST_OK)
         return st;
     run->total = ready;
+    if (ready < least) {
+        double now = clock_mono_s();
+        run->counting = true;
+        run->count_least = least > UINT32_MAX ? UINT32_MAX : (uint32_t)least;
+        run->count_blank = false;
+        run->count_opens = true;
+        run->count_next = now + 0.25;
+        run->count_until = now + 15;
+        return ST_OK;
+    }
+    return rr_open_reading(run, kind, err);
+}
+
+enum status rr_open_reading(struct run *run, enum conn_err *kind, struct error *err)
+{
+    enum status st;
     if ((st = conn_channel_open(run->c, READ_CHANNEL, kind, err)) != ST_OK ||
         (st = conn_channel_open(run->c, PUB_CHANNEL, kind, err)) != ST_OK)
         return st;
@@ -120,6 +134,7 @@ static enum status open_attempt(struct run *run, enum conn_err *kind, struct err
         run->reading_done = true;
     else if (!run->by_get && (st = rr_start_consume(run, kind, err)) != ST_OK)
         return st;
+    run->last_frame = clock_mono_s();
     return ST_OK;
 }
 
@@ -170,6 +185,11 @@ bool rr_next_attempt(struct run *run)
     uint32_t max = o->max_attempts ? o->max_attempts : REPLAY_DEFAULT_ATTEMPTS;
     if (!o->reopen || run->cancelled || run->journal_failed || run->end != RE_CONNECTION_LOST)
         return false;
+    if (run->reopen_pause) {
+        run->reopen_pause = false;
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+    }
     char why[400];
     rr_say(why, sizeof why, "%s", run->err.msg[0] ? run->err.msg : "the connection was lost");
     if (run->attempt >= max) {
@@ -225,20 +245,25 @@ bool rr_next_attempt(struct run *run)
         return false;
     }
     if (open_attempt(run, &kind, &err) != ST_OK) {
-        /* The new node failed too (the queue may still be electing its leader): that is this
-         * attempt's loss, and the next, a second later, may follow. */
-        error_set(&run->err, ST_EIO, "%s", err.msg);
-        run->kind_seen = kind;
-        run->read_alive = run->pub_alive = false;
-        run->reading_done = true;
-        run->end = RE_CONNECTION_LOST;
-        run->end_set = true;
-        struct timespec ts = {1, 0};
-        nanosleep(&ts, NULL);
+        rr_attempt_failed(run, kind, &err);
         return rr_next_attempt(run);
     }
     run->last_frame = clock_mono_s();
     return true;
+}
+
+void rr_attempt_failed(struct run *run, enum conn_err kind, const struct error *err)
+{
+    /* The new node failed too (the queue may still be electing its leader): that is this
+     * attempt's loss, and the next, a second later, may follow. */
+    error_set(&run->err, ST_EIO, "%s", err->msg);
+    run->kind_seen = kind;
+    run->counting = false;
+    run->read_alive = run->pub_alive = false;
+    run->reading_done = true;
+    run->end = RE_CONNECTION_LOST;
+    run->end_set = true;
+    run->reopen_pause = true;
 }
 
 /* One sentence on how the pass ended, with its counts (and its attempts). */

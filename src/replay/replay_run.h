@@ -114,6 +114,12 @@ struct run {
      * from the explorer does not hold the screen and Ctrl-C ends the wait at once. */
     bool counting;
     double count_until, count_next;
+    /* What counting waits for: at least count_least messages, or (count_blank) anything but 0
+     * messages and 0 consumers. A later attempt's count (count_opens) opens its reading when
+     * it is done (rr_open_reading); a failure there is that attempt's loss, and the next one
+     * follows a second later (reopen_pause). */
+    uint32_t count_least;
+    bool count_blank, count_opens, reopen_pause;
     /* checks */
     struct strbuf checked_exchanges; /* "\n"-separated names known to exist */
     bool blocked;
@@ -193,6 +199,10 @@ bool rr_confirmed_found_again(struct run *run, const struct bytes *id, const cha
  * again from its head (true); else false, with a sentence in run->err when no node could be
  * reached or the attempts ran out. */
 bool rr_next_attempt(struct run *run);
+/* A later attempt's reading channels, confirm mode and consumer, once its count is known. */
+enum status rr_open_reading(struct run *run, enum conn_err *kind, struct error *err);
+/* A later attempt that could not open its reading (or count): lost as a connection is. */
+void rr_attempt_failed(struct run *run, enum conn_err kind, const struct error *err);
 void rr_attempts_free(struct run *run);
 /* report.detail: how the pass ended, one sentence with its counts and attempts. */
 void rr_describe(struct run *run);
