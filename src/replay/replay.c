@@ -559,7 +559,13 @@ static bool count_step(struct replay *p, double deadline)
             struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
             nanosleep(&ts, NULL);
         }
-        return clock_mono_s() < run->count_next || run->cancelled;
+        /* Still before the next ask (the deadline came first, or a signal), or cancelled (the
+         * next call ends it): the caller comes back. Else the ask is due now, below — never a
+         * false here, which would say the count is over and start a turn on a reading that is
+         * not open yet (a later attempt's: the pass then ended with the rest of the DLQ
+         * unread, in cluster-replay-failover). */
+        if (clock_mono_s() < run->count_next || run->cancelled)
+            return true;
     }
     uint32_t ready = 0, consumers = 0;
     enum conn_err k = CONN_OK;
