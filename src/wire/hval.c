@@ -270,13 +270,6 @@ struct htable *htable_copy(const struct htable *t)
     return c;
 }
 
-/* A block of an hpool: each string carved from it is preceded by the block's address, and
- * refs counts them, plus one while a reader still fills it. */
-struct hpool {
-    size_t refs, cap, used;
-    unsigned char data[];
-};
-
 void hpool_done(struct hpool **cur)
 {
     if (*cur && --(*cur)->refs == 0)
@@ -284,21 +277,17 @@ void hpool_done(struct hpool **cur)
     *cur = NULL;
 }
 
-void *hpool_alloc(struct hpool **cur, size_t n)
+void *hpool_alloc_new(struct hpool **cur, size_t need)
 {
-    size_t need = sizeof(struct hpool *) + ((n + 7) & ~(size_t)7);
-    struct hpool *b = *cur;
-    if (!b || b->cap - b->used < need) {
-        hpool_done(cur);
-        /* 960: the block stays within glibc's per-thread cache (1032 bytes a chunk) */
-        size_t cap = need > 960 ? need : 960;
-        b = xmalloc(sizeof *b + cap);
-        b->refs = 1;
-        b->cap = cap;
-        b->used = 0;
-        *cur = b;
-    }
-    unsigned char *p = b->data + b->used;
+    hpool_done(cur);
+    /* 960: the block stays within glibc's per-thread cache (1032 bytes a chunk) */
+    size_t cap = need > 960 ? need : 960;
+    struct hpool *b = xmalloc(sizeof *b + cap);
+    b->refs = 1;
+    b->cap = cap;
+    b->used = 0;
+    *cur = b;
+    unsigned char *p = b->data;
     memcpy(p, &b, sizeof b);
     b->used += need;
     b->refs++;

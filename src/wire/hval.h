@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bytes.h"
 
@@ -95,8 +96,25 @@ struct htable {
  * (NULL at first): hpool_alloc carves n bytes from it (a new block when it is full) and
  * hpool_done drops the reader's hold; each string carved holds the block until
  * hpool_release. */
-struct hpool;
-void *hpool_alloc(struct hpool **cur, size_t n);
+struct hpool {
+    size_t refs, cap, used; /* refs: the strings carved, plus one while a reader fills it */
+    unsigned char data[];   /* each string preceded by the block's address */
+};
+/* hpool_alloc's slow path: a new block for `need` bytes (the address included). */
+void *hpool_alloc_new(struct hpool **cur, size_t need);
+/* Inline: a delivery carves ten or so strings, and the call was a fifth of the carving. */
+static inline void *hpool_alloc(struct hpool **cur, size_t n)
+{
+    size_t need = sizeof(struct hpool *) + ((n + 7) & ~(size_t)7);
+    struct hpool *b = *cur;
+    if (!b || b->cap - b->used < need)
+        return hpool_alloc_new(cur, need);
+    unsigned char *p = b->data + b->used;
+    memcpy(p, &b, sizeof b);
+    b->used += need;
+    b->refs++;
+    return p + sizeof b;
+}
 void hpool_done(struct hpool **cur);
 void hpool_release(void *p);
 
