@@ -438,12 +438,18 @@ int cmd_decode(int argc, char **argv)
             break;
         }
     }
+    int workers = decode_par_workers(); /* a typo in DLQX_THREADS: nothing written */
+    if (workers < 0) {
+        filter_free(ctx.filter);
+        return EXIT_USAGE;
+    }
     cli_decode_setup(&ctx.o, format, ascii);
     if (format == CLI_FORMAT_TABLE)
         cli_decode_header(&ctx.o);
     struct cli_inputs stats;
     /* Worker threads unless --filter (decode_par.h): the output is the same */
-    int workers = ctx.filter ? 1 : decode_par_workers();
+    if (ctx.filter)
+        workers = 1;
     if (workers > 1) {
         struct decode_par *par = decode_par_new(&ctx.o, workers, decode_record, &ctx);
         cli_read_files(argv + i, argc - i, decode_par_file, par, &stats);

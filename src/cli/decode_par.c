@@ -75,12 +75,22 @@ int decode_par_workers(void)
     long n = 0;
     if (e && *e) {
         char *end;
+        errno = 0;
         n = strtol(e, &end, 10);
-        if (*end || n < 1)
-            n = 0;
+        if (*end || errno || n < 1 || n > DECODE_PAR_MAX) {
+            /* A typo is said, not taken for the default (as DLQX_MAX_RECORD's is). */
+            struct strbuf sb;
+            sb_init(&sb);
+            sanitize_append(&sb, e, strnlen(e, 64), 0);
+            san_eprintf("dlqx decode: DLQX_THREADS is %s: a number of threads from 1 to %d "
+                        "(1: the main thread alone) is wanted\n",
+                        sb.buf, DECODE_PAR_MAX);
+            sb_free(&sb);
+            return -1;
+        }
+        return (int)n;
     }
-    if (!n)
-        n = sysconf(_SC_NPROCESSORS_ONLN);
+    n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1)
         n = 1;
     return n > DECODE_PAR_MAX ? DECODE_PAR_MAX : (int)n;

@@ -19,7 +19,8 @@
 struct decode_par;
 
 /* The number of workers to use: DLQX_THREADS if set (1: none, the serial path), else the
- * CPUs online; at most DECODE_PAR_MAX. */
+ * CPUs online; at most DECODE_PAR_MAX. -1 (said on stderr) when DLQX_THREADS is not a number
+ * from 1 to DECODE_PAR_MAX. */
 #define DECODE_PAR_MAX 8
 int decode_par_workers(void);
 /* workers >= 2; fallback reads a file serially when no thread can be had (with fallback_ctx). */

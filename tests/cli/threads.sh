@@ -92,5 +92,18 @@ else
   fail=$((fail + 1))
 fi
 
+# A typo in DLQX_THREADS is a usage error, said on stderr, with nothing written (it was once
+# taken for the default, and a small file then threaded as if the value were valid).
+for v in abc 0 9 2x; do
+  DLQX_THREADS=$v "$dlqx" decode --format table "$tmp/g.jsonl" >"$tmp/typo.out" 2>"$tmp/typo.err"
+  rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/typo.out" ] && grep -q "DLQX_THREADS is $v" "$tmp/typo.err"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL DLQX_THREADS=$v: exit $rc, $(wc -c <"$tmp/typo.out") bytes out, $(head -c 200 "$tmp/typo.err")"
+    fail=$((fail + 1))
+  fi
+done
+
 echo "threads: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
